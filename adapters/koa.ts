@@ -1,0 +1,33 @@
+/** Koa middleware: `app.use(modelgate(gateway, { prefix: '/ai' }))`. Other paths go to next(). */
+import type { Context, Next } from 'koa';
+import type { Gateway, Principal } from '../src/index.js';
+import { handleNode, stripPrefix } from './node.js';
+
+export interface KoaOptions {
+  /** Mount path to strip, e.g. `/ai` (not needed under koa-mount, which strips it already). */
+  prefix?: string;
+  /** Turns `ctx.state.user` (or anything on ctx) into the gateway principal. */
+  principal?: (ctx: Context) => Principal | undefined;
+  maxBodyBytes?: number;
+}
+
+export function modelgate(gateway: Gateway, opts: KoaOptions = {}) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const path = stripPrefix(ctx.url, opts.prefix);
+    if (path === undefined || !gateway.matches(path.split('?')[0] ?? '/')) {
+      await next();
+      return;
+    }
+    // koa-bodyparser and friends leave the parsed body on ctx.request.body.
+    const parsed = (ctx.request as { body?: unknown }).body;
+    const principal = opts.principal?.(ctx);
+    ctx.respond = false;
+    await handleNode(gateway, ctx.req, ctx.res, path, {
+      ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+      ...(parsed !== undefined && ctx.req.readableEnded ? { body: parsed } : {}),
+      ...(principal ? { context: { principal } } : {}),
+    });
+  };
+}
+
+export default modelgate;

@@ -1,0 +1,181 @@
+/**
+ * The Node bridge: node:http request/response <-> Fetch Request/Response. Express and Koa reuse it.
+ * It reuses a body a parser already read, caps what it buffers, waits for `drain`, flushes each
+ * chunk and aborts the gateway's request signal when the client goes away.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Gateway, HandleContext, Principal } from '../src/index.js';
+
+export interface NodeBridgeOptions {
+  /** Mount path to strip before routing, e.g. `/ai`. */
+  prefix?: string;
+  /** Largest body buffered before the gateway answers 413 (default 32 MiB). */
+  maxBodyBytes?: number;
+  /** Turns the host's authenticated user into the gateway principal (skips the key check). */
+  principal?: (req: IncomingMessage) => Principal | undefined;
+}
+
+const DEFAULT_LIMIT = 32 * 1024 * 1024;
+
+export function stripPrefix(path: string, prefix: string | undefined): string | undefined {
+  if (!prefix || prefix === '/') return path;
+  const p = prefix.replace(/\/+$/, '');
+  if (path === p) return '/';
+  if (path.startsWith(`${p}/`) || path.startsWith(`${p}?`)) return path.slice(p.length);
+  return undefined;
+}
+
+/** Body already consumed by express.json()/koa-bodyparser etc., as bytes. */
+function parsedBody(req: IncomingMessage, explicit?: unknown): Buffer | undefined {
+  const body = explicit !== undefined ? explicit : (req as IncomingMessage & { body?: unknown }).body;
+  if (body === undefined || (!req.readableEnded && explicit === undefined && !(req as { _body?: boolean })._body)) return undefined;
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return Buffer.from(body);
+  return Buffer.from(JSON.stringify(body));
+}
+
+function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      chunks.push(c);
+      // Past the limit: stop buffering; the gateway sees an oversized body and answers 413.
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume();
+        resolve(Buffer.concat(chunks));
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/** IncomingMessage -> Fetch Request (path relative to the mount point). */
+export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown } = {}): Promise<Request> {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || k.startsWith(':')) continue;
+    if (Array.isArray(v)) for (const x of v) headers.append(k, x);
+    else headers.set(k, v);
+  }
+  const method = req.method ?? 'GET';
+  const init: RequestInit = { method, headers, signal: controller.signal };
+  if (method !== 'GET' && method !== 'HEAD') {
+    const reused = parsedBody(req, opts.body);
+    const body = reused ?? (await readAll(req, opts.maxBodyBytes ?? DEFAULT_LIMIT));
+    if (reused) headers.delete('content-length');
+    init.body = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
+  }
+  const host = req.headers.host ?? 'localhost';
+  return new Request(`http://${host}${path}`, init);
+}
+
+/** Writes a Fetch Response to a node response, streaming with backpressure. */
+export async function writeFetchResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, key) => {
+    if (key === 'set-cookie') return;
+    headers[key] = value;
+  });
+  const cookies = response.headers.getSetCookie?.() ?? [];
+  if (cookies.length) headers['set-cookie'] = cookies;
+  const body = response.body;
+  const isStream = (response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.headers.get('content-type');
+  if (!body) {
+    res.writeHead(response.status, headers);
+    res.end();
+    return;
+  }
+  if (!isStream) {
+    const buf = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = String(buf.length);
+    res.writeHead(response.status, headers);
+    res.end(buf);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  res.flushHeaders();
+  const reader = body.getReader();
+  const onClose = () => {
+    reader.cancel().catch(() => {});
+  };
+  res.once('close', onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) break;
+      const ok = res.write(value);
+      (res as ServerResponse & { flush?: () => void }).flush?.();
+      if (!ok && !res.destroyed) await new Promise<void>((r) => { res.once('drain', r); res.once('close', r); });
+    }
+  } catch {
+    // the stream failed after headers; the protocol's error frame was already sent by the gateway
+  } finally {
+    res.off('close', onClose);
+    if (!res.destroyed) res.end();
+  }
+}
+
+/** Handles one node request with the gateway. */
+export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}): Promise<void> {
+  const request = await toFetchRequest(req, res, path, opts);
+  const principal = opts.context?.principal ?? opts.principal?.(req);
+  const response = await gateway.handle(request, principal ? { principal } : {});
+  await writeFetchResponse(res, response);
+}
+
+/** A node:http request listener serving the gateway (404 for paths outside `prefix`). */
+export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const path = stripPrefix(req.url ?? '/', opts.prefix);
+    if (path === undefined) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: 'unknown_route' } }));
+      return;
+    }
+    handleNode(gateway, req, res, path, opts).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  };
+}
+
+export interface ServeOptions extends NodeBridgeOptions {
+  port?: number;
+  host?: string;
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts a node:http server for the gateway. */
+export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<RunningServer> {
+  const server = createServer(createRequestListener(gateway, opts));
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', () => {
+      const addr = server.address() as AddressInfo;
+      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      resolve({
+        server,
+        url: `http://${host}:${addr.port}`,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      });
+    });
+  });
+}

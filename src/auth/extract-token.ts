@@ -1,0 +1,27 @@
+import { GatewayError } from '../errors.js';
+
+/**
+ * Finds the platform key the way each protocol's clients send it: `Authorization: Bearer` (OpenAI,
+ * and accepted everywhere), `x-api-key` (Anthropic), `x-goog-api-key` or `?key=` (Gemini).
+ * Returns undefined when no credential is present; throws 401 when one is malformed.
+ */
+export function extractToken(request: Request, url: URL): string | undefined {
+  const auth = request.headers.get('authorization');
+  if (auth !== null) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth.trim());
+    if (!m) throw new GatewayError('authentication', 'Malformed Authorization header; expected "Bearer <key>".', { detail: 'invalid_api_key' });
+    return m[1];
+  }
+  const headerKey = request.headers.get('x-api-key') ?? request.headers.get('x-goog-api-key');
+  if (headerKey !== null) {
+    const trimmed = headerKey.trim();
+    if (!trimmed || /\s/.test(trimmed)) throw new GatewayError('authentication', 'Malformed API key header.', { detail: 'invalid_api_key' });
+    return trimmed;
+  }
+  const queryKey = url.searchParams.get('key');
+  if (queryKey !== null) {
+    if (!queryKey.trim()) throw new GatewayError('authentication', 'Empty key query parameter.', { detail: 'invalid_api_key' });
+    return queryKey.trim();
+  }
+  return undefined;
+}

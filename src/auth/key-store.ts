@@ -1,0 +1,56 @@
+import type { KeyConfig } from '../config/schema.js';
+import type { Principal } from './principal.js';
+
+const encoder = new TextEncoder();
+
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+}
+
+function hex(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  return out;
+}
+
+/** Constant-time comparison of two equal-length byte arrays. */
+export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  return diff === 0;
+}
+
+interface StoredKey {
+  digest: Uint8Array;
+  principal: Principal;
+}
+
+/**
+ * Platform keys, kept only as SHA-256 digests. A lookup hashes the presented token, finds the
+ * candidate by digest and confirms it with a constant-time comparison, so neither the timing nor
+ * the memory holds the key text.
+ */
+export class KeyStore {
+  private readonly byDigest = new Map<string, StoredKey>();
+  private ready: Promise<void>;
+
+  constructor(keys: readonly KeyConfig[]) {
+    this.ready = Promise.all(
+      keys
+        .filter((k) => !k.disabled)
+        .map(async (k) => {
+          const digest = await sha256(k.key);
+          this.byDigest.set(hex(digest), { digest, principal: { id: k.id, models: k.models } });
+        }),
+    ).then(() => undefined);
+  }
+
+  async lookup(token: string): Promise<Principal | undefined> {
+    await this.ready;
+    const digest = await sha256(token);
+    const found = this.byDigest.get(hex(digest));
+    if (!found || !timingSafeEqual(found.digest, digest)) return undefined;
+    return found.principal;
+  }
+}

@@ -1,0 +1,9 @@
+/** Who is calling: a platform key record, or an identity the host already authenticated. */
+export interface Principal {
+  /** Stable id used in hooks, limits and task ownership (never the secret itself). */
+  id: string;
+  /** Glob patterns of model ids this principal may call; default every model. */
+  models?: readonly string[];
+  /** Free-form data the host attaches (plan, team, ...). Never logged by the gateway. */
+  metadata?: Record<string, unknown>;
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/** Standalone server: `modelgate [--config FILE] [--port N] [--host H]`. */
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { serve } from '../adapters/node.js';
+import { embeddedDefault } from './config/defaults.js';
+import { ConfigError, parseConfigText } from './config/load.js';
+import type { GatewayConfigInput } from './config/schema.js';
+import { createGateway } from './gateway.js';
+import { SUPPORTED_PROVIDER_TYPES } from './providers/registry.js';
+import { createUndiciFetch } from './node-fetch.js';
+
+const HELP = `modelgate - AI model gateway
+
+Usage: modelgate [--config FILE] [--port N] [--host H]
+
+  --config FILE   JSON config (\${VAR} references are read from the environment).
+                  Without it: the embedded default (mock provider + vendors whose
+                  OPENAI_API_KEY / ANTHROPIC_API_KEY / GEMINI_API_KEY are set).
+  --port N        default: $PORT or 8080
+  --host H        default: 127.0.0.1
+`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      config: { type: 'string', short: 'c' },
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const env = process.env;
+  let config: GatewayConfigInput;
+  if (values.config) {
+    config = parseConfigText(readFileSync(values.config, 'utf8'), env);
+    console.log(`modelgate: config ${values.config}`);
+  } else {
+    const def = embeddedDefault(env, SUPPORTED_PROVIDER_TYPES, () => `sk-mg-${randomBytes(18).toString('base64url')}`);
+    config = def.config;
+    console.log('modelgate: no --config given; using the embedded default (mock provider, model "mock-chat").');
+    for (const n of def.notices) console.log(`modelgate: ${n}`);
+    if (def.generatedKey) console.log(`modelgate: platform key (set MODELGATE_API_KEY to choose one): ${def.generatedKey}`);
+    else console.log('modelgate: platform key taken from MODELGATE_API_KEY.');
+  }
+  const port = Number(values.port ?? env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port ?? env.PORT}`);
+  const gateway = createGateway(config, { fetch: createUndiciFetch(), env: {} });
+  const server = await serve(gateway, { port, host: values.host ?? '127.0.0.1' });
+  console.log(`modelgate: listening on ${server.url}`);
+
+  const deadlineMs = Number(env.MODELGATE_SHUTDOWN_MS ?? 10_000);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`modelgate: ${signal} received; no longer accepting connections, waiting up to ${deadlineMs} ms for requests in flight.`);
+    server.server.closeIdleConnections();
+    const force = setTimeout(() => {
+      console.log('modelgate: deadline reached; closing remaining connections.');
+      server.server.closeAllConnections();
+    }, deadlineMs);
+    force.unref();
+    server
+      .close()
+      .then(() => gateway.close())
+      .then(() => {
+        console.log('modelgate: stopped.');
+        process.exit(0);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error(`modelgate: ${(err as Error).message}`);
+  process.exit(1);
+});

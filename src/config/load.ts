@@ -1,0 +1,64 @@
+import { configSchema, type GatewayConfig, type GatewayConfigInput } from './schema.js';
+
+export class ConfigError extends Error {
+  readonly issues: string[];
+  constructor(issues: string[]) {
+    super(`Invalid modelgate config:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** Replaces `${VAR}` in every string of a JSON value; every missing variable is reported. */
+export function interpolateEnv(value: unknown, env: Env): unknown {
+  const missing = new Set<string>();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      return v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+        const found = env[name];
+        if (found === undefined || found === '') {
+          missing.add(name);
+          return '';
+        }
+        return found;
+      });
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const out = walk(value);
+  if (missing.size > 0) {
+    throw new ConfigError([...missing].map((name) => `environment variable ${name} is not set (referenced as \${${name}})`));
+  }
+  return out;
+}
+
+/** Validates a config object; throws one ConfigError listing every bad path. */
+export function parseConfig(input: unknown, env?: Env): GatewayConfig {
+  const interpolated = env ? interpolateEnv(input, env) : input;
+  const result = configSchema.safeParse(interpolated);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}
+
+/** Parses config file text (JSON with `${VAR}` references). */
+export function parseConfigText(text: string, env: Env): GatewayConfig {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError([`(file): not valid JSON: ${(err as Error).message}`]);
+  }
+  return parseConfig(json, env);
+}
+
+export function defineConfig(config: GatewayConfigInput): GatewayConfigInput {
+  return config;
+}

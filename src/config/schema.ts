@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'anthropic', 'gemini', 'mock'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+const providerSchema = z
+  .object({
+    id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
+    type: z.enum(PROVIDER_TYPES),
+    baseURL: z.string().url().optional(),
+    apiKey: z.string().min(1).optional(),
+    /** Extra headers sent to this upstream on every request. */
+    headers: z.record(z.string(), z.string()).optional(),
+    /** Time allowed until the upstream answers with headers, in ms. */
+    timeoutMs: z.number().int().positive().optional(),
+  })
+  .superRefine((p, ctx) => {
+    if (p.type !== 'mock' && !p.baseURL && p.type === 'openai-compatible') {
+      ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'required for openai-compatible providers' });
+    }
+  });
+
+export const MODALITIES = ['text', 'image', 'pdf', 'audio', 'video'] as const;
+export const CAPABILITIES = ['chat', 'image', 'video'] as const;
+
+const modelSchema = z.object({
+  id: z.string().min(1),
+  provider: z.string().min(1),
+  /** The model name sent upstream; defaults to `id`. */
+  upstreamModel: z.string().min(1).optional(),
+  /** What the model can do; defaults from the provider type. */
+  capabilities: z.array(z.enum(CAPABILITIES)).min(1).optional(),
+  inputModalities: z.array(z.enum(MODALITIES)).min(1).optional(),
+  ownedBy: z.string().optional(),
+  created: z.number().int().nonnegative().optional(),
+  /** Free-form per-model settings for capability checks (e.g. video durations). */
+  options: z.record(z.string(), z.unknown()).optional(),
+});
+
+const keySchema = z.object({
+  id: z.string().min(1),
+  key: z.string().min(8, 'must be at least 8 characters'),
+  /** Glob patterns matched against the requested model id. */
+  models: z.array(z.string().min(1)).default(['*']),
+  disabled: z.boolean().optional(),
+});
+
+export const configSchema = z
+  .object({
+    providers: z.array(providerSchema).default([]),
+    models: z.array(modelSchema).default([]),
+    keys: z.array(keySchema).default([]),
+    limits: z
+      .object({
+        /** Largest request body accepted, in bytes (default 32 MiB). */
+        maxBodyBytes: z.number().int().positive().default(32 * 1024 * 1024),
+      })
+      .prefault({}),
+    timeouts: z
+      .object({
+        /** Time until the upstream answers with headers (ms). */
+        upstreamMs: z.number().int().positive().default(120_000),
+        /** Longest silence allowed inside an upstream stream (ms). */
+        streamIdleMs: z.number().int().positive().default(300_000),
+      })
+      .prefault({}),
+  })
+  .superRefine((cfg, ctx) => {
+    const providerIds = new Set<string>();
+    cfg.providers.forEach((p, i) => {
+      if (providerIds.has(p.id)) ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider id "${p.id}"` });
+      providerIds.add(p.id);
+    });
+    const modelIds = new Set<string>();
+    cfg.models.forEach((m, i) => {
+      if (!providerIds.has(m.provider)) ctx.addIssue({ code: 'custom', path: ['models', i, 'provider'], message: `unknown provider "${m.provider}"` });
+      if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id "${m.id}"` });
+      modelIds.add(m.id);
+    });
+    const keyIds = new Set<string>();
+    const keyValues = new Set<string>();
+    cfg.keys.forEach((k, i) => {
+      if (keyIds.has(k.id)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'id'], message: `duplicate key id "${k.id}"` });
+      if (keyValues.has(k.key)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'key'], message: 'the same key value is used twice' });
+      keyIds.add(k.id);
+      keyValues.add(k.key);
+    });
+  });
+
+export type GatewayConfigInput = z.input<typeof configSchema>;
+export type GatewayConfig = z.output<typeof configSchema>;
+export type ProviderConfig = GatewayConfig['providers'][number];
+export type ModelConfig = GatewayConfig['models'][number];
+export type KeyConfig = GatewayConfig['keys'][number];

@@ -1,0 +1,27 @@
+import { parseJsonObject, readBodyText } from '../http/body.js';
+import { openAIChatProtocol } from '../protocols/openai-chat/index.js';
+import { validateChatRequest } from '../protocols/openai-chat/decode-request.js';
+import type { RequestContext } from '../runtime.js';
+import { authenticate, requireCapability, resolveModel } from './common.js';
+import { runChat } from './chat-pipeline.js';
+
+/** POST /v1/chat/completions */
+export async function chatCompletions(ctx: RequestContext): Promise<Response> {
+  const principal = await authenticate(ctx);
+  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const parsed = parseJsonObject(raw);
+  const req = validateChatRequest(parsed);
+  const model = resolveModel(ctx, principal, req.model);
+  requireCapability(model, 'chat');
+  const stream = req.stream === true;
+  const includeUsage = req.stream_options?.include_usage === true;
+  return runChat(ctx, {
+    client: openAIChatProtocol,
+    model,
+    raw,
+    parsed,
+    stream,
+    clientWantsUsage: includeUsage,
+    clientOptions: { includeUsage },
+  });
+}

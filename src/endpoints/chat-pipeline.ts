@@ -1,0 +1,152 @@
+import { GatewayError, toGatewayError } from '../errors.js';
+import { readSSE } from '../http/sse.js';
+import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
+import { fireHook } from '../observability/hooks.js';
+import { codecFor } from '../protocols/registry.js';
+import type { ProtocolCodec, ResponseMeta } from '../protocols/types.js';
+import type { ResolvedModel } from '../routing/model-registry.js';
+import type { RequestContext } from '../runtime.js';
+import { jsonResponse, scrubError } from './common.js';
+import { streamResponse } from './stream-response.js';
+import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
+
+export interface ChatCall {
+  /** The client's protocol. */
+  client: ProtocolCodec;
+  model: ResolvedModel;
+  /** The body exactly as received, and parsed. */
+  raw: string;
+  parsed: Record<string, unknown>;
+  stream: boolean;
+  /** Client-protocol switches for encoders/relays (e.g. includeUsage, Gemini alt=sse). */
+  clientOptions?: Record<string, unknown>;
+  /** Whether a streaming client asked for usage (OpenAI include_usage). */
+  clientWantsUsage?: boolean;
+}
+
+/** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
+export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
+  ctx.event.stream = call.stream;
+  fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
+  const provider = call.model.provider;
+  if (provider.chatProtocol === call.client.client.protocol) return passthrough(ctx, call);
+  const ir = call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
+  return translate(ctx, call, ir);
+}
+
+function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
+  return {
+    traceId: ctx.traceId,
+    requestedModel: call.model.id,
+    created: Math.floor(ctx.rt.now() / 1000),
+    newId: (prefix) => `${prefix}${ctx.rt.newId()}`,
+    options: call.clientOptions ?? {},
+  };
+}
+
+function finishEvent(ctx: RequestContext, status: number, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): void {
+  fireHook(ctx.rt.hooks.onResponse, {
+    ...ctx.event,
+    status,
+    latencyMs: ctx.rt.now() - ctx.startedAt,
+    ...(usage ? { usage } : {}),
+    ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
+    ...(streamCompleted !== undefined ? { streamCompleted } : {}),
+  });
+}
+
+async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Response> {
+  const provider = call.model.provider;
+  const codec = codecFor(provider.chatProtocol);
+  const body = codec.passthrough.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
+  const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
+  const upstream = await callUpstream(ctx, provider, { ...target, body }, codec.upstream.errorMessage);
+  if (!call.stream) {
+    const json = await readUpstreamJson(upstream, provider.id);
+    const { body: out, usage } = codec.passthrough.finishSyncBody(json, ctx.traceId);
+    finishEvent(ctx, 200, usage);
+    return jsonResponse(out);
+  }
+  const relay = codec.passthrough.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {} });
+  const gen = (async function* () {
+    let failure: GatewayError | undefined;
+    try {
+      upstream.touch();
+      for await (const ev of readSSE(upstreamBody(upstream), upstream.touch)) {
+        const text = relay.relay(ev);
+        if (text) yield text;
+      }
+      const tail = relay.end();
+      if (tail) yield tail;
+    } catch (err) {
+      failure = midStreamError(ctx, err, upstream);
+      if (failure) yield relay.error(scrubError(ctx, failure));
+    } finally {
+      upstream.done();
+      finishEvent(ctx, 200, relay.usage(), failure, failure === undefined);
+    }
+  })();
+  return streamResponse(gen, () => upstream.abort(new DOMException('Client disconnected', 'AbortError')));
+}
+
+async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Response> {
+  const provider = call.model.provider;
+  const upstreamCodec = codecFor(provider.chatProtocol).upstream;
+  const { body, warnings } = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, { providerType: provider.type });
+  const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
+  const upstream = await callUpstream(ctx, provider, { ...target, body: JSON.stringify(body) }, upstreamCodec.errorMessage);
+  const m = meta(ctx, call);
+  if (!call.stream) {
+    const json = await readUpstreamJson(upstream, provider.id);
+    const res = upstreamCodec.decodeResponse(json);
+    finishEvent(ctx, 200, res.usage);
+    return jsonResponse(call.client.client.encodeResponse(res, m, warnings));
+  }
+  const decoder = upstreamCodec.createStreamDecoder();
+  const encoder = call.client.client.createStreamEncoder(m);
+  const gen = (async function* () {
+    let usage: IRUsage | undefined;
+    let failure: GatewayError | undefined;
+    const handle = (events: IRStreamEvent[]): string => {
+      let text = '';
+      for (const ev of events) {
+        if (ev.type === 'error') throw ev.error;
+        if (ev.type === 'finish') usage = ev.usage;
+        else if (ev.type === 'message-start' && ev.usage) usage = ev.usage;
+        text += encoder.encode(ev);
+      }
+      return text;
+    };
+    try {
+      upstream.touch();
+      for await (const ev of readSSE(upstreamBody(upstream), upstream.touch)) {
+        const text = handle(decoder.event(ev));
+        if (text) yield text;
+      }
+      const tail = handle(decoder.end()) + encoder.end();
+      if (tail) yield tail;
+    } catch (err) {
+      failure = midStreamError(ctx, err, upstream);
+      if (failure) yield encoder.error(scrubError(ctx, failure));
+    } finally {
+      upstream.done();
+      finishEvent(ctx, 200, usage, failure, failure === undefined);
+    }
+  })();
+  return streamResponse(gen, () => upstream.abort(new DOMException('Client disconnected', 'AbortError')));
+}
+
+function upstreamBody(upstream: UpstreamResult): ReadableStream<Uint8Array> {
+  const body = upstream.response.body;
+  if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
+  return body;
+}
+
+/** Maps a failure inside a stream; undefined when the client itself went away. */
+function midStreamError(ctx: RequestContext, err: unknown, upstream: UpstreamResult): GatewayError | undefined {
+  if (ctx.request.signal.aborted) return undefined;
+  if (err instanceof GatewayError) return err;
+  if (upstream.signal.aborted) return new GatewayError('upstream_timeout', 'The upstream stream stalled and was cut off.');
+  const g = toGatewayError(err);
+  return g.code === 'internal' ? new GatewayError('bad_gateway', 'The upstream stream broke off.') : g;
+}

@@ -1,0 +1,35 @@
+import type { ErrorShape } from '../protocols/error-shapes.js';
+import type { RequestContext } from '../runtime.js';
+import { chatCompletions } from './chat-completions.js';
+import { getModel, listModels } from './models.js';
+
+export interface Route {
+  method: string;
+  /** Matched against the path; named groups become params. */
+  pattern: RegExp;
+  errorShape: ErrorShape | ((ctx: RequestContext) => ErrorShape);
+  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Response>;
+}
+
+export const ROUTES: Route[] = [
+  { method: 'POST', pattern: /^\/v1\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/models$/,
+    errorShape: (ctx) => (ctx.request.headers.has('anthropic-version') ? 'anthropic' : 'openai'),
+    handler: listModels,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/models\/(?<id>.+)$/,
+    errorShape: (ctx) => (ctx.request.headers.has('anthropic-version') ? 'anthropic' : 'openai'),
+    handler: getModel,
+  },
+];
+
+/** Error shape for paths no route matched, guessed from the path. */
+export function shapeForPath(path: string): ErrorShape {
+  if (path.startsWith('/v1beta')) return 'gemini';
+  if (path.startsWith('/v1/messages')) return 'anthropic';
+  return 'openai';
+}

@@ -1,0 +1,117 @@
+import { codeForStatus, GatewayError, isAbortError } from '../errors.js';
+import { redact } from '../redact.js';
+import type { Provider } from '../providers/types.js';
+import type { RequestContext } from '../runtime.js';
+
+export interface UpstreamResult {
+  response: Response;
+  /** Aborts the upstream request (client gone, idle timeout). */
+  abort: (reason?: unknown) => void;
+  signal: AbortSignal;
+  /** Restarts the idle timer; call on every chunk of a stream. */
+  touch: () => void;
+  /** Stops timers once the exchange is over. */
+  done: () => void;
+}
+
+export interface UpstreamRequest {
+  url: string;
+  method?: string;
+  headers: Headers;
+  body?: BodyInit | null;
+}
+
+/**
+ * Sends one request upstream with the client's abort signal and a timeout until headers arrive,
+ * then an idle timeout while the body streams. Network failure -> 502, timeout -> 504, upstream
+ * 4xx/5xx -> the same status with its message (credentials scrubbed).
+ */
+export async function callUpstream(
+  ctx: RequestContext,
+  provider: Provider,
+  req: UpstreamRequest,
+  errorMessage: (status: number, bodyText: string) => string,
+): Promise<UpstreamResult> {
+  const controller = new AbortController();
+  const onClientAbort = () => controller.abort(new DOMException('Client disconnected', 'AbortError'));
+  if (ctx.request.signal.aborted) onClientAbort();
+  ctx.request.signal.addEventListener('abort', onClientAbort, { once: true });
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException('Upstream timed out', 'TimeoutError'));
+  }, provider.timeoutMs);
+  const idleMs = ctx.rt.config.timeouts.streamIdleMs;
+  const clear = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+  };
+  const done = () => {
+    clear();
+    ctx.request.signal.removeEventListener('abort', onClientAbort);
+  };
+
+  let response: Response;
+  try {
+    response = await provider.fetch(req.url, {
+      method: req.method ?? 'POST',
+      headers: req.headers,
+      body: req.body ?? null,
+      signal: controller.signal,
+      // Node's fetch needs this to stream a ReadableStream request body.
+      ...(req.body instanceof ReadableStream ? { duplex: 'half' } : {}),
+    } as RequestInit);
+  } catch (err) {
+    done();
+    if (timedOut) throw new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`);
+    if (ctx.request.signal.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
+    throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err });
+  }
+  clear();
+
+  if (!response.ok) {
+    let text = '';
+    try {
+      text = await response.text();
+    } catch {
+      // body lost; the status still says enough
+    }
+    done();
+    const message = redact(errorMessage(response.status, text), provider.secrets);
+    const retryAfter = Number(response.headers.get('retry-after'));
+    const status = response.status >= 400 && response.status < 600 ? response.status : 502;
+    throw new GatewayError(codeForStatus(status), `Upstream provider '${provider.id}' returned ${response.status}: ${message}`, {
+      status,
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
+    });
+  }
+
+  const touch = () => {
+    clear();
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
+    }, idleMs);
+  };
+  return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, touch, done };
+}
+
+/** Reads and parses an upstream JSON body; anything else is a 502. */
+export async function readUpstreamJson(result: UpstreamResult, providerId: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await result.response.text();
+  } catch (err) {
+    result.done();
+    if (isAbortError(err)) throw new GatewayError('upstream_timeout', `The upstream provider '${providerId}' timed out while sending its answer.`);
+    throw new GatewayError('bad_gateway', `The upstream provider '${providerId}' broke off its answer.`);
+  }
+  result.done();
+  try {
+    const json = JSON.parse(text) as unknown;
+    if (json && typeof json === 'object' && !Array.isArray(json)) return json as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered with something that is not JSON.`);
+}

@@ -1,0 +1,126 @@
+import { KeyStore } from './auth/key-store.js';
+import { interpolateEnv, parseConfig } from './config/load.js';
+import type { GatewayConfigInput } from './config/schema.js';
+import { errorResponse } from './endpoints/common.js';
+import { ROUTES, shapeForPath } from './endpoints/routes.js';
+import { GatewayError, toGatewayError } from './errors.js';
+import { fireHook } from './observability/hooks.js';
+import { createProvider } from './providers/registry.js';
+import type { Provider } from './providers/types.js';
+import { ModelRegistry } from './routing/model-registry.js';
+import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
+
+export interface Gateway {
+  /** Serves one request: any Fetch-API Request in, a Response out. Never throws. */
+  handle(request: Request, context?: HandleContext): Promise<Response>;
+  /** Whether a path (without any mount prefix) is one of the gateway's routes; adapters pass others on. */
+  matches(pathname: string): boolean;
+  /** Stops background work (pollers, timers) and releases stores. */
+  close(): Promise<void>;
+}
+
+function defaultEnv(): Record<string, string | undefined> | undefined {
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return proc?.env;
+}
+
+function defaultId(): string {
+  return crypto.randomUUID().replace(/-/g, '');
+}
+
+/** Builds the runtime shared by every request; throws ConfigError listing every bad field. */
+export function createRuntime(config: GatewayConfigInput, options: GatewayOptions = {}): GatewayRuntime {
+  const env = options.env ?? defaultEnv();
+  const interpolated = env ? interpolateEnv(config, env) : config;
+  const cfg = parseConfig(interpolated);
+  const now = options.now ?? Date.now;
+  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const idGen = options.newId ?? defaultId;
+  const providers = new Map<string, Provider>();
+  for (const p of cfg.providers) {
+    providers.set(p.id, createProvider(p, { fetch: fetchImpl, now, defaultTimeoutMs: cfg.timeouts.upstreamMs }));
+  }
+  const secrets = [...cfg.providers.flatMap((p) => (p.apiKey ? [p.apiKey] : [])), ...cfg.keys.map((k) => k.key)];
+  return {
+    config: cfg,
+    keys: new KeyStore(cfg.keys),
+    models: new ModelRegistry(cfg, providers, Math.floor(now() / 1000)),
+    providers,
+    fetch: fetchImpl,
+    now,
+    newId: (prefix = '') => `${prefix}${idGen()}`,
+    hooks: options.hooks ?? {},
+    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    secrets,
+    services: new Map(),
+    closers: [],
+  };
+}
+
+export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
+  const rt = createRuntime(config, options);
+  let closed = false;
+
+  async function handle(request: Request, context: HandleContext = {}): Promise<Response> {
+    const startedAt = rt.now();
+    const url = new URL(request.url);
+    const traceId = rt.newId();
+    const requestId = request.headers.get('request-id') ?? undefined;
+    const ctx: RequestContext = {
+      rt,
+      request,
+      url,
+      traceId,
+      requestId,
+      startedAt,
+      hostPrincipal: context.principal,
+      event: { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) },
+      errorShape: shapeForPath(url.pathname),
+    };
+    let response: Response;
+    try {
+      if (closed) throw new GatewayError('unavailable', 'The gateway is shutting down.');
+      response = await route(ctx);
+    } catch (err) {
+      const gerr = toGatewayError(err);
+      response = errorResponse(ctx, gerr);
+      fireHook(rt.hooks.onResponse, {
+        ...ctx.event,
+        status: response.status,
+        latencyMs: rt.now() - startedAt,
+        error: { code: gerr.code, message: (await response.clone().text()).slice(0, 1000) },
+      });
+    }
+    response.headers.set('x-trace-id', traceId);
+    if (requestId) response.headers.set('request-id', requestId);
+    return response;
+  }
+
+  async function route(ctx: RequestContext): Promise<Response> {
+    const path = ctx.url.pathname;
+    let pathMatched = false;
+    for (const r of ROUTES) {
+      const m = r.pattern.exec(path);
+      if (!m) continue;
+      pathMatched = true;
+      if (r.method !== ctx.request.method) continue;
+      ctx.errorShape = typeof r.errorShape === 'function' ? r.errorShape(ctx) : r.errorShape;
+      ctx.event.endpoint = `${r.method} ${r.pattern.source}`;
+      const params: Record<string, string> = {};
+      for (const [k, v] of Object.entries(m.groups ?? {})) if (v !== undefined) params[k] = decodeURIComponent(v);
+      return r.handler(ctx, params);
+    }
+    if (pathMatched) throw new GatewayError('method_not_allowed', `Method ${ctx.request.method} is not allowed on ${path}.`);
+    throw new GatewayError('not_found', `No route for ${ctx.request.method} ${path}.`, { detail: 'unknown_route' });
+  }
+
+  return {
+    handle,
+    matches: (pathname) => ROUTES.some((r) => r.pattern.test(pathname)),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled(rt.closers.map((c) => c()));
+    },
+  };
+}

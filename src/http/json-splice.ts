@@ -1,0 +1,102 @@
+/**
+ * Rewrites one top-level string field of a JSON object text without re-serializing the rest, so a
+ * pass-through body stays byte-for-byte what the client sent apart from that field.
+ * Returns undefined when the text has no such top-level field.
+ */
+export function replaceTopLevelString(text: string, field: string, value: string): string | undefined {
+  const span = findTopLevelValue(text, field);
+  if (!span) return undefined;
+  return text.slice(0, span.start) + JSON.stringify(value) + text.slice(span.end);
+}
+
+/** Inserts `"field":<json>` as the first member of the top-level object. */
+export function insertTopLevelField(text: string, field: string, json: string): string {
+  const open = text.indexOf('{');
+  if (open < 0) return text;
+  const rest = text.slice(open + 1);
+  const empty = rest.trimStart().startsWith('}');
+  return `${text.slice(0, open + 1)}${JSON.stringify(field)}:${json}${empty ? '' : ','}${rest}`;
+}
+
+/** Finds the [start, end) span of a top-level member's value in a JSON object text. */
+export function findTopLevelValue(text: string, field: string): { start: number; end: number } | undefined {
+  let depth = 0;
+  let i = 0;
+  const n = text.length;
+  let expectKey = false;
+  while (i < n) {
+    const ch = text.charCodeAt(i);
+    if (ch === 34 /* " */) {
+      const end = skipString(text, i);
+      if (depth === 1 && expectKey) {
+        const key = JSON.parse(text.slice(i, end)) as string;
+        let j = end;
+        while (j < n && isSpace(text.charCodeAt(j))) j++;
+        if (text.charCodeAt(j) !== 58 /* : */) return undefined;
+        j++;
+        while (j < n && isSpace(text.charCodeAt(j))) j++;
+        if (key === field) return { start: j, end: skipValue(text, j) };
+        i = skipValue(text, j);
+        expectKey = false;
+        continue;
+      }
+      i = end;
+      continue;
+    }
+    if (ch === 123 /* { */ || ch === 91 /* [ */) {
+      depth++;
+      if (depth === 1 && ch === 123) expectKey = true;
+    } else if (ch === 125 || ch === 93) {
+      depth--;
+    } else if (ch === 44 /* , */ && depth === 1) {
+      expectKey = true;
+    }
+    i++;
+  }
+  return undefined;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+function skipString(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i += 2;
+    else if (c === 34) return i + 1;
+    else i++;
+  }
+  return i;
+}
+
+function skipValue(text: string, start: number): number {
+  const c = text.charCodeAt(start);
+  if (c === 34) return skipString(text, start);
+  if (c === 123 || c === 91) {
+    let depth = 0;
+    let i = start;
+    while (i < text.length) {
+      const d = text.charCodeAt(i);
+      if (d === 34) {
+        i = skipString(text, i);
+        continue;
+      }
+      if (d === 123 || d === 91) depth++;
+      else if (d === 125 || d === 93) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+      i++;
+    }
+    return i;
+  }
+  let i = start;
+  while (i < text.length) {
+    const d = text.charCodeAt(i);
+    if (d === 44 || d === 125 || d === 93 || isSpace(d)) break;
+    i++;
+  }
+  return i;
+}

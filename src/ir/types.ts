@@ -1,0 +1,200 @@
+/**
+ * The canonical representation every protocol decodes to and every provider encodes from.
+ * Types only (plus tiny helpers): no wire format knowledge lives here.
+ */
+import type { GatewayError } from '../errors.js';
+
+export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini';
+
+/** Vendor-only fields, keyed by protocol, so nothing is lost silently. */
+export type ProviderOptions = Partial<Record<ProtocolName, Record<string, unknown>>>;
+
+export interface IRTextPart {
+  type: 'text';
+  text: string;
+  /** e.g. Anthropic cache_control, OpenAI annotations. */
+  providerOptions?: ProviderOptions;
+}
+
+export type IRMediaSource =
+  | { kind: 'url'; url: string; mediaType?: string }
+  | { kind: 'base64'; mediaType: string; data: string };
+
+export interface IRImagePart {
+  type: 'image';
+  source: IRMediaSource;
+  detail?: 'auto' | 'low' | 'high';
+  providerOptions?: ProviderOptions;
+}
+
+/** A document such as a PDF. */
+export interface IRFilePart {
+  type: 'file';
+  source: IRMediaSource | { kind: 'file-id'; fileId: string };
+  filename?: string;
+  providerOptions?: ProviderOptions;
+}
+
+export interface IRToolCallPart {
+  type: 'tool-call';
+  id: string;
+  name: string;
+  /** JSON text of the arguments (may be invalid JSON when the model produced it). */
+  arguments: string;
+  providerOptions?: ProviderOptions;
+}
+
+export interface IRToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  /** The called tool's name when known (Gemini matches results by name). */
+  toolName?: string;
+  content: Array<IRTextPart | IRImagePart | IRFilePart>;
+  isError?: boolean;
+  providerOptions?: ProviderOptions;
+}
+
+export interface IRReasoningPart {
+  type: 'reasoning';
+  text: string;
+  /** Anthropic thinking signature / Gemini thoughtSignature. */
+  signature?: string;
+  /** Anthropic redacted_thinking data. */
+  redactedData?: string;
+  providerOptions?: ProviderOptions;
+}
+
+export type IRContentPart = IRTextPart | IRImagePart | IRFilePart | IRToolCallPart | IRToolResultPart | IRReasoningPart;
+
+export interface IRMessage {
+  role: 'user' | 'assistant' | 'tool';
+  content: IRContentPart[];
+  name?: string;
+}
+
+export interface IRFunctionTool {
+  type: 'function';
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters?: Record<string, unknown>;
+  strict?: boolean;
+  providerOptions?: ProviderOptions;
+}
+
+/** A tool only one vendor understands (web search, code execution, ...). */
+export interface IRProviderTool {
+  type: 'provider';
+  protocol: ProtocolName;
+  /** The vendor's own tool name/type, used in "cannot translate" errors. */
+  name: string;
+  raw: Record<string, unknown>;
+}
+
+export type IRTool = IRFunctionTool | IRProviderTool;
+
+export type IRToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
+
+export type IRResponseFormat =
+  | { type: 'text' }
+  | { type: 'json' }
+  | { type: 'json_schema'; name?: string; description?: string; schema: Record<string, unknown>; strict?: boolean };
+
+export interface IRChatRequest {
+  /** The model id the caller asked for (public id). */
+  model: string;
+  system?: IRTextPart[];
+  messages: IRMessage[];
+  tools?: IRTool[];
+  toolChoice?: IRToolChoice;
+  parallelToolCalls?: boolean;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stop?: string[];
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  seed?: number;
+  n?: number;
+  responseFormat?: IRResponseFormat;
+  reasoning?: { effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max'; budgetTokens?: number; includeThoughts?: boolean };
+  user?: string;
+  stream: boolean;
+  /** Whether the client asked for usage in the stream (OpenAI include_usage). */
+  streamUsage?: boolean;
+  /** Fields of the inbound protocol the IR does not model, keyed by protocol. */
+  providerOptions?: ProviderOptions;
+}
+
+export type IRFinishReasonUnified = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';
+
+export interface IRFinishReason {
+  unified: IRFinishReasonUnified;
+  /** The vendor's own value, e.g. `end_turn`, `STOP`, `stop_sequence`. */
+  raw?: string;
+  /** The stop sequence that matched, when known. */
+  stopSequence?: string;
+}
+
+/** Token usage; a field is undefined when unknown, never a made-up 0. */
+export interface IRUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  /** Part of inputTokens read from cache. */
+  cachedInputTokens?: number;
+  /** Part of inputTokens written to cache (Anthropic cache_creation). */
+  cacheWriteTokens?: number;
+  /** Part of outputTokens spent on reasoning. */
+  reasoningTokens?: number;
+  totalTokens?: number;
+}
+
+export interface IRChatResponse {
+  id: string;
+  /** The concrete model the upstream reports. */
+  model: string;
+  content: IRContentPart[];
+  finishReason: IRFinishReason;
+  usage: IRUsage;
+  created?: number;
+  providerMetadata?: ProviderOptions;
+}
+
+export type IRStreamEvent =
+  | { type: 'message-start'; id: string; model: string; usage?: IRUsage }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | { type: 'reasoning-start'; id: string }
+  | { type: 'reasoning-delta'; id: string; delta: string }
+  | { type: 'reasoning-signature'; id: string; signature: string }
+  | { type: 'reasoning-end'; id: string }
+  /** `index` is the tool call's position among this message's tool calls (0, 1, ...). */
+  | { type: 'tool-call-start'; id: string; index: number; name: string }
+  | { type: 'tool-call-delta'; id: string; index: number; delta: string }
+  | { type: 'tool-call-end'; id: string; index: number }
+  | { type: 'usage'; usage: IRUsage }
+  | { type: 'finish'; finishReason: IRFinishReason; usage: IRUsage }
+  | { type: 'error'; error: GatewayError };
+
+export interface IRWarning {
+  setting: string;
+  message: string;
+}
+
+/** Merges usage reports; later defined values win. */
+export function mergeUsage(a: IRUsage, b: IRUsage | undefined): IRUsage {
+  if (!b) return a;
+  const out: IRUsage = { ...a };
+  for (const [k, v] of Object.entries(b) as Array<[keyof IRUsage, number | undefined]>) {
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+export function totalOf(u: IRUsage): number | undefined {
+  if (u.totalTokens !== undefined) return u.totalTokens;
+  if (u.inputTokens === undefined && u.outputTokens === undefined) return undefined;
+  return (u.inputTokens ?? 0) + (u.outputTokens ?? 0);
+}

@@ -1,0 +1,54 @@
+import type { GatewayError } from '../../errors.js';
+
+const TYPES: Record<string, string> = {
+  invalid_request: 'invalid_request_error',
+  unsupported: 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission_denied: 'permission_error',
+  not_found: 'invalid_request_error',
+  method_not_allowed: 'invalid_request_error',
+  payload_too_large: 'invalid_request_error',
+  rate_limited: 'rate_limit_error',
+  upstream_error: 'upstream_error',
+  bad_gateway: 'upstream_error',
+  upstream_timeout: 'timeout_error',
+  unavailable: 'server_error',
+  internal: 'server_error',
+};
+
+const CODES: Record<string, string> = {
+  authentication: 'invalid_api_key',
+  permission_denied: 'model_not_allowed',
+  not_found: 'not_found',
+  payload_too_large: 'request_too_large',
+  rate_limited: 'rate_limit_exceeded',
+  upstream_timeout: 'upstream_timeout',
+  unsupported: 'unsupported_parameter',
+};
+
+export function openAIErrorObject(err: GatewayError): { message: string; type: string; param: string | null; code: string | null } {
+  return {
+    message: err.message,
+    type: TYPES[err.code] ?? 'server_error',
+    param: err.param,
+    code: err.detail ?? CODES[err.code] ?? null,
+  };
+}
+
+export function openAIErrorBody(err: GatewayError, traceId: string): unknown {
+  return { error: openAIErrorObject(err), traceId };
+}
+
+/** Message of any upstream error body, OpenAI-shaped or not. */
+export function openAIErrorMessage(status: number, bodyText: string): string {
+  try {
+    const json = JSON.parse(bodyText) as { error?: { message?: unknown } | string; message?: unknown };
+    if (typeof json.error === 'string') return json.error;
+    if (json.error && typeof json.error.message === 'string') return json.error.message;
+    if (typeof json.message === 'string') return json.message;
+  } catch {
+    // not JSON
+  }
+  const text = bodyText.trim().slice(0, 500);
+  return text || `Upstream answered with status ${status}.`;
+}

@@ -1,0 +1,20 @@
+import type { IRFinishReason, IRFinishReasonUnified } from '../../ir/types.js';
+
+export function fromOpenAIFinishReason(raw: string | null | undefined): IRFinishReason {
+  const unified: IRFinishReasonUnified =
+    raw === 'stop' ? 'stop'
+    : raw === 'length' ? 'length'
+    : raw === 'tool_calls' || raw === 'function_call' ? 'tool-calls'
+    : raw === 'content_filter' ? 'content-filter'
+    : 'other';
+  return raw ? { unified, raw } : { unified };
+}
+
+export function toOpenAIFinishReason(reason: IRFinishReason): 'stop' | 'length' | 'tool_calls' | 'content_filter' {
+  switch (reason.unified) {
+    case 'length': return 'length';
+    case 'tool-calls': return 'tool_calls';
+    case 'content-filter': return 'content_filter';
+    default: return 'stop';
+  }
+}

@@ -1,0 +1,60 @@
+import { GatewayError } from '../../errors.js';
+import { findTopLevelValue, insertTopLevelField, replaceTopLevelString } from '../../http/json-splice.js';
+import { sseFrame, type SSEEvent } from '../../http/sse.js';
+import type { IRUsage } from '../../ir/types.js';
+import type { PassthroughCodec, StreamRelay } from '../types.js';
+import { openAIErrorObject } from './errors.js';
+import { fromOpenAIUsage } from './usage.js';
+import type { UsageWire } from './schema.js';
+
+/**
+ * OpenAI chat in, OpenAI chat out. The body is forwarded as sent with `model` rewritten; for streams
+ * the gateway also asks for the usage chunk (so it always knows usage) and drops it again when the
+ * client did not ask for it.
+ */
+export const openAIChatPassthrough: PassthroughCodec = {
+  protocol: 'openai-chat',
+  prepareBody(raw, parsed, upstreamModel, stream) {
+    let body = replaceTopLevelString(raw, 'model', upstreamModel) ?? raw;
+    if (stream) {
+      const opts = parsed.stream_options as { include_usage?: boolean } | null | undefined;
+      if (opts?.include_usage !== true) {
+        if (findTopLevelValue(body, 'stream_options')) {
+          const json = JSON.parse(body) as Record<string, unknown>;
+          json.stream_options = { ...(opts ?? {}), include_usage: true };
+          body = JSON.stringify(json);
+        } else body = insertTopLevelField(body, 'stream_options', '{"include_usage":true}');
+      }
+    }
+    return body;
+  },
+  finishSyncBody(json, traceId) {
+    json.traceId = traceId;
+    const usage = json.usage ? fromOpenAIUsage(json.usage as UsageWire) : undefined;
+    return { body: json, usage };
+  },
+  createRelay({ clientWantsUsage }): StreamRelay {
+    let usage: IRUsage | undefined;
+    let traceId = '';
+    return {
+      relay(ev: SSEEvent): string {
+        // Only the usage chunk carries a usage object; avoid parsing every chunk.
+        if (ev.data.includes('"usage":{') || ev.data.includes('"usage": {')) {
+          try {
+            const chunk = JSON.parse(ev.data) as { usage?: UsageWire; choices?: unknown[] };
+            if (chunk.usage) usage = fromOpenAIUsage(chunk.usage);
+            if (!clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return '';
+          } catch {
+            // relay as is
+          }
+        }
+        return sseFrame(ev.data, ev.event);
+      },
+      end: () => '',
+      error(err: GatewayError): string {
+        return sseFrame(JSON.stringify({ error: openAIErrorObject(err), traceId }));
+      },
+      usage: () => usage,
+    };
+  },
+};

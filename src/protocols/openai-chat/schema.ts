@@ -1,0 +1,146 @@
+import { z } from 'zod';
+
+const num = (min: number, max: number) => z.number().min(min).max(max).nullish();
+
+const textPart = z.looseObject({ type: z.literal('text'), text: z.string() });
+const imagePart = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.looseObject({ url: z.string().min(1), detail: z.enum(['auto', 'low', 'high']).optional() }),
+});
+const audioPart = z.looseObject({
+  type: z.literal('input_audio'),
+  input_audio: z.looseObject({ data: z.string(), format: z.string() }),
+});
+const filePart = z.looseObject({
+  type: z.literal('file'),
+  file: z.looseObject({ file_data: z.string().optional(), file_id: z.string().optional(), filename: z.string().optional() }),
+});
+const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
+
+export const userPartSchema = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart]);
+const textContent = z.union([z.string(), z.array(textPart)]);
+
+export const toolCallSchema = z.looseObject({
+  id: z.string(),
+  type: z.literal('function').default('function'),
+  function: z.looseObject({ name: z.string(), arguments: z.string().default('') }),
+});
+
+export const messageSchema = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.literal('system'), content: textContent, name: z.string().optional() }),
+  z.looseObject({ role: z.literal('developer'), content: textContent, name: z.string().optional() }),
+  z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(userPartSchema)]), name: z.string().optional() }),
+  z.looseObject({
+    role: z.literal('assistant'),
+    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, refusalPart]))]).nullish(),
+    tool_calls: z.array(toolCallSchema).nullish(),
+    refusal: z.string().nullish(),
+    reasoning_content: z.string().nullish(),
+    name: z.string().optional(),
+  }),
+  z.looseObject({ role: z.literal('tool'), content: textContent, tool_call_id: z.string().min(1) }),
+]);
+
+const functionToolSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -'),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
+});
+const toolSchema = z.union([functionToolSchema, z.looseObject({ type: z.string() })]);
+
+const toolChoiceSchema = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) }),
+]);
+
+const responseFormatSchema = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text') }),
+  z.looseObject({ type: z.literal('json_object') }),
+  z.looseObject({
+    type: z.literal('json_schema'),
+    json_schema: z.looseObject({
+      name: z.string().min(1),
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullish(),
+    }),
+  }),
+]);
+
+export const DEFAULT_MAX_TOKENS = 4096;
+
+/** POST /v1/chat/completions. Unknown fields pass through to the upstream. */
+export const chatRequestSchema = z
+  .looseObject({
+    model: z.string().min(1),
+    messages: z.array(messageSchema).min(1, 'must contain at least one message'),
+    stream: z.boolean().nullish(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+    max_tokens: z.number().int().min(1).nullish(),
+    max_completion_tokens: z.number().int().min(1).nullish(),
+    temperature: num(0, 2),
+    top_p: num(0, 1),
+    n: z.number().int().min(1).nullish(),
+    stop: z.union([z.string(), z.array(z.string()).max(4, 'at most 4 stop sequences')]).nullish(),
+    presence_penalty: num(-2, 2),
+    frequency_penalty: num(-2, 2),
+    logit_bias: z.record(z.string().regex(/^\d+$/, 'keys must be token ids'), z.number().min(-100).max(100)).nullish(),
+    logprobs: z.boolean().nullish(),
+    top_logprobs: z.number().int().min(0).max(5).nullish(),
+    seed: z.number().int().nullish(),
+    response_format: responseFormatSchema.nullish(),
+    tools: z.array(toolSchema).nullish(),
+    tool_choice: toolChoiceSchema.nullish(),
+    parallel_tool_calls: z.boolean().nullish(),
+    reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullish(),
+    user: z.string().nullish(),
+  })
+  .superRefine((req, ctx) => {
+    if (req.top_logprobs !== undefined && req.top_logprobs !== null && req.logprobs !== true) {
+      ctx.addIssue({ code: 'custom', path: ['top_logprobs'], message: 'requires logprobs to be true' });
+    }
+    if (req.stream_options && req.stream !== true) {
+      ctx.addIssue({ code: 'custom', path: ['stream_options'], message: 'only allowed when stream is true' });
+    }
+    if (req.tool_choice && typeof req.tool_choice === 'object' && !(req.tools && req.tools.length > 0)) {
+      ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'names a function but no tools were given' });
+    }
+  });
+
+export type ChatRequest = z.output<typeof chatRequestSchema>;
+export type ChatMessage = z.output<typeof messageSchema>;
+
+/** What an OpenAI-compatible upstream must send back (validated loosely: extra fields are fine). */
+export const chatResponseSchema = z.looseObject({
+  id: z.string().optional(),
+  model: z.string().optional(),
+  created: z.number().optional(),
+  choices: z.array(
+    z.looseObject({
+      index: z.number().optional(),
+      message: z.looseObject({
+        content: z.string().nullish(),
+        reasoning_content: z.string().nullish(),
+        refusal: z.string().nullish(),
+        tool_calls: z.array(toolCallSchema).nullish(),
+      }),
+      finish_reason: z.string().nullish(),
+    }),
+  ),
+  usage: z
+    .looseObject({
+      prompt_tokens: z.number().optional(),
+      completion_tokens: z.number().optional(),
+      total_tokens: z.number().optional(),
+      prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
+      completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
+    })
+    .nullish(),
+});
+
+export type ChatResponseWire = z.output<typeof chatResponseSchema>;
+export type UsageWire = NonNullable<ChatResponseWire['usage']>;

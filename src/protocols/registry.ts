@@ -1,0 +1,13 @@
+import type { ProtocolName } from '../ir/types.js';
+import { openAIChatProtocol } from './openai-chat/index.js';
+import type { ProtocolCodec } from './types.js';
+
+const CODECS: Partial<Record<ProtocolName, ProtocolCodec>> = {
+  'openai-chat': openAIChatProtocol,
+};
+
+export function codecFor(protocol: ProtocolName): ProtocolCodec {
+  const codec = CODECS[protocol];
+  if (!codec) throw new Error(`No codec registered for protocol ${protocol}`);
+  return codec;
+}

@@ -1,0 +1,83 @@
+import type { GatewayError } from '../errors.js';
+import type { SSEEvent } from '../http/sse.js';
+import type { IRChatRequest, IRChatResponse, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
+
+export interface ResponseMeta {
+  traceId: string;
+  /** The model id the caller asked for. */
+  requestedModel: string;
+  /** Unix seconds. */
+  created: number;
+  newId: (prefix: string) => string;
+  /** Protocol-specific switches (e.g. Gemini `alt=sse` vs JSON array stream). */
+  options?: Record<string, unknown>;
+}
+
+/** Turns IR stream events into the client's wire text, with per-request state in its closure. */
+export interface StreamEncoder {
+  /** Wire text for one event (may be empty). */
+  encode(event: IRStreamEvent): string;
+  /** Text to send after the last event (e.g. `data: [DONE]`). */
+  end(): string;
+  /** In-band error after the stream started. */
+  error(err: GatewayError): string;
+}
+
+/** The client-facing side of a protocol. */
+export interface ClientCodec {
+  protocol: ProtocolName;
+  /** Validated wire body -> IR. Throws GatewayError(400) naming the field. */
+  decodeRequest(body: Record<string, unknown>, ctx: { model: string; stream: boolean }): IRChatRequest;
+  encodeResponse(res: IRChatResponse, meta: ResponseMeta, warnings: IRWarning[]): unknown;
+  createStreamEncoder(meta: ResponseMeta): StreamEncoder;
+  /** Status + JSON body of an error in this protocol's shape. */
+  errorBody(err: GatewayError, traceId: string): unknown;
+}
+
+/** Turns an upstream's stream into IR events, with per-request state in its closure. */
+export interface StreamDecoder {
+  event(ev: SSEEvent): IRStreamEvent[];
+  /** Called when the upstream closes; may emit a final finish or an error for a cut stream. */
+  end(): IRStreamEvent[];
+}
+
+/** What the encoder may need to know about the upstream it writes for. */
+export interface UpstreamTarget {
+  providerType?: string;
+}
+
+/** The upstream-facing side of a protocol. */
+export interface UpstreamCodec {
+  protocol: ProtocolName;
+  /** IR -> wire body. Throws GatewayError('unsupported') naming what cannot be expressed. */
+  encodeRequest(req: IRChatRequest, upstreamModel: string, target?: UpstreamTarget): { body: Record<string, unknown>; warnings: IRWarning[] };
+  decodeResponse(json: unknown): IRChatResponse;
+  createStreamDecoder(): StreamDecoder;
+  /** Message of an upstream error body (any shape), for re-rendering in the client's protocol. */
+  errorMessage(status: number, bodyText: string): string;
+}
+
+/** Same protocol in and out: forward the client's body, relay the stream, observe usage. */
+export interface PassthroughCodec {
+  protocol: ProtocolName;
+  /** The body to send upstream: the client's bytes with the model rewritten (and little else). */
+  prepareBody(raw: string, parsed: Record<string, unknown>, upstreamModel: string, stream: boolean): string;
+  /** Adds gateway fields (e.g. traceId) to a sync JSON answer; returns usage when present. */
+  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: unknown; usage: IRUsage | undefined };
+  /** Relays stream events; can drop gateway-added events. */
+  createRelay(ctx: { clientWantsUsage: boolean; options?: Record<string, unknown> }): StreamRelay;
+}
+
+export interface StreamRelay {
+  /** Wire text to send for this upstream event ('' to drop it). */
+  relay(ev: SSEEvent): string;
+  end(): string;
+  error(err: GatewayError): string;
+  usage(): IRUsage | undefined;
+}
+
+export interface ProtocolCodec {
+  client: ClientCodec;
+  upstream: UpstreamCodec;
+  passthrough: PassthroughCodec;
+}

@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import { GatewayError } from '../errors.js';
+
+/** `['messages', 0, 'role']` -> `messages[0].role` */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out ? `.${String(seg)}` : String(seg);
+  }
+  return out;
+}
+
+/** Parses with a zod schema; a failure is a 400 whose message and `param` name the field. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix?: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = pickIssue(result.error.issues);
+  const path = [...(prefix ? [prefix] : []), ...(issue?.path ?? [])];
+  const param = formatPath(path) || null;
+  const message = issue ? `Invalid value for '${param ?? 'body'}': ${issue.message}` : 'Invalid request body.';
+  throw new GatewayError('invalid_request', message, { param });
+}
+
+/** Prefers the deepest issue (unions report their members' issues nested). */
+function pickIssue(issues: z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  const first = issues[0];
+  if (!first) return undefined;
+  if (first.code === 'invalid_union' && 'errors' in first && Array.isArray(first.errors)) {
+    const nested = (first.errors as z.core.$ZodIssue[][])
+      .map((errs) => errs[0])
+      .filter((x): x is z.core.$ZodIssue => x !== undefined)
+      .sort((a, b) => b.path.length - a.path.length)[0];
+    if (nested && nested.path.length > 0) return { ...nested, path: [...first.path, ...nested.path] };
+  }
+  return first;
+}

@@ -1,0 +1,45 @@
+import type { ProviderConfig } from '../../config/schema.js';
+import type { Provider } from '../types.js';
+import { mockChatResponse } from './chat.js';
+
+/** Routes of the in-process mock vendor (OpenAI-compatible wire format). */
+export type MockRoute = (request: Request, url: URL, now: number) => Promise<Response | undefined>;
+
+const chatRoute: MockRoute = async (request, url, now) => {
+  if (request.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) return undefined;
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return new Response(JSON.stringify({ error: { message: 'invalid JSON', type: 'invalid_request_error', param: null, code: null } }), { status: 400 });
+  }
+  return mockChatResponse(body as Parameters<typeof mockChatResponse>[0], now);
+};
+
+export const MOCK_BASE_URL = 'http://mock.modelgate.invalid/v1';
+
+export function createMockProvider(cfg: ProviderConfig, now: () => number, extraRoutes: MockRoute[] = []): Provider {
+  const routes = [chatRoute, ...extraRoutes];
+  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    const request = input instanceof Request ? input : new Request(input, init);
+    const url = new URL(request.url);
+    const seconds = Math.floor(now() / 1000);
+    for (const route of routes) {
+      const res = await route(request, url, seconds);
+      if (res) return res;
+    }
+    return new Response(JSON.stringify({ error: { message: `mock: no route for ${request.method} ${url.pathname}`, type: 'invalid_request_error', param: null, code: null } }), { status: 404 });
+  };
+  return {
+    id: cfg.id,
+    type: 'mock',
+    config: cfg,
+    chatProtocol: 'openai-chat',
+    fetch,
+    timeoutMs: cfg.timeoutMs ?? 30_000,
+    secrets: [],
+    chatRequest() {
+      return { url: `${MOCK_BASE_URL}/chat/completions`, headers: new Headers({ 'content-type': 'application/json' }) };
+    },
+  };
+}

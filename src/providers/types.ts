@@ -1,0 +1,26 @@
+import type { ProviderConfig, ProviderType } from '../config/schema.js';
+import type { ProtocolName } from '../ir/types.js';
+
+export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface UpstreamCall {
+  upstreamModel: string;
+  stream: boolean;
+  /** The inbound request's headers, for vendor headers worth forwarding (anthropic-beta, ...). */
+  inboundHeaders: Headers;
+}
+
+/** A configured upstream vendor, ready to call. */
+export interface Provider {
+  id: string;
+  type: ProviderType;
+  config: ProviderConfig;
+  /** The chat protocol this provider speaks natively. */
+  chatProtocol: ProtocolName;
+  fetch: FetchLike;
+  /** URL + headers of a chat call in `chatProtocol`. */
+  chatRequest(call: UpstreamCall): { url: string; headers: Headers };
+  /** Credentials to scrub from anything the upstream sends back. */
+  secrets: string[];
+  timeoutMs: number;
+}

@@ -1,0 +1,63 @@
+import type { KeyStore } from './auth/key-store.js';
+import type { Principal } from './auth/principal.js';
+import type { GatewayConfig } from './config/schema.js';
+import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
+import type { ErrorShape } from './protocols/error-shapes.js';
+import type { FetchLike, Provider } from './providers/types.js';
+import type { ModelRegistry } from './routing/model-registry.js';
+
+export interface GatewayOptions {
+  /** Upstream HTTP client (default: global fetch). */
+  fetch?: FetchLike;
+  /** Milliseconds since the epoch (default: Date.now). */
+  now?: () => number;
+  /** Random id generator (default: crypto.randomUUID without dashes). */
+  newId?: () => string;
+  hooks?: GatewayHooks;
+  /**
+   * Resolves a presented key from the host's own store. Return a Principal to accept it, or
+   * null/undefined to fall back to the keys in the config.
+   */
+  authenticate?: (token: string, request: Request) => Principal | null | undefined | Promise<Principal | null | undefined>;
+  /** Environment for `${VAR}` interpolation in the config (default: process.env when present). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface HandleContext {
+  /** An identity the host already authenticated; skips the key check. */
+  principal?: Principal;
+}
+
+/** Everything a request handler needs; built once per gateway. */
+export interface GatewayRuntime {
+  config: GatewayConfig;
+  keys: KeyStore;
+  models: ModelRegistry;
+  providers: Map<string, Provider>;
+  fetch: FetchLike;
+  now: () => number;
+  newId: (prefix?: string) => string;
+  hooks: GatewayHooks;
+  authenticate?: GatewayOptions['authenticate'];
+  /** Upstream credentials, scrubbed from anything sent to callers. */
+  secrets: string[];
+  /** Services registered by feature modules (task stores, pollers, ...). */
+  services: Map<string, unknown>;
+  /** Called on close(). */
+  closers: Array<() => Promise<void> | void>;
+}
+
+/** Per-request state. */
+export interface RequestContext {
+  rt: GatewayRuntime;
+  request: Request;
+  url: URL;
+  traceId: string;
+  requestId: string | undefined;
+  startedAt: number;
+  hostPrincipal: Principal | undefined;
+  principal?: Principal;
+  /** Filled in as the request is routed; sent to hooks. */
+  event: RequestEvent;
+  errorShape: ErrorShape;
+}
