@@ -1,0 +1,454 @@
+/**
+ * A strict mock of the OpenAI Chat Completions API on an ephemeral 127.0.0.1 port (node:http).
+ * Follows the shared mock-vendor contract (see helper brief): deterministic replies, usage,
+ * stop/max-token handling, tool calls, word-per-chunk streams, and OpenAI-shaped 4xx errors for
+ * what the real API rejects. Unknown top-level fields are accepted (as OpenAI-compatible servers do)
+ * so tests can check they were passed through.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string>;
+  rawBody: string;
+  body: unknown;
+}
+
+export interface MockVendor {
+  baseURL: string;
+  apiKey: string;
+  requests: RecordedRequest[];
+  failNext(status: number, body: unknown, headers?: Record<string, string>): void;
+  hangNext(ms: number): void;
+  close(): Promise<void>;
+}
+
+export interface MockOpenAI extends MockVendor {
+  /** Origin without /v1, e.g. http://127.0.0.1:PORT */
+  origin: string;
+  /** Next streamed answer sends its first chunks, then stays open until the client disconnects. */
+  holdStreamNext(): void;
+  /** Resolves the next time a client closes a connection before its response finished. */
+  nextDisconnect(): Promise<void>;
+  /** How many responses were cut by the client before they finished. */
+  disconnects: number;
+}
+
+export interface MockOpenAIOptions {
+  apiKey?: string;
+  /** Suffix added to the requested model in responses (the "concrete" model). Default `-2024-08-06`. */
+  modelSuffix?: string;
+}
+
+type Json = Record<string, unknown>;
+
+const VENDOR = 'openai';
+const CREATED = 1767225600;
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];
+const PART_TYPES: Record<string, string[]> = {
+  system: ['text'],
+  developer: ['text'],
+  user: ['text', 'image_url', 'input_audio', 'file'],
+  assistant: ['text', 'refusal'],
+  tool: ['text'],
+};
+
+class OpenAIError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param: string | null = null,
+    readonly code: string | null = null,
+    readonly type = 'invalid_request_error',
+  ) {
+    super(message);
+  }
+}
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function errorBody(e: OpenAIError): Json {
+  return { error: { message: e.message, type: e.type, param: e.param, code: e.code } };
+}
+
+function checkNumber(body: Json, field: string, min: number, max: number, integer = false): void {
+  const v = body[field];
+  if (v === undefined || v === null) return;
+  if (typeof v !== 'number' || (integer && !Number.isInteger(v))) {
+    throw new OpenAIError(400, `Invalid type for '${field}': expected ${integer ? 'an integer' : 'a decimal'}, but got ${typeof v} instead.`, field, 'invalid_type');
+  }
+  if (v < min) throw new OpenAIError(400, `Invalid '${field}': ${integer ? 'integer' : 'decimal'} below minimum value. Expected a value >= ${min}, but got ${v} instead.`, field, `${integer ? 'integer' : 'decimal'}_below_min_value`);
+  if (v > max) throw new OpenAIError(400, `Invalid '${field}': ${integer ? 'integer' : 'decimal'} above maximum value. Expected a value <= ${max}, but got ${v} instead.`, field, `${integer ? 'integer' : 'decimal'}_above_max_value`);
+}
+
+/** Rejects what the real API rejects (the subset the gateway could plausibly send). */
+export function validateChatRequest(body: unknown): asserts body is Json {
+  if (!isObj(body)) throw new OpenAIError(400, 'The request body must be a JSON object.');
+  if (typeof body.model !== 'string' || body.model === '') throw new OpenAIError(400, "you must provide a model parameter", 'model', 'missing_required_parameter');
+  if (!Array.isArray(body.messages)) throw new OpenAIError(400, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
+  if (body.messages.length === 0) throw new OpenAIError(400, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+  checkNumber(body, 'temperature', 0, 2);
+  checkNumber(body, 'top_p', 0, 1);
+  checkNumber(body, 'presence_penalty', -2, 2);
+  checkNumber(body, 'frequency_penalty', -2, 2);
+  checkNumber(body, 'n', 1, 128, true);
+  checkNumber(body, 'max_tokens', 1, Number.MAX_SAFE_INTEGER, true);
+  checkNumber(body, 'max_completion_tokens', 1, Number.MAX_SAFE_INTEGER, true);
+  checkNumber(body, 'top_logprobs', 0, 20, true);
+  if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.logprobs !== true) {
+    throw new OpenAIError(400, "Invalid value for 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.", 'top_logprobs');
+  }
+  if (body.stop !== undefined && body.stop !== null) {
+    const ok = typeof body.stop === 'string' || (Array.isArray(body.stop) && body.stop.length <= 4 && body.stop.every((s) => typeof s === 'string'));
+    if (!ok) throw new OpenAIError(400, "Invalid 'stop': expected a string or an array of at most 4 strings.", 'stop');
+  }
+  if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
+    throw new OpenAIError(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
+  }
+  if (body.tools !== undefined) {
+    if (!Array.isArray(body.tools)) throw new OpenAIError(400, "Invalid type for 'tools': expected an array.", 'tools', 'invalid_type');
+    body.tools.forEach((t, i) => {
+      if (!isObj(t) || (t.type !== 'function' && t.type !== 'custom')) throw new OpenAIError(400, `Invalid value for 'tools[${i}].type'.`, `tools[${i}].type`, 'invalid_value');
+      if (t.type === 'function' && (!isObj(t.function) || typeof t.function.name !== 'string')) {
+        throw new OpenAIError(400, `Missing required parameter: 'tools[${i}].function.name'.`, `tools[${i}].function.name`, 'missing_required_parameter');
+      }
+    });
+  }
+  const answered = new Set<string>();
+  let pending: string[] = [];
+  body.messages.forEach((m, i) => {
+    if (!isObj(m)) throw new OpenAIError(400, `Invalid type for 'messages[${i}]': expected an object.`, `messages[${i}]`, 'invalid_type');
+    const role = m.role;
+    if (typeof role !== 'string' || !ROLES.includes(role)) {
+      throw new OpenAIError(400, `Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `messages[${i}].role`, 'invalid_value');
+    }
+    if (pending.length && role !== 'tool') {
+      throw new OpenAIError(400, `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`, `messages.[${i}].role`);
+    }
+    const content = m.content;
+    if (Array.isArray(content)) {
+      const allowed = PART_TYPES[role] ?? [];
+      content.forEach((p, j) => {
+        const type = isObj(p) ? p.type : undefined;
+        if (typeof type !== 'string' || !allowed.includes(type)) {
+          throw new OpenAIError(400, `Invalid value: '${String(type)}'. Supported values are: ${allowed.map((a) => `'${a}'`).join(', ')}.`, `messages[${i}].content[${j}].type`, 'invalid_value');
+        }
+      });
+    } else if (typeof content !== 'string' && !(role === 'assistant' && (content === null || content === undefined))) {
+      throw new OpenAIError(400, `Invalid type for 'messages[${i}].content': expected one of a string or array of objects.`, `messages[${i}].content`, 'invalid_type');
+    }
+    if (role === 'assistant' && Array.isArray(m.tool_calls)) {
+      pending = m.tool_calls.map((tc) => (isObj(tc) && typeof tc.id === 'string' ? tc.id : ''));
+      for (const id of pending) answered.add(id);
+    }
+    if (role === 'tool') {
+      const id = m.tool_call_id;
+      if (typeof id !== 'string' || !answered.has(id)) {
+        throw new OpenAIError(400, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
+      }
+      pending = pending.filter((p) => p !== id);
+    }
+  });
+  if (pending.length) {
+    throw new OpenAIError(400, `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`, 'messages');
+  }
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((p): p is Json => isObj(p) && p.type === 'text' && typeof p.text === 'string')
+    .map((p) => p.text as string)
+    .join(' ');
+}
+
+interface ToolCallOut {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+interface Reply {
+  text: string | null;
+  toolCalls: ToolCallOut[];
+  finish: 'stop' | 'length' | 'tool_calls';
+  promptTokens: number;
+  completionTokens: number;
+}
+
+function argsFromSchema(params: unknown): string {
+  const out: Json = {};
+  const props = isObj(params) && isObj(params.properties) ? params.properties : {};
+  for (const [k, s] of Object.entries(props)) {
+    const type = isObj(s) ? s.type : undefined;
+    if (type === 'string') out[k] = 'Paris';
+    else if (type === 'number' || type === 'integer') out[k] = 1;
+    else if (type === 'boolean') out[k] = true;
+  }
+  return JSON.stringify(out);
+}
+
+/** The deterministic answer of the shared mock contract. */
+export function computeReply(body: Json): Reply {
+  const messages = body.messages as Json[];
+  const promptTokens = 10 * messages.filter((m) => m.role !== 'system' && m.role !== 'developer').length;
+  const last = messages[messages.length - 1]!;
+  const tools = Array.isArray(body.tools) ? body.tools.filter((t): t is Json => isObj(t) && t.type === 'function' && isObj(t.function)) : [];
+  if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
+    const toolCalls = tools.slice(0, 2).map((t, i) => {
+      const fn = t.function as Json;
+      return { id: `call_${i + 1}`, name: String(fn.name), arguments: argsFromSchema(fn.parameters) };
+    });
+    return { text: null, toolCalls, finish: 'tool_calls', promptTokens, completionTokens: 5 * toolCalls.length };
+  }
+  let text: string;
+  if (last.role === 'tool') {
+    let start = messages.length - 1;
+    while (start > 0 && messages[start - 1]!.role === 'tool') start--;
+    text = `[${VENDOR}] tool results: ${messages.slice(start).map((m) => textOf(m.content)).join('; ')}`;
+  } else {
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    text = `[${VENDOR}] you said: ${lastUser ? textOf(lastUser.content) : ''}`;
+    if (lastUser && Array.isArray(lastUser.content)) {
+      for (const p of lastUser.content) {
+        if (isObj(p) && p.type === 'image_url') text += ' [image]';
+        if (isObj(p) && p.type === 'file') text += ' [pdf]';
+      }
+    }
+  }
+  let finish: Reply['finish'] = 'stop';
+  const stops = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? (body.stop as string[]) : [];
+  let cut = -1;
+  for (const s of stops) {
+    const at = s ? text.indexOf(s) : -1;
+    if (at >= 0 && (cut < 0 || at < cut)) cut = at;
+  }
+  if (cut >= 0) text = text.slice(0, cut);
+  const max = typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+  const words = text.split(/\s+/).filter(Boolean);
+  if (max !== undefined && words.length > max) {
+    text = words.slice(0, max).join(' ');
+    finish = 'length';
+  }
+  return { text, toolCalls: [], finish, promptTokens, completionTokens: text.split(/\s+/).filter(Boolean).length };
+}
+
+function usageOf(r: Reply): Json {
+  return { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: r.promptTokens + r.completionTokens };
+}
+
+/** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
+export function wordChunks(text: string): string[] {
+  return text.match(/\s*\S+/g) ?? (text ? [text] : []);
+}
+
+export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<MockOpenAI> {
+  const apiKey = opts.apiKey ?? `upstream-secret-${VENDOR}-0123456789`;
+  const suffix = opts.modelSuffix ?? '-2024-08-06';
+  const requests: RecordedRequest[] = [];
+  const failQueue: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
+  const hangQueue: number[] = [];
+  let holdNext = false;
+  let disconnectWaiters: (() => void)[] = [];
+  let idCounter = 0;
+  const sockets = new Set<import('node:net').Socket>();
+
+  const mock: MockOpenAI = {
+    baseURL: '',
+    origin: '',
+    apiKey,
+    requests,
+    disconnects: 0,
+    failNext(status, body, headers) {
+      failQueue.push({ status, body, ...(headers ? { headers } : {}) });
+    },
+    hangNext(ms) {
+      hangQueue.push(ms);
+    },
+    holdStreamNext() {
+      holdNext = true;
+    },
+    nextDisconnect() {
+      return new Promise<void>((r) => disconnectWaiters.push(r));
+    },
+    close: async () => {},
+  };
+
+  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', 'x-request-id': `req_mock_${idCounter}`, ...headers });
+    res.end(text);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    let body: unknown;
+    let parseError = false;
+    if (rawBody) {
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        parseError = true;
+      }
+    }
+    requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, rawBody, body });
+    idCounter++;
+
+    let closed = false;
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        closed = true;
+        mock.disconnects++;
+        const waiters = disconnectWaiters;
+        disconnectWaiters = [];
+        for (const w of waiters) w();
+      }
+    });
+
+    const hang = hangQueue.shift();
+    if (hang !== undefined) {
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, hang);
+        res.once('close', () => {
+          clearTimeout(t);
+          r();
+        });
+      });
+      if (closed) return;
+    }
+    const fail = failQueue.shift();
+    if (fail) return sendJson(res, fail.status, fail.body, fail.headers);
+
+    const auth = headers.authorization ?? '';
+    const m = /^Bearer (.+)$/.exec(auth);
+    if (!m) {
+      return sendJson(res, 401, errorBody(new OpenAIError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", null, null)));
+    }
+    if (m[1] !== apiKey) {
+      const shown = `${m[1]!.slice(0, 3)}*****${m[1]!.slice(-4)}`;
+      return sendJson(res, 401, errorBody(new OpenAIError(401, `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`, null, 'invalid_api_key')));
+    }
+
+    if (req.method === 'GET' && url.pathname === '/v1/models') {
+      return sendJson(res, 200, { object: 'list', data: ['gpt-4o', 'gpt-4o-mini'].map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'system' })) });
+    }
+    if (url.pathname !== '/v1/chat/completions') {
+      return sendJson(res, 404, errorBody(new OpenAIError(404, `Invalid URL (${req.method} ${url.pathname})`, null, null)));
+    }
+    if (req.method !== 'POST') return sendJson(res, 405, errorBody(new OpenAIError(405, `Invalid method for URL (${req.method} ${url.pathname})`)));
+    if (parseError || !rawBody) {
+      return sendJson(res, 400, errorBody(new OpenAIError(400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)")));
+    }
+    try {
+      validateChatRequest(body);
+    } catch (e) {
+      if (e instanceof OpenAIError) return sendJson(res, e.status, errorBody(e));
+      throw e;
+    }
+    const reply = computeReply(body);
+    const id = `chatcmpl-mock${idCounter}`;
+    const model = `${String(body.model)}${suffix}`;
+    const n = typeof body.n === 'number' ? body.n : 1;
+    if (body.stream === true) {
+      const hold = holdNext;
+      holdNext = false;
+      const includeUsage = isObj(body.stream_options) && body.stream_options.include_usage === true;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${idCounter}` });
+      res.flushHeaders();
+      const send = (chunk: Json | '[DONE]') => {
+        if (!closed) res.write(`data: ${chunk === '[DONE]' ? chunk : JSON.stringify(chunk)}\n\n`);
+      };
+      const chunk = (index: number, delta: Json, finish: string | null = null): Json => ({
+        id,
+        object: 'chat.completion.chunk',
+        created: CREATED,
+        model,
+        system_fingerprint: 'fp_mock',
+        choices: [{ index, delta, logprobs: null, finish_reason: finish }],
+      });
+      for (let c = 0; c < n; c++) {
+        if (reply.text !== null) {
+          send(chunk(c, { role: 'assistant', content: '', refusal: null }));
+          const words = wordChunks(reply.text);
+          for (let w = 0; w < words.length; w++) {
+            send(chunk(c, { content: words[w] }));
+            if (hold && c === 0 && w === 0) {
+              await new Promise<void>((r) => (closed ? r() : res.once('close', () => r())));
+              return;
+            }
+          }
+        } else {
+          send(chunk(c, { role: 'assistant', content: null }));
+          reply.toolCalls.forEach((tc, k) => {
+            send(chunk(c, { tool_calls: [{ index: k, id: tc.id, type: 'function', function: { name: tc.name, arguments: '' } }] }));
+            const half = Math.ceil(tc.arguments.length / 2);
+            send(chunk(c, { tool_calls: [{ index: k, function: { arguments: tc.arguments.slice(0, half) } }] }));
+            send(chunk(c, { tool_calls: [{ index: k, function: { arguments: tc.arguments.slice(half) } }] }));
+          });
+          if (hold) {
+            await new Promise<void>((r) => (closed ? r() : res.once('close', () => r())));
+            return;
+          }
+        }
+        send(chunk(c, {}, reply.finish));
+      }
+      if (includeUsage) {
+        send({ id, object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_mock', choices: [], usage: usageOf(reply) });
+      }
+      send('[DONE]');
+      if (!closed) res.end();
+      return;
+    }
+    const message: Json = { role: 'assistant', content: reply.text, refusal: null, annotations: [] };
+    if (reply.toolCalls.length) {
+      message.tool_calls = reply.toolCalls.map((tc) => ({ id: tc.id, type: 'function', function: { name: tc.name, arguments: tc.arguments } }));
+    }
+    const choices = Array.from({ length: n }, (_, index) => ({ index, message, logprobs: null, finish_reason: reply.finish }));
+    return sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created: CREATED,
+      model,
+      choices,
+      usage: { ...usageOf(reply), prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } },
+      service_tier: 'default',
+      system_fingerprint: 'fp_mock',
+    });
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
+        if (!res.headersSent) sendJson(res, 500, { error: { message: `mock failure: ${String(err)}`, type: 'server_error', param: null, code: null } });
+        else res.end();
+      });
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  mock.origin = `http://127.0.0.1:${port}`;
+  mock.baseURL = `${mock.origin}/v1`;
+  mock.close = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
+  return mock;
+}
+
+/** Alias following the `startMock<Vendor>` naming with a single capital. */
+export const startMockOpenai = startMockOpenAI;
