@@ -8,6 +8,7 @@ import { fireHook } from './observability/hooks.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
+import { MemoryRateLimiter } from './limits/rate-limiter.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 
 export interface Gateway {
@@ -51,6 +52,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     newId: (prefix = '') => `${prefix}${idGen()}`,
     hooks: options.hooks ?? {},
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(now),
     secrets,
     services: new Map(),
     closers: [],

@@ -1,4 +1,5 @@
 import type { KeyStore } from './auth/key-store.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
 import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
@@ -19,6 +20,8 @@ export interface GatewayOptions {
    * null/undefined to fall back to the keys in the config.
    */
   authenticate?: (token: string, request: Request) => Principal | null | undefined | Promise<Principal | null | undefined>;
+  /** Counters for per-key limits (default: in memory; RedisRateLimiter for several instances). */
+  rateLimiter?: RateLimiter;
   /** Environment for `${VAR}` interpolation in the config (default: process.env when present). */
   env?: Record<string, string | undefined>;
 }
@@ -39,6 +42,7 @@ export interface GatewayRuntime {
   newId: (prefix?: string) => string;
   hooks: GatewayHooks;
   authenticate?: GatewayOptions['authenticate'];
+  rateLimiter: RateLimiter;
   /** Upstream credentials, scrubbed from anything sent to callers. */
   secrets: string[];
   /** Services registered by feature modules (task stores, pollers, ...). */

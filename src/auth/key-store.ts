@@ -41,7 +41,7 @@ export class KeyStore {
         .filter((k) => !k.disabled)
         .map(async (k) => {
           const digest = await sha256(k.key);
-          this.byDigest.set(hex(digest), { digest, principal: { id: k.id, models: k.models } });
+          this.byDigest.set(hex(digest), { digest, principal: { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}) } });
         }),
     ).then(() => undefined);
   }

@@ -4,6 +4,8 @@ export interface Principal {
   id: string;
   /** Glob patterns of model ids this principal may call; default every model. */
   models?: readonly string[];
+  /** Per-principal limits; requests beyond them get 429 with Retry-After. */
+  limits?: { requestsPerMinute?: number };
   /** Free-form data the host attaches (plan, team, ...). Never logged by the gateway. */
   metadata?: Record<string, unknown>;
 }

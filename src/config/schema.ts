@@ -43,6 +43,8 @@ const keySchema = z.object({
   /** Glob patterns matched against the requested model id. */
   models: z.array(z.string().min(1)).default(['*']),
   disabled: z.boolean().optional(),
+  /** Requests allowed per minute for this key (429 with Retry-After beyond it). */
+  limits: z.object({ requestsPerMinute: z.number().int().positive().optional() }).optional(),
 });
 
 export const configSchema = z

@@ -23,10 +23,24 @@ export async function authenticate(ctx: RequestContext): Promise<Principal> {
   return setPrincipal(ctx, found);
 }
 
-function setPrincipal(ctx: RequestContext, p: Principal): Principal {
+async function setPrincipal(ctx: RequestContext, p: Principal): Promise<Principal> {
   ctx.principal = p;
   ctx.event.keyId = p.id;
+  await enforceLimits(ctx, p);
   return p;
+}
+
+/** Per-principal request rate; 429 with Retry-After when exceeded. */
+async function enforceLimits(ctx: RequestContext, p: Principal): Promise<void> {
+  const rpm = p.limits?.requestsPerMinute;
+  if (!rpm) return;
+  const result = await ctx.rt.rateLimiter.hit(`rpm:${p.id}`, rpm, 60_000);
+  if (!result.allowed) {
+    throw new GatewayError('rate_limited', `Rate limit of ${rpm} requests per minute reached for this key.`, {
+      retryAfter: Math.max(1, Math.ceil(result.resetMs / 1000)),
+      detail: 'rate_limit_exceeded',
+    });
+  }
 }
 
 export function mayUseModel(principal: Principal, modelId: string): boolean {
