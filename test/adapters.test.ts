@@ -1,0 +1,201 @@
+/**
+ * One adapter suite, every host: node:http, Express (mounted under /ai, with and without
+ * express.json()), Koa, Bun.serve and Deno.serve (child processes using the fetch adapter).
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_ALL, KEY_GPT, openAIConfig } from './helpers/gateway-config.js';
+import { HOSTS, IN_PROCESS_HOSTS, startHost, type RunningHost } from './helpers/hosts.js';
+import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+
+const BODY_LIMIT = 64 * 1024;
+
+describe.each(HOSTS)('host %s', (hostName) => {
+  let mock: MockOpenAI;
+  let host: RunningHost;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    mock = await startMockOpenAI();
+    host = await startHost(hostName, { config: openAIConfig(mock, { limits: { maxBodyBytes: BODY_LIMIT } }), prefix: '/ai' });
+    client = new OpenAI({ baseURL: `${host.baseURL}/v1`, apiKey: KEY_ALL, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    await mock?.close();
+  });
+
+  it('answers a chat completion under the mount prefix, with trace id and request id', async () => {
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello host' }] }, { headers: { 'Request-Id': `rid-${hostName}` } })
+      .withResponse();
+    expect(data.choices[0]?.message.content).toBe('[openai] you said: hello host');
+    expect(data.model).toBe('gpt-4o-2024-08-06');
+    const traceId = response.headers.get('x-trace-id');
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect((data as unknown as { traceId: string }).traceId).toBe(traceId);
+    expect(response.headers.get('request-id')).toBe(`rid-${hostName}`);
+    const seen = mock.requests.at(-1);
+    expect(seen?.path).toBe('/v1/chat/completions');
+    expect(seen?.headers.authorization).toBe(`Bearer ${mock.apiKey}`);
+  });
+
+  it('streams through the host and ends with [DONE]', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'one two three' }],
+    });
+    let text = '';
+    let finish: string | null | undefined;
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('[openai] you said: one two three');
+    expect(finish).toBe('stop');
+    expect(usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 6, total_tokens: 16 });
+
+    const raw = await fetch(`${host.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(raw.headers.get('content-type')).toContain('text/event-stream');
+    expect(raw.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
+    const body = await raw.text();
+    expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('relays stream chunks as they arrive, and a client abort closes the upstream connection', async () => {
+    mock.holdStreamNext();
+    const disconnected = mock.nextDisconnect();
+    const ac = new AbortController();
+    const res = await fetch(`${host.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'held stream' }] }),
+      signal: ac.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let seen = '';
+    // The upstream sent the role chunk and the first word and is now holding the connection open:
+    // those bytes must reach us before the upstream finishes (no buffering in any host).
+    while (!seen.includes('"content":"[openai]"')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stream ended early: ${seen}`);
+      seen += decoder.decode(value, { stream: true });
+    }
+    ac.abort();
+    await reader.cancel().catch(() => {});
+    await disconnected;
+    expect(mock.disconnects).toBeGreaterThanOrEqual(1);
+  });
+
+  it('lists models for the key', async () => {
+    const limited = new OpenAI({ baseURL: `${host.baseURL}/v1`, apiKey: KEY_GPT, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const m of limited.models.list()) ids.push(m.id);
+    expect(ids.sort()).toEqual(['gpt-4o', 'gpt-4o-mini']);
+  });
+
+  it('answers 401 in OpenAI shape with x-trace-id when the key is missing', async () => {
+    const res = await fetch(`${host.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).toBe(401);
+    const body = (await res.json()) as { error: { type: string; code: string }; traceId: string };
+    expect(body.error.code).toBe('missing_api_key');
+    expect(body.traceId).toBe(res.headers.get('x-trace-id'));
+  });
+
+  it('answers 413 for a body over the configured limit', async () => {
+    const big = 'a'.repeat(BODY_LIMIT + 10);
+    const res = await fetch(`${host.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: big }] }),
+    });
+    expect(res.status).toBe(413);
+    const body = (await res.json()) as { error: { code: string } };
+    expect(body.error.code).toBe('request_too_large');
+  });
+
+  it('answers 400 for a body that is not JSON', async () => {
+    const res = await fetch(`${host.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
+      body: '{"model": "gpt-4o", "messages": [',
+    });
+    // With express.json() in front, Express itself rejects the body (also a 400).
+    expect(res.status).toBe(400);
+    if (hostName !== 'express-json') {
+      const body = (await res.json()) as { error: { message: string; type: string } };
+      expect(body.error.type).toBe('invalid_request_error');
+      expect(body.error.message).toMatch(/not valid JSON/);
+    }
+  });
+
+  it('leaves paths outside the gateway to the host', async () => {
+    const outside = await fetch(`${host.origin}/elsewhere`);
+    expect(outside.status).toBe(404);
+    await outside.arrayBuffer();
+    if (hostName === 'express' || hostName === 'express-json' || hostName === 'koa') {
+      const own = await fetch(`${host.baseURL}/host-route`);
+      expect(own.status).toBe(200);
+      expect(await own.json()).toEqual({ host: hostName === 'koa' ? 'koa' : 'express' });
+      // The host's own middleware ran before the gateway.
+      const gw = await fetch(`${host.baseURL}/v1/models`, { headers: { authorization: `Bearer ${KEY_ALL}` } });
+      expect(gw.headers.get('x-host')).toBe(hostName === 'koa' ? 'koa' : 'express');
+      await gw.arrayBuffer();
+      const unknown = await fetch(`${host.baseURL}/not-a-gateway-route`);
+      expect(await unknown.json()).toEqual({ host404: true });
+    }
+  });
+});
+
+describe.each(IN_PROCESS_HOSTS)('host %s: host-authenticated principal', (hostName) => {
+  let mock: MockOpenAI;
+  let host: RunningHost;
+
+  beforeAll(async () => {
+    mock = await startMockOpenAI();
+    host = await startHost(hostName, { config: openAIConfig(mock), prefix: '/ai', principalFromHeader: 'x-test-user' });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    await mock?.close();
+  });
+
+  const chat = (model: string, headers: Record<string, string>) =>
+    fetch(`${host.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'who am i' }] }),
+    });
+
+  it('uses the host user instead of a key, including its model patterns', async () => {
+    const ok = await chat('gpt-4o', { 'x-test-user': 'alice:gpt-*' });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('[openai] you said: who am i');
+    const denied = await chat('fast', { 'x-test-user': 'alice:gpt-*' });
+    expect(denied.status).toBe(403);
+    await denied.arrayBuffer();
+  });
+
+  it('falls back to the key check without a host user', async () => {
+    const none = await chat('gpt-4o', {});
+    expect(none.status).toBe(401);
+    await none.arrayBuffer();
+    const keyed = await chat('fast', { authorization: `Bearer ${KEY_ALL}` });
+    expect(keyed.status).toBe(200);
+    await keyed.arrayBuffer();
+  });
+});
