@@ -67,7 +67,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
     finishEvent(ctx, 200, usage);
     return jsonResponse(out);
   }
-  const relay = codec.passthrough.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {} });
+  const relay = codec.passthrough.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
   const gen = (async function* () {
     let failure: GatewayError | undefined;
     try {

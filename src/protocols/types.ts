@@ -65,7 +65,7 @@ export interface PassthroughCodec {
   /** Adds gateway fields (e.g. traceId) to a sync JSON answer; returns usage when present. */
   finishSyncBody(json: Record<string, unknown>, traceId: string): { body: unknown; usage: IRUsage | undefined };
   /** Relays stream events; can drop gateway-added events. */
-  createRelay(ctx: { clientWantsUsage: boolean; options?: Record<string, unknown> }): StreamRelay;
+  createRelay(ctx: { clientWantsUsage: boolean; options?: Record<string, unknown>; traceId?: string }): StreamRelay;
 }
 
 export interface StreamRelay {

@@ -31,6 +31,8 @@ export interface MockOpenAI extends MockVendor {
   origin: string;
   /** Next streamed answer sends its first chunks, then stays open until the client disconnects. */
   holdStreamNext(): void;
+  /** Next streamed answer sends its first chunks, then the connection is destroyed (no [DONE]). */
+  breakStreamNext(): void;
   /** Resolves the next time a client closes a connection before its response finished. */
   nextDisconnect(): Promise<void>;
   /** How many responses were cut by the client before they finished. */
@@ -116,6 +118,9 @@ export function validateChatRequest(body: unknown): asserts body is Json {
       if (!isObj(t) || (t.type !== 'function' && t.type !== 'custom')) throw new OpenAIError(400, `Invalid value for 'tools[${i}].type'.`, `tools[${i}].type`, 'invalid_value');
       if (t.type === 'function' && (!isObj(t.function) || typeof t.function.name !== 'string')) {
         throw new OpenAIError(400, `Missing required parameter: 'tools[${i}].function.name'.`, `tools[${i}].function.name`, 'missing_required_parameter');
+      }
+      if (t.type === 'function' && !/^[a-zA-Z0-9_-]{1,64}$/.test(String((t.function as Json).name))) {
+        throw new OpenAIError(400, `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${i}].function.name`, 'invalid_value');
       }
     });
   }
@@ -255,6 +260,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
   const failQueue: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
   const hangQueue: number[] = [];
   let holdNext = false;
+  let breakNext = false;
   let disconnectWaiters: (() => void)[] = [];
   let idCounter = 0;
   const sockets = new Set<import('node:net').Socket>();
@@ -273,6 +279,9 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     },
     holdStreamNext() {
       holdNext = true;
+    },
+    breakStreamNext() {
+      breakNext = true;
     },
     nextDisconnect() {
       return new Promise<void>((r) => disconnectWaiters.push(r));
@@ -303,8 +312,9 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     idCounter++;
 
     let closed = false;
+    let selfCut = false;
     res.once('close', () => {
-      if (!res.writableFinished) {
+      if (!res.writableFinished && !selfCut) {
         closed = true;
         mock.disconnects++;
         const waiters = disconnectWaiters;
@@ -359,7 +369,9 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     const n = typeof body.n === 'number' ? body.n : 1;
     if (body.stream === true) {
       const hold = holdNext;
+      const cut = breakNext;
       holdNext = false;
+      breakNext = false;
       const includeUsage = isObj(body.stream_options) && body.stream_options.include_usage === true;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${idCounter}` });
       res.flushHeaders();
@@ -380,6 +392,11 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
           const words = wordChunks(reply.text);
           for (let w = 0; w < words.length; w++) {
             send(chunk(c, { content: words[w] }));
+            if (cut && c === 0 && w === 0) {
+              selfCut = true;
+              res.socket?.destroy();
+              return;
+            }
             if (hold && c === 0 && w === 0) {
               await new Promise<void>((r) => (closed ? r() : res.once('close', () => r())));
               return;

@@ -12,6 +12,8 @@ import type { UsageWire } from './schema.js';
  * the gateway also asks for the usage chunk (so it always knows usage) and drops it again when the
  * client did not ask for it.
  */
+const FINISHED = /"finish_reason"\s*:\s*"/;
+
 export const openAIChatPassthrough: PassthroughCodec = {
   protocol: 'openai-chat',
   prepareBody(raw, parsed, upstreamModel, stream) {
@@ -33,11 +35,14 @@ export const openAIChatPassthrough: PassthroughCodec = {
     const usage = json.usage ? fromOpenAIUsage(json.usage as UsageWire) : undefined;
     return { body: json, usage };
   },
-  createRelay({ clientWantsUsage }): StreamRelay {
+  createRelay({ clientWantsUsage, traceId = '' }): StreamRelay {
     let usage: IRUsage | undefined;
-    let traceId = '';
+    let sawDone = false;
+    let sawFinish = false;
     return {
       relay(ev: SSEEvent): string {
+        if (ev.data === '[DONE]') sawDone = true;
+        else if (!sawFinish && FINISHED.test(ev.data)) sawFinish = true;
         // Only the usage chunk carries a usage object; avoid parsing every chunk.
         if (ev.data.includes('"usage":{') || ev.data.includes('"usage": {')) {
           try {
@@ -50,7 +55,13 @@ export const openAIChatPassthrough: PassthroughCodec = {
         }
         return sseFrame(ev.data, ev.event);
       },
-      end: () => '',
+      // An upstream that closes without [DONE] after a finish_reason is tolerated (some compatible
+      // servers omit it); one that closes before finishing must not look like a complete answer.
+      end(): string {
+        if (sawDone) return '';
+        if (sawFinish) return sseFrame('[DONE]');
+        throw new GatewayError('bad_gateway', 'The upstream stream ended before the answer was complete.');
+      },
       error(err: GatewayError): string {
         return sseFrame(JSON.stringify({ error: openAIErrorObject(err), traceId }));
       },

@@ -50,7 +50,8 @@ const functionToolSchema = z.looseObject({
     strict: z.boolean().nullish(),
   }),
 });
-const toolSchema = z.union([functionToolSchema, z.looseObject({ type: z.string() })]);
+// Other tool types (custom, vendor tools) pass through; a `function` tool must be a valid one.
+const toolSchema = z.union([functionToolSchema, z.looseObject({ type: z.string().refine((t) => t !== 'function', 'function tools need a valid function') })]);
 
 const toolChoiceSchema = z.union([
   z.enum(['none', 'auto', 'required']),
