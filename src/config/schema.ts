@@ -67,27 +67,48 @@ export const configSchema = z
       })
       .prefault({}),
   })
-  .superRefine((cfg, ctx) => {
-    const providerIds = new Set<string>();
-    cfg.providers.forEach((p, i) => {
-      if (providerIds.has(p.id)) ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider id "${p.id}"` });
-      providerIds.add(p.id);
-    });
-    const modelIds = new Set<string>();
-    cfg.models.forEach((m, i) => {
-      if (!providerIds.has(m.provider)) ctx.addIssue({ code: 'custom', path: ['models', i, 'provider'], message: `unknown provider "${m.provider}"` });
-      if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id "${m.id}"` });
-      modelIds.add(m.id);
-    });
-    const keyIds = new Set<string>();
-    const keyValues = new Set<string>();
-    cfg.keys.forEach((k, i) => {
-      if (keyIds.has(k.id)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'id'], message: `duplicate key id "${k.id}"` });
-      if (keyValues.has(k.key)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'key'], message: 'the same key value is used twice' });
-      keyIds.add(k.id);
-      keyValues.add(k.key);
-    });
-  });
+  // Cross-references are checked even when other fields are invalid, so one error lists every bad path.
+  .superRefine(
+    (cfg: unknown, ctx) => {
+      const root = isRecord(cfg) ? cfg : {};
+      const providerIds = new Set<string>();
+      for (const [i, p] of entries(root.providers)) {
+        if (typeof p.id !== 'string') continue;
+        if (providerIds.has(p.id)) ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider id "${p.id}"` });
+        providerIds.add(p.id);
+      }
+      const modelIds = new Set<string>();
+      for (const [i, m] of entries(root.models)) {
+        if (typeof m.provider === 'string' && !providerIds.has(m.provider)) ctx.addIssue({ code: 'custom', path: ['models', i, 'provider'], message: `unknown provider "${m.provider}"` });
+        if (typeof m.id !== 'string') continue;
+        if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id "${m.id}"` });
+        modelIds.add(m.id);
+      }
+      const keyIds = new Set<string>();
+      const keyValues = new Set<string>();
+      for (const [i, k] of entries(root.keys)) {
+        if (typeof k.id === 'string') {
+          if (keyIds.has(k.id)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'id'], message: `duplicate key id "${k.id}"` });
+          keyIds.add(k.id);
+        }
+        if (typeof k.key === 'string') {
+          if (keyValues.has(k.key)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'key'], message: 'the same key value is used twice' });
+          keyValues.add(k.key);
+        }
+      }
+    },
+    { when: (payload) => isRecord(payload.value) },
+  );
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** [index, object] pairs of an array that may hold invalid entries. */
+function entries(v: unknown): Array<[number, Record<string, unknown>]> {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((x, i): Array<[number, Record<string, unknown>]> => (isRecord(x) ? [[i, x]] : []));
+}
 
 export type GatewayConfigInput = z.input<typeof configSchema>;
 export type GatewayConfig = z.output<typeof configSchema>;

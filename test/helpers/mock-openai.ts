@@ -41,6 +41,8 @@ export interface MockOpenAI extends MockVendor {
 
 export interface MockOpenAIOptions {
   apiKey?: string;
+  /** Accept requests without (or with any) key, like a local OpenAI-compatible server. */
+  noAuth?: boolean;
   /** Suffix added to the requested model in responses (the "concrete" model). Default `-2024-08-06`. */
   modelSuffix?: string;
 }
@@ -339,10 +341,11 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
 
     const auth = headers.authorization ?? '';
     const m = /^Bearer (.+)$/.exec(auth);
-    if (!m) {
+    if (opts.noAuth) {
+      // no credential required
+    } else if (!m) {
       return sendJson(res, 401, errorBody(new OpenAIError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", null, null)));
-    }
-    if (m[1] !== apiKey) {
+    } else if (m[1] !== apiKey) {
       const shown = `${m[1]!.slice(0, 3)}*****${m[1]!.slice(-4)}`;
       return sendJson(res, 401, errorBody(new OpenAIError(401, `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`, null, 'invalid_api_key')));
     }
