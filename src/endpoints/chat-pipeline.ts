@@ -68,6 +68,10 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
     return jsonResponse(out);
   }
   const relay = codec.passthrough.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
+  // `completed` is set only after the last byte was handed over: a client that leaves early
+  // (cancel -> gen.return()) or an upstream failure leaves it false.
+  let completed = false;
+  let cancelled = false;
   const gen = (async function* () {
     let failure: GatewayError | undefined;
     try {
@@ -78,15 +82,19 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
       }
       const tail = relay.end();
       if (tail) yield tail;
+      completed = true;
     } catch (err) {
-      failure = midStreamError(ctx, err, upstream);
+      failure = cancelled ? undefined : midStreamError(ctx, err, upstream);
       if (failure) yield relay.error(scrubError(ctx, failure));
     } finally {
       upstream.done();
-      finishEvent(ctx, 200, relay.usage(), failure, failure === undefined);
+      finishEvent(ctx, 200, relay.usage(), failure, completed);
     }
   })();
-  return streamResponse(gen, () => upstream.abort(new DOMException('Client disconnected', 'AbortError')));
+  return streamResponse(gen, () => {
+    cancelled = true;
+    upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+  });
 }
 
 async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Response> {
@@ -104,6 +112,8 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   }
   const decoder = upstreamCodec.createStreamDecoder();
   const encoder = call.client.client.createStreamEncoder(m);
+  let completed = false;
+  let cancelled = false;
   const gen = (async function* () {
     let usage: IRUsage | undefined;
     let failure: GatewayError | undefined;
@@ -125,15 +135,19 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       }
       const tail = handle(decoder.end()) + encoder.end();
       if (tail) yield tail;
+      completed = true;
     } catch (err) {
-      failure = midStreamError(ctx, err, upstream);
+      failure = cancelled ? undefined : midStreamError(ctx, err, upstream);
       if (failure) yield encoder.error(scrubError(ctx, failure));
     } finally {
       upstream.done();
-      finishEvent(ctx, 200, usage, failure, failure === undefined);
+      finishEvent(ctx, 200, usage, failure, completed);
     }
   })();
-  return streamResponse(gen, () => upstream.abort(new DOMException('Client disconnected', 'AbortError')));
+  return streamResponse(gen, () => {
+    cancelled = true;
+    upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+  });
 }
 
 function upstreamBody(upstream: UpstreamResult): ReadableStream<Uint8Array> {
