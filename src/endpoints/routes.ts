@@ -1,6 +1,7 @@
 import type { ErrorShape } from '../protocols/error-shapes.js';
 import type { RequestContext } from '../runtime.js';
 import { chatCompletions } from './chat-completions.js';
+import { countTokens, messages } from './messages.js';
 import { getModel, listModels } from './models.js';
 
 export interface Route {
@@ -13,6 +14,8 @@ export interface Route {
 
 export const ROUTES: Route[] = [
   { method: 'POST', pattern: /^\/v1\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
+  { method: 'POST', pattern: /^\/v1\/messages$/, errorShape: 'anthropic', handler: messages },
+  { method: 'POST', pattern: /^\/v1\/messages\/count_tokens$/, errorShape: 'anthropic', handler: countTokens },
   {
     method: 'GET',
     pattern: /^\/v1\/models$/,

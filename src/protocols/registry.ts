@@ -1,9 +1,11 @@
 import type { ProtocolName } from '../ir/types.js';
+import { anthropicMessagesProtocol } from './anthropic-messages/index.js';
 import { openAIChatProtocol } from './openai-chat/index.js';
 import type { ProtocolCodec } from './types.js';
 
 const CODECS: Partial<Record<ProtocolName, ProtocolCodec>> = {
   'openai-chat': openAIChatProtocol,
+  'anthropic-messages': anthropicMessagesProtocol,
 };
 
 export function codecFor(protocol: ProtocolName): ProtocolCodec {

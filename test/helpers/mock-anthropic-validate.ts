@@ -229,6 +229,24 @@ function checkThinking(thinking: unknown, maxTokens: number | undefined): void {
   }
 }
 
+/** Settings the API refuses while extended thinking is on. */
+function checkThinkingCompat(body: Json): void {
+  if (body.temperature !== undefined && body.temperature !== 1) fail('`temperature` may only be set to 1 when thinking is enabled or in adaptive mode.');
+  if (body.top_k !== undefined) fail('`top_k` is not supported when thinking is enabled.');
+  if (typeof body.top_p === 'number' && body.top_p < 0.95) fail('`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled.');
+  const tc = body.tool_choice;
+  if (isObj(tc) && (tc.type === 'any' || tc.type === 'tool')) fail('Thinking may not be enabled when tool_choice forces tool use.');
+  const messages = body.messages as Json[];
+  const last = messages[messages.length - 1];
+  const prev = messages[messages.length - 2];
+  if (last?.role === 'user' && blocksOf(last.content).some((b) => b.type === 'tool_result') && prev?.role === 'assistant') {
+    const first = blocksOf(prev.content)[0]?.type;
+    if (first !== 'thinking' && first !== 'redacted_thinking') {
+      fail(`messages.${messages.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`);
+    }
+  }
+}
+
 /** Throws MockValidationError for anything the real API would reject with 400. */
 export function validateAnthropicBody(body: unknown, kind: 'messages' | 'count_tokens'): Json {
   if (!isObj(body)) fail('Input should be a valid dictionary');
@@ -263,6 +281,7 @@ export function validateAnthropicBody(body: unknown, kind: 'messages' | 'count_t
   checkMessages(body.messages, counter);
   checkTools(body.tools, body.tool_choice, counter);
   checkThinking(body.thinking, maxTokens);
+  if (isObj(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive')) checkThinkingCompat(body);
   checkCacheControl(body.cache_control, 'cache_control', counter);
   if (counter.cacheBreakpoints > 4) fail(`A maximum of 4 blocks with cache_control may be provided. Found ${counter.cacheBreakpoints}.`);
   return body;

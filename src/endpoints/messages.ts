@@ -1,0 +1,52 @@
+/** POST /v1/messages and POST /v1/messages/count_tokens (Anthropic Messages protocol). */
+import { GatewayError } from '../errors.js';
+import { replaceTopLevelString } from '../http/json-splice.js';
+import { parseJsonObject, readBodyText } from '../http/body.js';
+import { validateCountTokensRequest, validateMessagesRequest } from '../protocols/anthropic-messages/decode-request.js';
+import { anthropicErrorMessage } from '../protocols/anthropic-messages/errors.js';
+import { estimateInputTokens } from '../protocols/anthropic-messages/estimate-tokens.js';
+import { anthropicMessagesProtocol } from '../protocols/anthropic-messages/index.js';
+import type { RequestContext } from '../runtime.js';
+import { runChat } from './chat-pipeline.js';
+import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
+import { callUpstream, readUpstreamJson } from './upstream-call.js';
+
+/** Anthropic requires the header on every call; so does the gateway, to behave the same. */
+function requireAnthropicVersion(ctx: RequestContext): void {
+  if (!ctx.request.headers.get('anthropic-version')) {
+    throw new GatewayError('invalid_request', 'anthropic-version: header is required', { param: 'anthropic-version' });
+  }
+}
+
+/** POST /v1/messages (also `?beta=true`, as the SDK's beta client and Claude Code send it). */
+export async function messages(ctx: RequestContext): Promise<Response> {
+  const principal = await authenticate(ctx);
+  requireAnthropicVersion(ctx);
+  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const parsed = parseJsonObject(raw);
+  const req = validateMessagesRequest(parsed);
+  const model = resolveModel(ctx, principal, req.model);
+  requireCapability(model, 'chat');
+  return runChat(ctx, { client: anthropicMessagesProtocol, model, raw, parsed, stream: req.stream === true, clientWantsUsage: true });
+}
+
+/** POST /v1/messages/count_tokens: forwarded to Anthropic upstreams, estimated locally otherwise. */
+export async function countTokens(ctx: RequestContext): Promise<Response> {
+  const principal = await authenticate(ctx);
+  requireAnthropicVersion(ctx);
+  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const parsed = parseJsonObject(raw);
+  const req = validateCountTokensRequest(parsed);
+  const model = resolveModel(ctx, principal, req.model);
+  requireCapability(model, 'chat');
+  const provider = model.provider;
+  if (provider.chatProtocol !== 'anthropic-messages') return jsonResponse({ input_tokens: estimateInputTokens(req) });
+  const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
+  const url = new URL(target.url);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/count_tokens`;
+  const body = replaceTopLevelString(raw, 'model', model.upstreamModel) ?? raw;
+  const upstream = await callUpstream(ctx, provider, { url: url.toString(), headers: target.headers, body }, anthropicErrorMessage);
+  const json = await readUpstreamJson(upstream, provider.id);
+  if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered count_tokens without input_tokens.`);
+  return jsonResponse({ input_tokens: json.input_tokens });
+}

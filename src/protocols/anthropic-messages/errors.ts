@@ -1,0 +1,43 @@
+import { GatewayError } from '../../errors.js';
+import { anthropicErrorBody, anthropicErrorType } from '../error-shapes.js';
+
+export { anthropicErrorBody };
+
+/** The in-band error frame of an Anthropic stream. */
+export function anthropicErrorFrame(err: GatewayError): string {
+  const data = { type: 'error', error: { type: anthropicErrorType(err.status), message: err.message } };
+  return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Message of any upstream error body, Anthropic-shaped (`{type:"error",error:{type,message}}`) or not. */
+export function anthropicErrorMessage(status: number, bodyText: string): string {
+  try {
+    const json = JSON.parse(bodyText) as { error?: { message?: unknown; type?: unknown } | string; message?: unknown };
+    if (typeof json.error === 'string') return json.error;
+    if (json.error && typeof json.error.message === 'string') return json.error.message;
+    if (typeof json.message === 'string') return json.message;
+  } catch {
+    // not JSON
+  }
+  const text = bodyText.trim().slice(0, 500);
+  return text || `Upstream answered with status ${status}.`;
+}
+
+/** An upstream's in-stream `event: error` payload -> GatewayError with the closest code. */
+export function errorFromAnthropicEvent(data: unknown): GatewayError {
+  const e = (data as { error?: { type?: unknown; message?: unknown } } | null)?.error;
+  const type = typeof e?.type === 'string' ? e.type : 'api_error';
+  const message = typeof e?.message === 'string' ? e.message : 'The upstream reported an error mid-stream.';
+  switch (type) {
+    case 'overloaded_error':
+      return new GatewayError('unavailable', message);
+    case 'rate_limit_error':
+      return new GatewayError('rate_limited', message);
+    case 'timeout_error':
+      return new GatewayError('upstream_timeout', message);
+    case 'invalid_request_error':
+      return new GatewayError('invalid_request', message);
+    default:
+      return new GatewayError('upstream_error', message);
+  }
+}

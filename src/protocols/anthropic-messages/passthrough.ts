@@ -1,0 +1,53 @@
+/**
+ * Anthropic in, Anthropic out. The body goes upstream byte-for-byte with only `model` rewritten;
+ * stream events are relayed with their `event:` names while usage is observed from message_start
+ * and message_delta. An upstream `event: error` ends the relay as a failure (the pipeline writes
+ * the error frame, so usage hooks see an incomplete stream).
+ */
+import { replaceTopLevelString } from '../../http/json-splice.js';
+import { sseFrame, type SSEEvent } from '../../http/sse.js';
+import type { IRUsage } from '../../ir/types.js';
+import type { PassthroughCodec, StreamRelay } from '../types.js';
+import type { AnthropicUsage } from './anthropic-api.js';
+import { anthropicErrorFrame, errorFromAnthropicEvent } from './errors.js';
+import { fromAnthropicUsage } from './usage.js';
+
+export const anthropicPassthrough: PassthroughCodec = {
+  protocol: 'anthropic-messages',
+  prepareBody(raw, _parsed, upstreamModel) {
+    return replaceTopLevelString(raw, 'model', upstreamModel) ?? raw;
+  },
+  finishSyncBody(json) {
+    const usage = json.usage && typeof json.usage === 'object' ? fromAnthropicUsage(json.usage as AnthropicUsage) : undefined;
+    return { body: json, usage };
+  },
+  createRelay(): StreamRelay {
+    let wire: Record<string, unknown> | undefined;
+    const observe = (u: unknown): void => {
+      if (!u || typeof u !== 'object') return;
+      wire ??= {};
+      for (const [k, v] of Object.entries(u)) if (v !== null && v !== undefined) wire[k] = v;
+    };
+    return {
+      relay(ev: SSEEvent): string {
+        let name = ev.event;
+        const needsParse = !name || name === 'message_start' || name === 'message_delta' || name === 'error';
+        if (needsParse) {
+          try {
+            const data = JSON.parse(ev.data) as { type?: string; message?: { usage?: unknown }; usage?: unknown };
+            name ??= data.type;
+            if (name === 'message_start') observe(data.message?.usage);
+            else if (name === 'message_delta') observe(data.usage);
+            else if (name === 'error') throw errorFromAnthropicEvent(data);
+          } catch (err) {
+            if (!(err instanceof SyntaxError)) throw err;
+          }
+        }
+        return sseFrame(ev.data, name);
+      },
+      end: () => '',
+      error: anthropicErrorFrame,
+      usage: (): IRUsage | undefined => (wire ? fromAnthropicUsage(wire as AnthropicUsage) : undefined),
+    };
+  },
+};

@@ -1,0 +1,70 @@
+/** A gateway with an Anthropic and an OpenAI upstream, served on node:http, for the Anthropic SDK tests. */
+import Anthropic from '@anthropic-ai/sdk';
+import { serve, type RunningServer } from '../../adapters/node.js';
+import { createGateway, type Gateway, type GatewayConfigInput } from '../../src/index.js';
+import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
+import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';
+
+export const KEY_ALL = 'mg-anthropic-key-all-01';
+/** May use only `claude-*` models. */
+export const KEY_CLAUDE = 'mg-anthropic-key-claude-02';
+
+export interface AnthropicHarness {
+  anthropic: MockAnthropic;
+  openai: MockOpenAI;
+  gateway: Gateway;
+  server: RunningServer;
+  client: Anthropic;
+  close(): Promise<void>;
+}
+
+export function anthropicGatewayConfig(anthropic: MockAnthropic, openai: MockOpenAI): GatewayConfigInput {
+  return {
+    providers: [
+      { id: 'anthropic', type: 'anthropic', baseURL: anthropic.baseURL, apiKey: anthropic.apiKey },
+      { id: 'openai', type: 'openai', baseURL: openai.baseURL, apiKey: openai.apiKey },
+    ],
+    models: [
+      { id: 'claude-pass', provider: 'anthropic', upstreamModel: 'claude-sonnet-4-5-20250929' },
+      { id: 'claude-gpt', provider: 'openai', upstreamModel: 'gpt-4o' },
+      { id: 'gpt-4o', provider: 'openai' },
+    ],
+    keys: [
+      { id: 'all', key: KEY_ALL, models: ['*'] },
+      { id: 'claude-only', key: KEY_CLAUDE, models: ['claude-*'] },
+    ],
+  };
+}
+
+export async function startAnthropicHarness(): Promise<AnthropicHarness> {
+  const anthropic = await startMockAnthropic();
+  const openai = await startMockOpenAI();
+  const gateway = createGateway(anthropicGatewayConfig(anthropic, openai));
+  const server = await serve(gateway, { port: 0 });
+  const client = new Anthropic({ baseURL: server.url, apiKey: KEY_ALL, maxRetries: 0 });
+  return {
+    anthropic,
+    openai,
+    gateway,
+    server,
+    client,
+    async close() {
+      await server.close();
+      await gateway.close();
+      await anthropic.close();
+      await openai.close();
+    },
+  };
+}
+
+/** Raw POST to the gateway with Anthropic headers (for bodies the SDK's types would not allow). */
+export function postRaw(h: AnthropicHarness, path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${h.server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY_ALL, 'anthropic-version': '2023-06-01', ...headers },
+    body,
+  });
+}
+
+export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+export const PDF = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
