@@ -26,7 +26,7 @@ function walk(value: unknown, acc: { chars: number; media: number }): void {
     }
   }
   for (const [k, v] of Object.entries(obj)) {
-    if (k === 'cache_control' || k === 'type' || k === 'signature') continue;
+    if (k === 'cache_control' || k === 'type' || k === 'role' || k === 'signature') continue;
     walk(v, acc);
   }
 }
