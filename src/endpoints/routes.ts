@@ -1,6 +1,8 @@
 import type { ErrorShape } from '../protocols/error-shapes.js';
 import type { RequestContext } from '../runtime.js';
 import { chatCompletions } from './chat-completions.js';
+import { geminiModelAction } from './gemini.js';
+import { getGeminiModel, listGeminiModels } from './gemini-models.js';
 import { countTokens, messages } from './messages.js';
 import { getModel, listModels } from './models.js';
 
@@ -16,6 +18,14 @@ export const ROUTES: Route[] = [
   { method: 'POST', pattern: /^\/v1\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
   { method: 'POST', pattern: /^\/v1\/messages$/, errorShape: 'anthropic', handler: messages },
   { method: 'POST', pattern: /^\/v1\/messages\/count_tokens$/, errorShape: 'anthropic', handler: countTokens },
+  {
+    method: 'POST',
+    pattern: /^\/(?:v1beta|v1)\/models\/(?<model>.+):(?<action>generateContent|streamGenerateContent|countTokens)$/,
+    errorShape: 'gemini',
+    handler: geminiModelAction,
+  },
+  { method: 'GET', pattern: /^\/v1beta\/models$/, errorShape: 'gemini', handler: listGeminiModels },
+  { method: 'GET', pattern: /^\/v1beta\/models\/(?<model>.+)$/, errorShape: 'gemini', handler: getGeminiModel },
   {
     method: 'GET',
     pattern: /^\/v1\/models$/,

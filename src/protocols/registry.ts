@@ -1,11 +1,13 @@
 import type { ProtocolName } from '../ir/types.js';
 import { anthropicMessagesProtocol } from './anthropic-messages/index.js';
+import { geminiProtocol } from './gemini/index.js';
 import { openAIChatProtocol } from './openai-chat/index.js';
 import type { ProtocolCodec } from './types.js';
 
 const CODECS: Partial<Record<ProtocolName, ProtocolCodec>> = {
   'openai-chat': openAIChatProtocol,
   'anthropic-messages': anthropicMessagesProtocol,
+  gemini: geminiProtocol,
 };
 
 export function codecFor(protocol: ProtocolName): ProtocolCodec {

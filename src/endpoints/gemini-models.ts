@@ -1,0 +1,55 @@
+/**
+ * GET /v1beta/models and /v1beta/models/{model} in Gemini's shape, so `@google/genai`'s
+ * models.list()/models.get() and Gemini CLI see the gateway's models (only those the key may use).
+ */
+import { GatewayError } from '../errors.js';
+import type { ResolvedModel } from '../routing/model-registry.js';
+import type { RequestContext } from '../runtime.js';
+import { authenticate, jsonResponse, mayUseModel } from './common.js';
+import { modelFromPath } from './gemini.js';
+
+function limit(m: ResolvedModel, key: string, fallback: number): number {
+  const v = m.options[key];
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : fallback;
+}
+
+function geminiModel(m: ResolvedModel): Record<string, unknown> {
+  const gemini = m.provider.type === 'gemini';
+  const methods = m.capabilities.includes('chat') ? ['generateContent', 'streamGenerateContent', 'countTokens'] : ['predict'];
+  return {
+    name: `models/${m.id}`,
+    version: '001',
+    displayName: typeof m.options.displayName === 'string' ? m.options.displayName : m.id,
+    description: `${m.upstreamModel} via ${m.provider.id}`,
+    inputTokenLimit: limit(m, 'inputTokenLimit', gemini ? 1_048_576 : 128_000),
+    outputTokenLimit: limit(m, 'outputTokenLimit', gemini ? 65_536 : 16_384),
+    supportedGenerationMethods: methods,
+  };
+}
+
+/** GET /v1beta/models?pageSize=&pageToken= */
+export async function listGeminiModels(ctx: RequestContext): Promise<Response> {
+  const principal = await authenticate(ctx);
+  const all = ctx.rt.models.list().filter((m) => mayUseModel(principal, m.id));
+  const sizeParam = ctx.url.searchParams.get('pageSize');
+  const size = sizeParam === null ? 50 : Number(sizeParam);
+  if (!Number.isInteger(size) || size < 0) throw new GatewayError('invalid_request', 'pageSize must be a non-negative integer.', { param: 'pageSize' });
+  const pageSize = Math.min(1000, size === 0 ? 50 : size);
+  const token = ctx.url.searchParams.get('pageToken');
+  const start = token ? Number(token) : 0;
+  if (!Number.isInteger(start) || start < 0) throw new GatewayError('invalid_request', 'Invalid pageToken.', { param: 'pageToken' });
+  const page = all.slice(start, start + pageSize).map(geminiModel);
+  const next = start + pageSize < all.length ? { nextPageToken: String(start + pageSize) } : {};
+  return jsonResponse({ models: page, ...next });
+}
+
+/** GET /v1beta/models/{model} */
+export async function getGeminiModel(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+  const principal = await authenticate(ctx);
+  const id = modelFromPath(params.model);
+  const model = ctx.rt.models.resolve(id);
+  if (!model || !mayUseModel(principal, model.id)) {
+    throw new GatewayError('not_found', `models/${id} is not found or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
+  }
+  return jsonResponse(geminiModel(model));
+}

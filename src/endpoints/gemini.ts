@@ -1,0 +1,81 @@
+/**
+ * Gemini generateContent entry points: POST /v1beta/models/{model}:generateContent,
+ * :streamGenerateContent (`alt=sse` -> SSE, otherwise one streamed JSON array) and :countTokens.
+ * The model comes from the path (`models/` prefix optional, `provider/model` ids with encoded or
+ * plain slashes); it is the one authorized and routed. Credentials: Bearer, x-goog-api-key or
+ * `?key=` — the client's query string is never forwarded upstream.
+ */
+import { GatewayError } from '../errors.js';
+import { parseJsonObject, readBodyText } from '../http/body.js';
+import { validateGeminiRequest } from '../protocols/gemini/decode-request.js';
+import { geminiErrorMessage } from '../protocols/gemini/errors.js';
+import { estimateGeminiTokens } from '../protocols/gemini/estimate-tokens.js';
+import { countTokensRequestSchema, systemInstructionSchema, toolSchema } from '../protocols/gemini/gemini-api.js';
+import { geminiProtocol } from '../protocols/gemini/index.js';
+import { parseOrThrow } from '../protocols/zod-error.js';
+import type { RequestContext } from '../runtime.js';
+import { runChat } from './chat-pipeline.js';
+import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
+import { callUpstream, readUpstreamJson } from './upstream-call.js';
+
+/** `models/gemini-2.5-flash` or `gemini-2.5-flash` -> `gemini-2.5-flash`. */
+export function modelFromPath(raw: string | undefined): string {
+  const id = (raw ?? '').replace(/^models\//, '');
+  if (!id) throw new GatewayError('invalid_request', 'The model name in the path is empty.', { param: 'model' });
+  return id;
+}
+
+/** POST /v1beta/models/{model}:{action} */
+export async function geminiModelAction(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+  if (params.action === 'countTokens') return geminiCountTokens(ctx, params);
+  const principal = await authenticate(ctx);
+  const model = resolveModel(ctx, principal, modelFromPath(params.model));
+  requireCapability(model, 'chat');
+  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const parsed = parseJsonObject(raw);
+  validateGeminiRequest(parsed);
+  const stream = params.action === 'streamGenerateContent';
+  const sse = ctx.url.searchParams.get('alt') === 'sse';
+  const res = await runChat(ctx, { client: geminiProtocol, model, raw, parsed, stream, clientWantsUsage: true, clientOptions: { sse } });
+  // Without alt=sse the stream is one JSON array, not an event stream.
+  if (stream && !sse && res.ok) res.headers.set('content-type', 'application/json; charset=utf-8');
+  return res;
+}
+
+/** POST /v1beta/models/{model}:countTokens — forwarded to Gemini upstreams, estimated otherwise. */
+async function geminiCountTokens(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+  const principal = await authenticate(ctx);
+  const model = resolveModel(ctx, principal, modelFromPath(params.model));
+  requireCapability(model, 'chat');
+  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const parsed = parseJsonObject(raw);
+  const req = parseOrThrow(countTokensRequestSchema, parsed);
+  const inner = req.generateContentRequest;
+  if (!inner && !req.contents?.length) {
+    throw new GatewayError('invalid_request', "Either 'contents' or 'generateContentRequest' is required.", { param: 'contents' });
+  }
+  if (inner && req.contents) throw new GatewayError('invalid_request', "Send either 'contents' or 'generateContentRequest', not both.", { param: 'contents' });
+
+  const provider = model.provider;
+  if (provider.chatProtocol !== 'gemini') {
+    const system = inner?.systemInstruction === undefined ? undefined : parseOrThrow(systemInstructionSchema, inner.systemInstruction, 'generateContentRequest.systemInstruction');
+    const tools = inner?.tools === undefined ? undefined : parseOrThrow(toolSchema.array(), inner.tools, 'generateContentRequest.tools');
+    const totalTokens = estimateGeminiTokens(inner?.contents ?? req.contents ?? [], { systemInstruction: system, tools });
+    return jsonResponse({ totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] });
+  }
+  const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
+  const url = target.url.replace(/:generateContent$/, ':countTokens');
+  let body = raw;
+  if (inner) {
+    // The inner request names the model; it must be the upstream's, not the gateway's id.
+    const json = JSON.parse(raw) as Record<string, Record<string, unknown>>;
+    const key = 'generateContentRequest' in json ? 'generateContentRequest' : 'generate_content_request';
+    const innerJson = json[key] as Record<string, unknown>;
+    innerJson.model = `models/${model.upstreamModel.replace(/^models\//, '')}`;
+    body = JSON.stringify(json);
+  }
+  const upstream = await callUpstream(ctx, provider, { url, headers: target.headers, body }, geminiErrorMessage);
+  const json = await readUpstreamJson(upstream, provider.id);
+  if (typeof json.totalTokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered countTokens without totalTokens.`);
+  return jsonResponse(json);
+}

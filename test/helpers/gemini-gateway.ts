@@ -1,0 +1,63 @@
+/**
+ * A gateway on node:http in front of the strict mock Gemini and mock OpenAI upstreams, plus an
+ * official @google/genai client factory pointed at it. Used by the Gemini end-to-end suites.
+ */
+import { GoogleGenAI } from '@google/genai';
+import { serve, type RunningServer } from '../../adapters/node.js';
+import { createGateway, type Gateway, type GatewayConfigInput } from '../../src/index.js';
+import { startMockGemini, type MockGemini } from './mock-gemini.js';
+import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';
+
+/** May use every model. */
+export const GEMINI_KEY_ALL = 'mg-gemini-key-all-000001';
+/** May use only `gemini-*` models. */
+export const GEMINI_KEY_LIMITED = 'mg-gemini-key-lim-000002';
+
+export interface GeminiTestbed {
+  gemini: MockGemini;
+  openai: MockOpenAI;
+  gateway: Gateway;
+  server: RunningServer;
+  /** An official client with the given key (default: the all-models key), no retries. */
+  client(apiKey?: string): GoogleGenAI;
+  close(): Promise<void>;
+}
+
+export function geminiTestConfig(gemini: MockGemini, openai: MockOpenAI): GatewayConfigInput {
+  return {
+    providers: [
+      { id: 'google', type: 'gemini', baseURL: gemini.baseURL, apiKey: gemini.apiKey },
+      { id: 'openai', type: 'openai', baseURL: openai.baseURL, apiKey: openai.apiKey },
+    ],
+    models: [
+      { id: 'gemini-2.5-flash', provider: 'google' },
+      { id: 'gemini-3-pro-preview', provider: 'google' },
+      { id: 'flash-alias', provider: 'google', upstreamModel: 'gemini-2.0-flash', options: { displayName: 'Flash alias' } },
+      { id: 'gpt-4o', provider: 'openai' },
+    ],
+    keys: [
+      { id: 'all', key: GEMINI_KEY_ALL, models: ['*'] },
+      { id: 'limited', key: GEMINI_KEY_LIMITED, models: ['gemini-*'] },
+    ],
+  };
+}
+
+export async function startGeminiTestbed(): Promise<GeminiTestbed> {
+  const gemini = await startMockGemini();
+  const openai = await startMockOpenAI();
+  const gateway = createGateway(geminiTestConfig(gemini, openai));
+  const server = await serve(gateway, { port: 0 });
+  return {
+    gemini,
+    openai,
+    gateway,
+    server,
+    client: (apiKey = GEMINI_KEY_ALL) => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: server.url, retryOptions: { attempts: 1 } } }),
+    async close() {
+      await server.close();
+      await gateway.close();
+      await gemini.close();
+      await openai.close();
+    },
+  };
+}
