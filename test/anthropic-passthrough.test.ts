@@ -99,6 +99,9 @@ describe('streams', () => {
     expect(final.usage).toMatchObject({ input_tokens: 10, output_tokens: 5 });
     expect(types[0]).toBe('message_start');
     expect(types.slice(-2)).toEqual(['message_delta', 'message_stop']);
+    // The relay observed usage for the hooks.
+    await expect.poll(() => h.responses.at(-1)?.streamCompleted).toBe(true);
+    expect(h.responses.at(-1)).toMatchObject({ status: 200, model: 'claude-pass', usage: { inputTokens: 10, outputTokens: 5 } });
   });
 
   it('streams tool calls with parsed inputs', async () => {
@@ -115,6 +118,8 @@ describe('streams', () => {
     expect(text).toContain('event: message_start');
     expect(text.trimEnd().split('\n\n').at(-1)).toBe('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
     expect(text).not.toContain('message_stop');
+    await expect.poll(() => h.responses.at(-1)?.streamCompleted).toBe(false);
+    expect(h.responses.at(-1)?.error).toMatchObject({ code: 'unavailable', message: 'Overloaded' });
 
     h.anthropic.failNextStreamMidway();
     await expect(h.client.messages.stream({ model: 'claude-pass', max_tokens: 100, messages: [{ role: 'user', content: 'x y' }] }).finalMessage()).rejects.toThrow(/Overloaded/);

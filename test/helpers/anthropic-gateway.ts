@@ -1,7 +1,7 @@
 /** A gateway with an Anthropic and an OpenAI upstream, served on node:http, for the Anthropic SDK tests. */
 import Anthropic from '@anthropic-ai/sdk';
 import { serve, type RunningServer } from '../../adapters/node.js';
-import { createGateway, type Gateway, type GatewayConfigInput } from '../../src/index.js';
+import { createGateway, type Gateway, type GatewayConfigInput, type ResponseEvent } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';
 
@@ -15,6 +15,8 @@ export interface AnthropicHarness {
   gateway: Gateway;
   server: RunningServer;
   client: Anthropic;
+  /** Every onResponse hook event, in order. */
+  responses: ResponseEvent[];
   close(): Promise<void>;
 }
 
@@ -39,7 +41,8 @@ export function anthropicGatewayConfig(anthropic: MockAnthropic, openai: MockOpe
 export async function startAnthropicHarness(): Promise<AnthropicHarness> {
   const anthropic = await startMockAnthropic();
   const openai = await startMockOpenAI();
-  const gateway = createGateway(anthropicGatewayConfig(anthropic, openai));
+  const responses: ResponseEvent[] = [];
+  const gateway = createGateway(anthropicGatewayConfig(anthropic, openai), { hooks: { onResponse: (e) => void responses.push(e) } });
   const server = await serve(gateway, { port: 0 });
   const client = new Anthropic({ baseURL: server.url, apiKey: KEY_ALL, maxRetries: 0 });
   return {
@@ -48,6 +51,7 @@ export async function startAnthropicHarness(): Promise<AnthropicHarness> {
     gateway,
     server,
     client,
+    responses,
     async close() {
       await server.close();
       await gateway.close();
