@@ -61,6 +61,10 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`modelgate: ${signal} received; no longer accepting connections, waiting up to ${deadlineMs} ms for requests in flight.`);
     server.server.closeIdleConnections();
+    // Keep-alive connections whose last response finishes after this point turn idle later and
+    // would hold server.close() open until the deadline: keep closing idle ones.
+    const sweep = setInterval(() => server.server.closeIdleConnections(), 100);
+    sweep.unref();
     const force = setTimeout(() => {
       console.log('modelgate: deadline reached; closing remaining connections.');
       server.server.closeAllConnections();

@@ -31,6 +31,8 @@ export interface MockOpenAI extends MockVendor {
   origin: string;
   /** Next streamed answer sends its first chunks, then stays open until the client disconnects. */
   holdStreamNext(): void;
+  /** Next streamed answer sends its first chunks, then waits until `release()` is called, then finishes normally. */
+  pauseStreamNext(): { release(): void };
   /** Next streamed answer sends its first chunks, then the connection is destroyed (no [DONE]). */
   breakStreamNext(): void;
   /** Resolves the next time a client closes a connection before its response finished. */
@@ -263,6 +265,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
   const hangQueue: number[] = [];
   let holdNext = false;
   let breakNext = false;
+  let pauseNext: Promise<void> | undefined;
   let disconnectWaiters: (() => void)[] = [];
   let idCounter = 0;
   const sockets = new Set<import('node:net').Socket>();
@@ -284,6 +287,11 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     },
     breakStreamNext() {
       breakNext = true;
+    },
+    pauseStreamNext() {
+      let release = () => {};
+      pauseNext = new Promise<void>((r) => (release = r));
+      return { release: () => release() };
     },
     nextDisconnect() {
       return new Promise<void>((r) => disconnectWaiters.push(r));
@@ -373,8 +381,10 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     if (body.stream === true) {
       const hold = holdNext;
       const cut = breakNext;
+      const pause = pauseNext;
       holdNext = false;
       breakNext = false;
+      pauseNext = undefined;
       const includeUsage = isObj(body.stream_options) && body.stream_options.include_usage === true;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${idCounter}` });
       res.flushHeaders();
@@ -399,6 +409,10 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
               selfCut = true;
               res.socket?.destroy();
               return;
+            }
+            if (pause && c === 0 && w === 0) {
+              await Promise.race([pause, new Promise<void>((r) => (closed ? r() : res.once('close', () => r())))]);
+              if (closed) return;
             }
             if (hold && c === 0 && w === 0) {
               await new Promise<void>((r) => (closed ? r() : res.once('close', () => r())));

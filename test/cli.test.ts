@@ -1,0 +1,185 @@
+/**
+ * The standalone server (`npm start -- --port N`, i.e. `node dist/src/cli.js`): embedded default
+ * with no config, a chat request, clean SIGTERM shutdown that lets an in-flight stream finish.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, spawnListening, stopChild } from './helpers/hosts.js';
+import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+
+const CLI = join(ROOT, 'dist/src/cli.js');
+const PLATFORM_KEY = 'mg-cli-test-key-0001';
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p));
+    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Env without vendor keys, so the embedded default is exactly the mock provider. */
+function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$/.test(k)) continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+const children: ChildProcess[] = [];
+/** Process groups started with `detached` (npm + its server). */
+const groups: number[] = [];
+let mock: MockOpenAI;
+
+beforeAll(() => {
+  // `npm ci` builds dist (prepare script); rebuild when it is missing or older than the sources.
+  const stale = !existsSync(CLI) || statSync(CLI).mtimeMs < Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'adapters')));
+  if (stale) {
+    try {
+      execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+    } catch {
+      // type errors elsewhere in the tree still emit JavaScript; the checks below tell if the CLI works
+    }
+  }
+  expect(existsSync(CLI)).toBe(true);
+}, 120_000);
+
+beforeAll(async () => {
+  mock = await startMockOpenAI();
+});
+afterAll(async () => {
+  for (const c of children) await stopChild(c);
+  for (const g of groups) {
+    try {
+      process.kill(-g, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await mock?.close();
+});
+
+async function startCli(args: string[], env: Record<string, string>) {
+  const started = await spawnListening(process.execPath, [CLI, '--port', '0', ...args], cleanEnv(env));
+  children.push(started.child);
+  return started;
+}
+
+describe('standalone server', () => {
+  it('starts on the embedded default with no config and answers a chat request', async () => {
+    const { url, output, child } = await startCli([], { MODELGATE_API_KEY: PLATFORM_KEY });
+    expect(output()).toContain('embedded default');
+    expect(output()).not.toContain(PLATFORM_KEY);
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: PLATFORM_KEY, maxRetries: 0 });
+    const res = await client.chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content: 'hello cli' }] });
+    expect(res.choices[0]?.message.content).toContain('hello cli');
+    const models: string[] = [];
+    for await (const m of client.models.list()) models.push(m.id);
+    expect(models).toContain('mock-chat');
+    const bad = await fetch(`${url}/v1/models`, { headers: { authorization: 'Bearer wrong-key-123456' } });
+    expect(bad.status).toBe(401);
+
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+    expect(output()).toContain('stopped');
+  });
+
+  it('prints a generated platform key when MODELGATE_API_KEY is not set, and that key works', async () => {
+    const { url, output } = await startCli([], {});
+    const key = /platform key[^:]*: (\S+)/.exec(output())?.[1];
+    expect(key).toBeTruthy();
+    const res = await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
+
+  it('npm start -- --port N works', async () => {
+    // npm runs the server in a child of its own: give them a process group to signal together.
+    const child = spawn('npm', ['start', '--silent', '--', '--port', '0'], { cwd: ROOT, env: cleanEnv({ MODELGATE_API_KEY: PLATFORM_KEY }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    groups.push(child.pid as number);
+    const exited = once(child, 'exit');
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout?.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /listening on (http\S+)/.exec(out);
+        if (m) resolve(m[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${out}`)));
+    });
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${PLATFORM_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'via npm' }] }),
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    process.kill(-(child.pid as number), 'SIGTERM');
+    await exited;
+    await expect(fetch(`${url}/v1/models`)).rejects.toThrow();
+  });
+
+  it('on SIGTERM stops accepting connections but lets an in-flight stream finish, then exits 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'modelgate-cli-'));
+    const configPath = join(dir, 'config.json');
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        providers: [{ id: 'up', type: 'openai', baseURL: mock.baseURL, apiKey: '${UPSTREAM_KEY}' }],
+        models: [{ id: 'gpt-4o', provider: 'up' }],
+        keys: [{ id: 'k', key: PLATFORM_KEY }],
+      }),
+    );
+    const { url, child, output } = await startCli(['--config', configPath], { UPSTREAM_KEY: mock.apiKey, MODELGATE_SHUTDOWN_MS: '30000' });
+    expect(output()).toContain(configPath);
+    expect(output()).not.toContain(mock.apiKey);
+
+    const pause = mock.pauseStreamNext();
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${PLATFORM_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'finish me please' }] }),
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('[openai]')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`ended early: ${text}`);
+      text += decoder.decode(value, { stream: true });
+    }
+
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await expect.poll(() => output()).toContain('SIGTERM received');
+    // New connections are refused while the stream is still running.
+    await expect(fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${PLATFORM_KEY}`, connection: 'close' } })).rejects.toThrow();
+
+    pause.release();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    const content = text
+      .split('\n\n')
+      .filter((b) => b.startsWith('data: {'))
+      .map((b) => (JSON.parse(b.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+      .join('');
+    expect(content).toBe('[openai] you said: finish me please');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+  });
+});
