@@ -48,6 +48,7 @@ async function post(path: string, body: string, headers: Record<string, string> 
 describe.each([
   { name: 'pass-through to Gemini', model: 'gemini-2.5-flash', vendor: 'gemini' },
   { name: 'translated to OpenAI', model: 'gpt-4o', vendor: 'openai' },
+  { name: 'translated to Anthropic', model: 'claude-sonnet', vendor: 'anthropic' },
 ])('$name', ({ model, vendor }) => {
   it('generateContent: text, finish, usage', async () => {
     const r = await ai.models.generateContent({ model, contents: 'hello there', config: { systemInstruction: 'be brief', temperature: 0.5 } });
@@ -124,16 +125,18 @@ describe.each([
   });
 
   it('400 for a body Gemini would reject, before any upstream call', async () => {
-    const before = tb.gemini.requests.length + tb.openai.requests.length;
+    const count = (): number => tb.gemini.requests.length + tb.openai.requests.length + tb.anthropic.requests.length;
+    const before = count();
     const body = await expectApiError(ai.models.generateContent({ model, contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }), 400);
     expect(body.error.status).toBe('INVALID_ARGUMENT');
     expect(body.error.message).toContain('contents[0].role');
-    expect(tb.gemini.requests.length + tb.openai.requests.length).toBe(before);
+    expect(count()).toBe(before);
   });
 
   it('an upstream 429 reaches the client as RESOURCE_EXHAUSTED', async () => {
     if (vendor === 'gemini') tb.gemini.failNext(429, { error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } });
-    else tb.openai.failNext(429, { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } });
+    else if (vendor === 'openai') tb.openai.failNext(429, { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } });
+    else tb.anthropic.failNext(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Rate limited' } });
     const body = await expectApiError(ai.models.generateContent({ model, contents: 'x' }), 429);
     expect(body.error.status).toBe('RESOURCE_EXHAUSTED');
   });
@@ -219,11 +222,34 @@ describe('translated only', () => {
   });
 });
 
+describe('translated to Anthropic with thinking', () => {
+  it('streams thoughts with their signature and replays them with the tool call in the next turn', async () => {
+    const config = { tools: weatherTools.map((t) => ({ functionDeclarations: t.functionDeclarations!.slice(0, 1) })), thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 }, maxOutputTokens: 4000 };
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'weather?' }] }];
+    const parts = [];
+    for await (const c of await ai.models.generateContentStream({ model: 'claude-sonnet', contents, config })) parts.push(...(c.candidates?.[0]?.content?.parts ?? []));
+    const thoughts = parts.filter((p) => p.thought);
+    expect(thoughts.map((p) => p.text ?? '').join('')).not.toBe('');
+    const signature = thoughts.find((p) => p.thoughtSignature)?.thoughtSignature;
+    expect(signature).toBeTruthy();
+    const call = parts.find((p) => p.functionCall)!.functionCall!;
+    expect(call).toMatchObject({ name: 'get_weather', args: { city: 'Paris', days: 1 } });
+    // The client keeps the model turn as streamed (thought text and signature in separate parts).
+    contents.push({ role: 'model', parts: parts.filter((p) => !(p.text === '' && !p.thought)) });
+    contents.push({ role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name!, response: { result: 'sunny' } } }] });
+    const r = await ai.models.generateContent({ model: 'claude-sonnet', contents, config });
+    expect(r.text).toBe('[anthropic] tool results: sunny');
+    const sent = tb.anthropic.requests.at(-1)!.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+    expect(sent.messages[1]!.content[0]).toMatchObject({ type: 'thinking', signature });
+    expect(sent.messages[1]!.content[1]).toMatchObject({ type: 'tool_use', id: call.id, name: 'get_weather' });
+  });
+});
+
 describe('models and auth', () => {
   it('lists and gets models in Gemini shape', async () => {
     const names: string[] = [];
     for await (const m of await ai.models.list({ config: { pageSize: 2 } })) names.push(m.name ?? '');
-    expect(names).toEqual(['models/gemini-2.5-flash', 'models/gemini-3-pro-preview', 'models/flash-alias', 'models/gpt-4o']);
+    expect(names).toEqual(['models/gemini-2.5-flash', 'models/gemini-3-pro-preview', 'models/flash-alias', 'models/gpt-4o', 'models/claude-sonnet']);
     const one = await ai.models.get({ model: 'flash-alias' });
     expect(one).toMatchObject({ name: 'models/flash-alias', displayName: 'Flash alias', supportedActions: ['generateContent', 'streamGenerateContent', 'countTokens'] });
     expect(one.inputTokenLimit).toBeGreaterThan(0);

@@ -126,6 +126,17 @@ describe('decode Gemini request -> IR', () => {
     });
   });
 
+  it('joins adjacent thought parts so a signature stays with the text it signs', () => {
+    const ir = decodeGeminiRequest(
+      { contents: [{ role: 'user', parts: [{ text: 'x' }] }, { role: 'model', parts: [{ text: 'a', thought: true }, { text: 'b', thought: true }, { text: '', thought: true, thoughtSignature: 'c2ln' }, { text: 'answer' }] }] },
+      ctx,
+    );
+    expect(ir.messages[1]!.content).toEqual([
+      { type: 'reasoning', text: 'ab', signature: 'c2ln', providerOptions: { gemini: { thoughtSignature: 'c2ln' } } },
+      { type: 'text', text: 'answer' },
+    ]);
+  });
+
   it('rejects what Gemini rejects, naming the field', () => {
     expect(errorOf(() => decodeGeminiRequest({ contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }, ctx)).param).toBe('contents[0].role');
     expect(errorOf(() => decodeGeminiRequest({ contents: [{ role: 'system', parts: [{ text: 'x' }] }] }, ctx)).param).toBe('contents[0].role');

@@ -106,6 +106,12 @@ describe('stream decoder (recorded Gemini streams)', () => {
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'bad_gateway' } });
   });
 
+  it('rejects a malformed chunk instead of guessing', () => {
+    const decoder = createGeminiStreamDecoder();
+    expect(decoder.event({ data: '{"candidates":[{"content":{"parts":"oops"}}]}' })).toMatchObject([{ type: 'error', error: { code: 'bad_gateway' } }]);
+    expect(decoder.end()).toEqual([]);
+  });
+
   it('maps SAFETY to a content-filter finish', async () => {
     const events = await decode('safety.sse.txt');
     expect(events.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'content-filter', raw: 'SAFETY' } });
@@ -277,6 +283,21 @@ describe('pass-through relay', () => {
     const arr = JSON.parse(out) as Array<{ responseId: string }>;
     expect(arr.map((c) => c.responseId)).toEqual(['crlf1', 'crlf1']);
     expect(relay.usage()).toMatchObject({ inputTokens: 4, outputTokens: 2 });
+  });
+
+  it('raises an upstream error chunk so the pipeline reports it', async () => {
+    const relay = geminiPassthrough.createRelay({ clientWantsUsage: true, options: { sse: true } });
+    let out = '';
+    const err = await (async () => {
+      for await (const ev of readSSE(body(fixture('error.sse.txt'), 11))) out += relay.relay(ev);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(out).toContain('Partial');
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).status).toBe(503);
+    expect(relay.error(err as GatewayError)).toBe('data: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}\n\n');
   });
 
   it('forwards the body byte for byte and reads sync usage', () => {

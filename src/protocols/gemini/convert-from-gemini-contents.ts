@@ -66,6 +66,20 @@ function codeText(p: GeminiPart): string | undefined {
   return undefined;
 }
 
+/**
+ * Adjacent thought parts form one IR reasoning block: a stream may send the thought text and its
+ * signature in separate parts, and other vendors need the signature on the text it signs.
+ */
+function pushThought(parts: IRContentPart[], text: string, signature: string | undefined): void {
+  const prev = parts[parts.length - 1];
+  if (prev?.type === 'reasoning' && prev.signature === undefined) {
+    prev.text += text;
+    if (signature) Object.assign(prev, { signature }, signatureOptions(signature));
+    return;
+  }
+  parts.push({ type: 'reasoning', text, ...(signature ? { signature } : {}), ...signatureOptions(signature) });
+}
+
 function decodeModelTurn(content: GeminiContent, i: number, calls: PendingCall[]): IRContentPart[] {
   const parts: IRContentPart[] = [];
   content.parts.forEach((p, j) => {
@@ -76,7 +90,7 @@ function decodeModelTurn(content: GeminiContent, i: number, calls: PendingCall[]
       calls.push({ id, name: fc.name });
       parts.push({ type: 'tool-call', id, name: fc.name, arguments: JSON.stringify(fc.args ?? {}), ...signatureOptions(p.thoughtSignature) });
     } else if (p.text !== undefined) {
-      if (p.thought) parts.push({ type: 'reasoning', text: p.text, ...(p.thoughtSignature ? { signature: p.thoughtSignature } : {}), ...signatureOptions(p.thoughtSignature) });
+      if (p.thought) pushThought(parts, p.text, p.thoughtSignature);
       else if (p.text) parts.push({ type: 'text', text: p.text, ...signatureOptions(p.thoughtSignature) });
     } else if (p.inlineData || p.fileData) {
       parts.push(mediaPart((p.inlineData ?? p.fileData) as MediaRef, param));

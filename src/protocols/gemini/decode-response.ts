@@ -21,6 +21,7 @@ export function decodeResponsePart(p: GeminiResponsePart, key: string, toolIndex
       ...(sig ? { providerOptions: { gemini: { thoughtSignature: sig } } } : {}),
     };
   }
+  if (p.thought && p.text === undefined && p.thoughtSignature) return { type: 'reasoning', text: '', signature: p.thoughtSignature, providerOptions: { gemini: { thoughtSignature: p.thoughtSignature } } };
   if (p.text !== undefined) {
     if (p.thought) return { type: 'reasoning', text: p.text, ...(p.thoughtSignature ? { signature: p.thoughtSignature, providerOptions: { gemini: { thoughtSignature: p.thoughtSignature } } } : {}) };
     if (!p.text) return undefined;

@@ -9,6 +9,7 @@ import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { geminiErrorObject } from './errors.js';
 import type { UsageMetadataWire } from './gemini-api.js';
+import { streamErrorOf } from './stream-decoder.js';
 import { createGeminiFramer } from './stream-framing.js';
 import { fromGeminiUsage } from './usage.js';
 
@@ -28,16 +29,20 @@ export const geminiPassthrough: PassthroughCodec = {
       relay(ev: SSEEvent): string {
         let data = ev.data.trim();
         if (!data) return '';
-        const hasUsage = data.includes('"usageMetadata"');
-        // One line per event for js-genai; multi-line data is re-serialized.
-        if (hasUsage || data.includes('\n')) {
+        // Parse only what needs it: usage, a possible error chunk, multi-line data.
+        if (data.includes('"usageMetadata"') || data.includes('"error"') || data.includes('\n')) {
+          let chunk: { usageMetadata?: UsageMetadataWire };
           try {
-            const chunk = JSON.parse(data) as { usageMetadata?: UsageMetadataWire };
-            if (chunk.usageMetadata) usage = fromGeminiUsage(chunk.usageMetadata);
-            if (data.includes('\n')) data = JSON.stringify(chunk);
+            chunk = JSON.parse(data) as { usageMetadata?: UsageMetadataWire };
           } catch {
             return '';
           }
+          // Rethrown so the pipeline reports the failure and writes it in-band, credentials scrubbed.
+          const failure = streamErrorOf(chunk);
+          if (failure) throw failure;
+          if (chunk.usageMetadata) usage = fromGeminiUsage(chunk.usageMetadata);
+          // One line per event for js-genai.
+          if (data.includes('\n')) data = JSON.stringify(chunk);
         }
         return framer.chunk(data);
       },

@@ -8,13 +8,23 @@ import type { SSEEvent } from '../../http/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../ir/types.js';
 import type { StreamDecoder } from '../types.js';
 import { decodeResponsePart } from './decode-response.js';
-import type { GenerateContentResponseWire } from './gemini-api.js';
+import { generateContentResponseSchema, type GenerateContentResponseWire } from './gemini-api.js';
 import { fromGeminiFinishReason } from './map-finish-reason.js';
 import { responseKeyOf } from './tool-call-ids.js';
 import { fromGeminiUsage } from './usage.js';
 
 interface ErrorChunk {
   error?: { code?: number; message?: string; status?: string };
+}
+
+/** A chunk `{"error":{code,message,status}}` -> GatewayError keeping the upstream status. */
+export function streamErrorOf(json: unknown): GatewayError | undefined {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
+  const err = (json as ErrorChunk).error;
+  if (!err || typeof err !== 'object') return undefined;
+  const status = typeof err.code === 'number' && err.code >= 400 && err.code < 600 ? err.code : 502;
+  const message = typeof err.message === 'string' ? err.message : 'The upstream reported an error mid-stream.';
+  return new GatewayError(status >= 500 ? 'upstream_error' : codeForStatus(status), message, { status });
 }
 
 export function createGeminiStreamDecoder(): StreamDecoder {
@@ -51,19 +61,23 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (done) return [];
-      let chunk: GenerateContentResponseWire & ErrorChunk;
+      let json: unknown;
       try {
-        chunk = JSON.parse(ev.data) as GenerateContentResponseWire & ErrorChunk;
+        json = JSON.parse(ev.data);
       } catch {
         return [];
       }
-      if (!chunk || typeof chunk !== 'object') return [];
-      if (chunk.error) {
+      const failure = streamErrorOf(json);
+      if (failure) {
         done = true;
-        const status = typeof chunk.error.code === 'number' && chunk.error.code >= 400 ? chunk.error.code : 502;
-        const message = chunk.error.message ?? 'The upstream reported an error mid-stream.';
-        return [{ type: 'error', error: new GatewayError(status >= 500 ? 'upstream_error' : codeForStatus(status), message, { status }) }];
+        return [{ type: 'error', error: failure }];
       }
+      const parsed = generateContentResponseSchema.safeParse(json);
+      if (!parsed.success) {
+        done = true;
+        return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream sent a malformed Gemini stream chunk.') }];
+      }
+      const chunk: GenerateContentResponseWire = parsed.data;
       const out: IRStreamEvent[] = [];
       if (!started) {
         started = true;
@@ -74,7 +88,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       if (chunk.promptFeedback?.blockReason) blockReason = chunk.promptFeedback.blockReason;
       const candidate = chunk.candidates?.[0];
       for (const p of candidate?.content?.parts ?? []) {
-        if (p.thought && p.text !== undefined) {
+        if (p.thought && (p.text !== undefined || p.thoughtSignature)) {
           closeText(out);
           if (!reasoningOpen) out.push({ type: 'reasoning-start', id: 'r0' });
           reasoningOpen = true;
