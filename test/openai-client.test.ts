@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
 import { createGateway, type Gateway } from '../src/index.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
+import { startMockAnthropic } from './helpers/mock-anthropic.js';
+import { startMockGemini } from './helpers/mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 
 let mock: MockOpenAI;
@@ -145,5 +147,42 @@ describe('stream', () => {
     const stopped = await client.chat.completions.create({ model: 'gpt-4o', stop: ['STOP'], messages: [{ role: 'user', content: 'one STOP two' }] });
     expect(stopped.choices[0]?.message.content).toBe('[openai] you said: one ');
     expect(stopped.choices[0]?.finish_reason).toBe('stop');
+  });
+});
+
+describe('translated upstreams (OpenAI client -> Anthropic / Gemini)', () => {
+  it('max_tokens defaults to 4096 on the translated request, and an explicit value is kept', async () => {
+    const anthropic = await startMockAnthropic();
+    const gemini = await startMockGemini();
+    const gw = createGateway({
+      providers: [
+        { id: 'anthropic', type: 'anthropic', baseURL: anthropic.baseURL, apiKey: anthropic.apiKey },
+        { id: 'google', type: 'gemini', baseURL: gemini.baseURL, apiKey: gemini.apiKey },
+      ],
+      models: [
+        { id: 'claude', provider: 'anthropic', upstreamModel: 'claude-sonnet-4-5' },
+        { id: 'gem', provider: 'google', upstreamModel: 'gemini-2.5-flash' },
+      ],
+      keys: [{ id: 'k', key: KEY_ALL }],
+    });
+    const srv = await serve(gw, { port: 0 });
+    try {
+      const c = new OpenAI({ baseURL: `${srv.url}/v1`, apiKey: KEY_ALL, maxRetries: 0 });
+      const a = await c.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'default budget' }] });
+      expect(a.choices[0]?.message.content).toBe('[anthropic] you said: default budget');
+      expect((anthropic.requests.at(-1)?.body as { max_tokens: number }).max_tokens).toBe(4096);
+      await c.chat.completions.create({ model: 'claude', max_tokens: 77, messages: [{ role: 'user', content: 'x' }] });
+      expect((anthropic.requests.at(-1)?.body as { max_tokens: number }).max_tokens).toBe(77);
+
+      const g = await c.chat.completions.create({ model: 'gem', messages: [{ role: 'user', content: 'default budget' }] });
+      expect(g.choices[0]?.message.content).toBe('[gemini] you said: default budget');
+      const gen = (gemini.requests.at(-1)?.body as { generationConfig?: { maxOutputTokens?: number; max_output_tokens?: number } }).generationConfig;
+      expect(gen?.maxOutputTokens ?? gen?.max_output_tokens).toBe(4096);
+    } finally {
+      await srv.close();
+      await gw.close();
+      await anthropic.close();
+      await gemini.close();
+    }
   });
 });
