@@ -199,3 +199,27 @@ describe.each(IN_PROCESS_HOSTS)('host %s: host-authenticated principal', (hostNa
     await keyed.arrayBuffer();
   });
 });
+
+describe.each(HOSTS)('host %s mounted at a nested prefix', (hostName) => {
+  let mock: MockOpenAI;
+  let host: RunningHost;
+
+  beforeAll(async () => {
+    mock = await startMockOpenAI();
+    host = await startHost(hostName, { config: openAIConfig(mock), prefix: '/api/v2/llm' });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    await mock?.close();
+  });
+
+  it('routes under the nested prefix only', async () => {
+    const client = new OpenAI({ baseURL: `${host.baseURL}/v1`, apiKey: KEY_ALL, maxRetries: 0 });
+    const res = await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'deep' }] });
+    expect(res.choices[0]?.message.content).toBe('[openai] you said: deep');
+    const unmounted = await fetch(`${host.origin}/v1/models`, { headers: { authorization: `Bearer ${KEY_ALL}` } });
+    expect(unmounted.status).toBe(404);
+    await unmounted.arrayBuffer();
+    expect(mock.requests).toHaveLength(1);
+  });
+});
