@@ -247,7 +247,7 @@ describe('stream encoder (IR -> Gemini client)', () => {
     const head = enc.encode({ type: 'text-delta', id: 't', delta: 'Hi' });
     const tail = enc.error(new GatewayError('upstream_timeout', 'stalled'));
     const arr = JSON.parse(head + tail) as Array<{ error?: { code: number; status: string } }>;
-    expect(arr[1]?.error).toEqual({ code: 504, message: 'stalled', status: 'DEADLINE_EXCEEDED' });
+    expect(arr[1]).toEqual({ error: { code: 504, message: 'stalled', status: 'DEADLINE_EXCEEDED' }, traceId: 'trace-1' });
   });
 
   it('produces a stream @google/genai parses', async () => {
@@ -286,7 +286,7 @@ describe('pass-through relay', () => {
   });
 
   it('raises an upstream error chunk so the pipeline reports it', async () => {
-    const relay = geminiPassthrough.createRelay({ clientWantsUsage: true, options: { sse: true } });
+    const relay = geminiPassthrough.createRelay({ clientWantsUsage: true, options: { sse: true }, traceId: 'trace-9' });
     let out = '';
     const err = await (async () => {
       for await (const ev of readSSE(body(fixture('error.sse.txt'), 11))) out += relay.relay(ev);
@@ -297,7 +297,18 @@ describe('pass-through relay', () => {
     expect(out).toContain('Partial');
     expect(err).toBeInstanceOf(GatewayError);
     expect((err as GatewayError).status).toBe(503);
-    expect(relay.error(err as GatewayError)).toBe('data: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}\n\n');
+    expect(relay.error(err as GatewayError)).toBe('data: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"},"traceId":"trace-9"}\n\n');
+  });
+
+  it('refuses to end a stream cut before its finishReason', async () => {
+    const relay = geminiPassthrough.createRelay({ clientWantsUsage: true, options: { sse: false } });
+    let out = '';
+    for await (const ev of readSSE(body(fixture('truncated.sse.txt'), 64))) out += relay.relay(ev);
+    expect(() => relay.end()).toThrow(GatewayError);
+    out += relay.error(new GatewayError('bad_gateway', 'cut'));
+    const arr = JSON.parse(out) as Array<{ error?: { code: number } }>;
+    expect(arr).toHaveLength(2);
+    expect(arr[1]!.error?.code).toBe(502);
   });
 
   it('forwards the body byte for byte and reads sync usage', () => {

@@ -3,9 +3,9 @@ import { geminiErrorBody, googleStatus } from '../error-shapes.js';
 
 export { geminiErrorBody };
 
-/** `{"error":{"code","message","status"}}` for in-band stream errors. */
-export function geminiErrorObject(err: GatewayError): { error: { code: number; message: string; status: string } } {
-  return { error: { code: err.status, message: err.message, status: googleStatus(err.status) } };
+/** `{"error":{"code","message","status"}}` for in-band stream errors (plus the trace id when known). */
+export function geminiErrorObject(err: GatewayError, traceId?: string): { error: { code: number; message: string; status: string }; traceId?: string } {
+  return { error: { code: err.status, message: err.message, status: googleStatus(err.status) }, ...(traceId ? { traceId } : {}) };
 }
 
 interface GoogleErrorWire {

@@ -3,7 +3,7 @@
  * The upstream is always read as SSE; the client gets SSE or the JSON-array stream it asked for
  * (ResponseMeta options `sse`). Usage is observed from the last chunk that carries usageMetadata.
  */
-import type { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../errors.js';
 import type { SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
@@ -22,13 +22,15 @@ export const geminiPassthrough: PassthroughCodec = {
     const meta = json.usageMetadata as UsageMetadataWire | undefined;
     return { body: json, usage: meta ? fromGeminiUsage(meta) : undefined };
   },
-  createRelay({ options }): StreamRelay {
+  createRelay({ options, traceId }): StreamRelay {
     const framer = createGeminiFramer(options);
     let usage: IRUsage | undefined;
+    let finished = false;
     return {
       relay(ev: SSEEvent): string {
         let data = ev.data.trim();
         if (!data) return '';
+        if (!finished && (data.includes('"finishReason"') || data.includes('"blockReason"'))) finished = true;
         // Parse only what needs it: usage, a possible error chunk, multi-line data.
         if (data.includes('"usageMetadata"') || data.includes('"error"') || data.includes('\n')) {
           let chunk: { usageMetadata?: UsageMetadataWire };
@@ -46,9 +48,13 @@ export const geminiPassthrough: PassthroughCodec = {
         }
         return framer.chunk(data);
       },
-      end: () => framer.end(),
+      // A stream that closes before any finishReason must not look like a complete answer.
+      end(): string {
+        if (!finished) throw new GatewayError('bad_gateway', 'The upstream stream ended before the answer was complete.');
+        return framer.end();
+      },
       error(err: GatewayError): string {
-        return framer.chunk(JSON.stringify(geminiErrorObject(err))) + framer.end();
+        return framer.chunk(JSON.stringify(geminiErrorObject(err, traceId))) + framer.end();
       },
       usage: () => usage,
     };

@@ -91,7 +91,7 @@ export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
     },
     error(err: GatewayError): string {
       finished = true;
-      return framer.chunk(JSON.stringify(geminiErrorObject(err))) + framer.end();
+      return framer.chunk(JSON.stringify(geminiErrorObject(err, meta.traceId))) + framer.end();
     },
   };
 }
