@@ -153,7 +153,11 @@ describe('hook events', () => {
     await gw.close();
   });
 
-  it('nothing the gateway printed contains a secret', () => {
+  it('nothing the gateway printed contains a secret, and platform keys never reach the upstream', () => {
     for (const line of consoleLines) for (const s of SECRETS()) expect(line).not.toContain(s);
+    expect(mock.requests.length).toBeGreaterThan(3);
+    const upstreamSaw = JSON.stringify(mock.requests.map((r) => ({ headers: r.headers, body: r.rawBody })));
+    expect(upstreamSaw).not.toContain(KEY_ALL);
+    expect(upstreamSaw).not.toContain(KEY_GPT);
   });
 });
