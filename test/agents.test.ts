@@ -167,12 +167,10 @@ const CLAUDE_CASES: ClaudeCase[] = [
 ];
 
 /**
- * Known gateway bug: the Anthropic request decoder rejects the mid-conversation `role: "system"`
- * message Claude Code sends for non-Claude model ids (400 "Invalid value for 'messages[1].role':
- * must be 'user' or 'assistant'"), so those runs fail before reaching the upstream. Set to true
- * once the decoder accepts it (e.g. folds it into the system prompt, as the OpenAI decoder does).
+ * The Anthropic request decoder folds the mid-conversation `role: "system"` message Claude Code
+ * sends for non-Claude model ids into the system prompt (it used to reject it with a 400).
  */
-const MID_CONVERSATION_SYSTEM_SUPPORTED = false;
+const MID_CONVERSATION_SYSTEM_SUPPORTED = true;
 
 describe.sequential('Claude Code through the gateway', () => {
   for (const { vendor, model, thinking, knownFailure } of CLAUDE_CASES) {

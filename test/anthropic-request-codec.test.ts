@@ -99,11 +99,24 @@ describe('decode (Anthropic client -> IR)', () => {
     expect(ir.messages[2]?.content).toEqual([{ type: 'tool-result', toolCallId: 'toolu_1', toolName: 'get_weather', content: [{ type: 'text', text: '18C' }] }]);
   });
 
+  it('folds mid-conversation system messages (Claude Code, non-Claude model ids) into the system prompt', () => {
+    const capture = JSON.parse(readFileSync(new URL('./fixtures/agents/claude-request-default-model.json', import.meta.url), 'utf8')) as { body: Record<string, unknown> };
+    const ir = decodeAnthropicRequest(capture.body);
+    expect(ir.messages.map((m) => m.role)).toEqual(['user']);
+    expect(ir.system?.at(-1)?.text).toContain('Available agent types for the Agent tool');
+    expect(ir.reasoning).toEqual({ includeThoughts: true, effort: 'high' });
+    const simple = decodeAnthropicRequest({ model: 'm', max_tokens: 5, system: 'first', messages: [{ role: 'user', content: 'x' }, { role: 'system', content: [{ type: 'text', text: 'later' }] }] });
+    expect(simple.system).toEqual([{ type: 'text', text: 'first' }, { type: 'text', text: 'later' }]);
+  });
+
   it('rejects caller mistakes with 400s naming the field', () => {
     const noMax = thrown(() => decodeAnthropicRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] }));
     expect(noMax).toMatchObject({ status: 400, param: 'max_tokens' });
-    const system = thrown(() => decodeAnthropicRequest({ model: 'm', max_tokens: 5, messages: [{ role: 'system', content: 'x' }] }));
-    expect(system).toMatchObject({ status: 400, param: 'messages[0].role' });
+    const role = thrown(() => decodeAnthropicRequest({ model: 'm', max_tokens: 5, messages: [{ role: 'tool', content: 'x' }] }));
+    expect(role).toMatchObject({ status: 400, param: 'messages[0].role' });
+    expect(role.message).toContain("'user', 'assistant' or 'system'");
+    const systemBlock = thrown(() => decodeAnthropicRequest({ model: 'm', max_tokens: 5, messages: [{ role: 'system', content: [{ type: 'image', source: {} }] }] }));
+    expect(systemBlock).toMatchObject({ status: 400 });
     const temp = thrown(() => decodeAnthropicRequest({ model: 'm', max_tokens: 5, temperature: 1.5, messages: [{ role: 'user', content: 'x' }] }));
     expect(temp).toMatchObject({ status: 400, param: 'temperature' });
     const budget = thrown(() => decodeAnthropicRequest({ model: 'm', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 4000 }, messages: [{ role: 'user', content: 'x' }] }));

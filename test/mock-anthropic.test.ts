@@ -94,6 +94,15 @@ describe('mock anthropic', () => {
     expect((await post({ model: 'm', max_tokens: 5, user: 'u', messages: [{ role: 'user', content: 'x' }] })).status).toBe(400);
   });
 
+  it('accepts mid-conversation system messages only behind their beta flag', async () => {
+    const body = JSON.stringify({ model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'hi there' }, { role: 'system', content: 'extra rules' }] });
+    const send = (beta?: string) =>
+      fetch(`${mock.baseURL}/v1/messages`, { method: 'POST', headers: { 'x-api-key': mock.apiKey, 'anthropic-version': '2023-06-01', ...(beta ? { 'anthropic-beta': beta } : {}) }, body });
+    expect((await send()).status).toBe(400);
+    const ok = await send('claude-code-20250219,mid-conversation-system-2026-04-07');
+    expect(await ok.json()).toMatchObject({ content: [{ type: 'text', text: '[anthropic] you said: hi there' }], usage: { input_tokens: 10 } });
+  });
+
   it('accepts what Claude Code sends', async () => {
     const res = await fetch(`${mock.baseURL}/v1/messages?beta=true`, {
       method: 'POST',

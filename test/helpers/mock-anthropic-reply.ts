@@ -52,7 +52,8 @@ const words = (text: string): string[] => text.split(/\s+/).filter(Boolean);
 
 /** What the mock answers to a validated request body. */
 export function planAnthropicReply(body: Json): AnthropicReply {
-  const messages = (body.messages as Json[]) ?? [];
+  // Mid-conversation system messages (beta) are neither turns nor counted as input.
+  const messages = ((body.messages as Json[]) ?? []).filter((m) => m.role !== 'system');
   const inputTokens = 10 * messages.length;
   const last = messages[messages.length - 1] ?? {};
   const lastBlocks = blocksOf(last.content);

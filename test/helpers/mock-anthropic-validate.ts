@@ -125,13 +125,17 @@ function blocksOf(content: unknown): Json[] {
   return Array.isArray(content) ? (content.filter(isObj) as Json[]) : [];
 }
 
-function checkMessages(messages: unknown, counter: Counter): void {
+function checkMessages(messages: unknown, counter: Counter, systemMessages: boolean): void {
   if (messages === undefined) fail('messages: Field required');
   if (!Array.isArray(messages)) fail('messages: Input should be a valid list');
   if (messages.length === 0) fail('messages: at least one message is required');
   messages.forEach((m, i) => {
     const path = `messages.${i}`;
     if (!isObj(m)) fail(`${path}: Input should be a valid dictionary`);
+    if (m.role === 'system' && systemMessages) {
+      checkSystem(m.content, counter, `${path}.content`);
+      return;
+    }
     if (m.role !== 'user' && m.role !== 'assistant') fail(`${path}.role: Input should be 'user' or 'assistant'`);
     for (const k of Object.keys(m)) if (k !== 'role' && k !== 'content') fail(`${path}.${k}: Extra inputs are not permitted`);
     if (typeof m.content === 'string') {
@@ -143,17 +147,19 @@ function checkMessages(messages: unknown, counter: Counter): void {
       m.content.forEach((b, j) => checkBlock(b, `${path}.content.${j}`, String(m.role), counter));
     } else fail(`${path}.content: Field required`);
   });
-  // Every tool_use must be answered by a tool_result in the very next (user) message, and vice versa.
-  (messages as Json[]).forEach((m, i) => {
+  // Every tool_use must be answered by a tool_result in the very next (user) message, and vice versa
+  // (mid-conversation system messages aside).
+  const turns = (messages as Json[]).filter((m) => m.role !== 'system');
+  turns.forEach((m, i) => {
     const uses = m.role === 'assistant' ? blocksOf(m.content).filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : [];
-    const next = messages[i + 1] as Json | undefined;
+    const next = turns[i + 1] as Json | undefined;
     const results = next && next.role === 'user' ? blocksOf(next.content).filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)) : [];
     const missing = uses.filter((id) => !results.includes(id));
-    if (missing.length && i + 1 < messages.length) {
+    if (missing.length && i + 1 < turns.length) {
       fail(`messages.${i + 1}.content.0: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
     }
     if (m.role === 'user') {
-      const prev = i > 0 ? (messages[i - 1] as Json) : undefined;
+      const prev = i > 0 ? (turns[i - 1] as Json) : undefined;
       const prevUses = prev && prev.role === 'assistant' ? blocksOf(prev.content).filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : [];
       for (const b of blocksOf(m.content)) {
         if (b.type === 'tool_result' && !prevUses.includes(String(b.tool_use_id))) {
@@ -162,22 +168,22 @@ function checkMessages(messages: unknown, counter: Counter): void {
       }
     }
   });
-  const last = messages[messages.length - 1] as Json;
-  if (last.role === 'assistant') {
+  const last = turns[turns.length - 1];
+  if (last?.role === 'assistant') {
     const blocks = blocksOf(last.content);
     const tail = blocks[blocks.length - 1];
     if (tail?.type === 'text' && typeof tail.text === 'string' && /\s$/.test(tail.text)) fail('messages: final assistant content cannot end with trailing whitespace');
   }
 }
 
-function checkSystem(system: unknown, counter: Counter): void {
+function checkSystem(system: unknown, counter: Counter, path = 'system'): void {
   if (system === undefined || typeof system === 'string') return;
-  if (!Array.isArray(system)) fail('system: Input should be a valid string or list');
+  if (!Array.isArray(system)) fail(`${path}: Input should be a valid string or list`);
   system.forEach((b, i) => {
-    if (!isObj(b) || b.type !== 'text') fail(`system.${i}.type: Input should be 'text'`);
-    if (typeof b.text !== 'string') fail(`system.${i}.text: Field required`);
-    if (b.text === '') fail('system: text content blocks must be non-empty');
-    checkCacheControl(b.cache_control, `system.${i}`, counter);
+    if (!isObj(b) || b.type !== 'text') fail(`${path}.${i}.type: Input should be 'text'`);
+    if (typeof b.text !== 'string') fail(`${path}.${i}.text: Field required`);
+    if (b.text === '') fail(`${path}: text content blocks must be non-empty`);
+    checkCacheControl(b.cache_control, `${path}.${i}`, counter);
   });
 }
 
@@ -236,7 +242,7 @@ function checkThinkingCompat(body: Json): void {
   if (typeof body.top_p === 'number' && body.top_p < 0.95) fail('`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled.');
   const tc = body.tool_choice;
   if (isObj(tc) && (tc.type === 'any' || tc.type === 'tool')) fail('Thinking may not be enabled when tool_choice forces tool use.');
-  const messages = body.messages as Json[];
+  const messages = (body.messages as Json[]).filter((m) => m.role !== 'system');
   const last = messages[messages.length - 1];
   const prev = messages[messages.length - 2];
   if (last?.role === 'user' && blocksOf(last.content).some((b) => b.type === 'tool_result') && prev?.role === 'assistant') {
@@ -248,7 +254,7 @@ function checkThinkingCompat(body: Json): void {
 }
 
 /** Throws MockValidationError for anything the real API would reject with 400. */
-export function validateAnthropicBody(body: unknown, kind: 'messages' | 'count_tokens'): Json {
+export function validateAnthropicBody(body: unknown, kind: 'messages' | 'count_tokens', betas: string[] = []): Json {
   if (!isObj(body)) fail('Input should be a valid dictionary');
   const allowed = kind === 'messages' ? MESSAGE_FIELDS : COUNT_FIELDS;
   for (const k of Object.keys(body)) if (!allowed.has(k)) fail(`${k}: Extra inputs are not permitted`);
@@ -278,7 +284,8 @@ export function validateAnthropicBody(body: unknown, kind: 'messages' | 'count_t
   }
   const counter: Counter = { cacheBreakpoints: 0 };
   checkSystem(body.system, counter);
-  checkMessages(body.messages, counter);
+  // `role: "system"` inside messages only exists behind its beta flag.
+  checkMessages(body.messages, counter, betas.some((b) => b.startsWith('mid-conversation-system')));
   checkTools(body.tools, body.tool_choice, counter);
   checkThinking(body.thinking, maxTokens);
   if (isObj(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive')) checkThinkingCompat(body);

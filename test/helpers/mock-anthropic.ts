@@ -129,7 +129,8 @@ export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promis
 
     let valid: Record<string, unknown>;
     try {
-      valid = validateAnthropicBody(body, path === '/v1/messages' ? 'messages' : 'count_tokens');
+      const betas = (headers['anthropic-beta'] ?? '').split(',').map((b) => b.trim());
+      valid = validateAnthropicBody(body, path === '/v1/messages' ? 'messages' : 'count_tokens', betas);
     } catch (err) {
       if (err instanceof MockValidationError) return sendError(res, 400, err.message);
       throw err;

@@ -12,13 +12,22 @@ export const cacheControlSchema = z.looseObject({ type: z.literal('ephemeral'), 
 
 const looseBlock = z.looseObject({ type: z.string() });
 
-/** Envelope of a message: roles and content shape only. */
-const messageEnvelope = z.looseObject({
-  role: z.enum(['user', 'assistant'], { message: "must be 'user' or 'assistant' (system prompts go in the top-level 'system' field)" }),
-  content: z.union([z.string(), z.array(looseBlock)]),
-});
+const systemBlocks = z.array(z.looseObject({ type: z.literal('text'), text: z.string() }));
 
-const systemSchema = z.union([z.string(), z.array(z.looseObject({ type: z.literal('text'), text: z.string() }))]);
+/**
+ * Envelope of a message: roles and content shape only. `system` inside messages is a newer beta
+ * (`mid-conversation-system-2026-04-07`, sent by Claude Code for non-Claude model ids).
+ */
+const messageEnvelope = z.discriminatedUnion(
+  'role',
+  [
+    z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(looseBlock)]) }),
+    z.looseObject({ role: z.literal('system'), content: z.union([z.string(), systemBlocks]) }),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? "role must be 'user', 'assistant' or 'system'" : undefined) },
+);
+
+const systemSchema = z.union([z.string(), systemBlocks]);
 
 const toolChoiceSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),

@@ -23,7 +23,13 @@ export function decodeAnthropicRequest(body: Record<string, unknown>): IRChatReq
   const req = validateMessagesRequest(body);
   const toolNames = new Map<string, string>();
   const messages: IRMessage[] = [];
+  const system = decodeSystem(req.system);
   req.messages.forEach((m, i) => {
+    // A mid-conversation system message joins the system prompt (no IR vendor has them in place).
+    if (m.role === 'system') {
+      system.push(...decodeSystem(m.content));
+      return;
+    }
     const parts = decodeMessageContent(m.role, m.content as string | Array<Record<string, unknown>>, `messages[${i}].content`, toolNames);
     if (m.role === 'assistant') {
       messages.push({ role: 'assistant', content: parts });
@@ -37,7 +43,6 @@ export function decodeAnthropicRequest(body: Record<string, unknown>): IRChatReq
   });
 
   const ir: IRChatRequest = { model: req.model, messages, stream: req.stream === true, maxTokens: req.max_tokens };
-  const system = decodeSystem(req.system);
   if (system.length) ir.system = system;
   if (req.temperature !== undefined) ir.temperature = req.temperature;
   if (req.top_p !== undefined) ir.topP = req.top_p;
