@@ -151,7 +151,6 @@ interface ClaudeCase {
   model: string;
   /** The `thinking` Claude Code sends for this model id. */
   thinking: Json;
-  knownFailure?: boolean;
 }
 
 /**
@@ -162,19 +161,13 @@ interface ClaudeCase {
  */
 const CLAUDE_CASES: ClaudeCase[] = [
   ...VENDORS.map((vendor): ClaudeCase => ({ vendor, model: CLAUDE_MODEL, thinking: { type: 'enabled', budget_tokens: 31999 } })),
-  { vendor: 'openai', model: 'gpt-4o', thinking: { type: 'adaptive' }, knownFailure: true },
-  { vendor: 'gemini', model: GEMINI_MODEL, thinking: { type: 'adaptive' }, knownFailure: true },
+  { vendor: 'openai', model: 'gpt-4o', thinking: { type: 'adaptive' } },
+  { vendor: 'gemini', model: GEMINI_MODEL, thinking: { type: 'adaptive' } },
 ];
 
-/**
- * The Anthropic request decoder folds the mid-conversation `role: "system"` message Claude Code
- * sends for non-Claude model ids into the system prompt (it used to reject it with a 400).
- */
-const MID_CONVERSATION_SYSTEM_SUPPORTED = true;
-
 describe.sequential('Claude Code through the gateway', () => {
-  for (const { vendor, model, thinking, knownFailure } of CLAUDE_CASES) {
-    it.skipIf(knownFailure === true && !MID_CONVERSATION_SYSTEM_SUPPORTED)(
+  for (const { vendor, model, thinking } of CLAUDE_CASES) {
+    it(
       `claude -p --model ${model} completes against the ${vendor} upstream`,
       async () => {
         const { up, gw } = await setup(vendor);
