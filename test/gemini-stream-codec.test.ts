@@ -48,7 +48,7 @@ describe('stream decoder (recorded Gemini streams)', () => {
     for (const size of [1, 7, 4096]) {
       const events = await decode('text.sse.txt', size);
       expect(events.map((e) => e.type)).toEqual(['message-start', 'text-start', 'text-delta', 'text-delta', 'text-end', 'finish']);
-      expect(events[0]).toEqual({ type: 'message-start', id: 'lK1caMPy', model: 'gemini-2.0-flash' });
+      expect(events[0]).toEqual({ type: 'message-start', id: 'lK1caMPy', model: 'gemini-2.0-flash', usage: { inputTokens: 30, totalTokens: 30 } });
       const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
       expect(text).toBe('The sky is blue because of Rayleigh scattering.');
       expect(events.at(-1)).toEqual({ type: 'finish', finishReason: { unified: 'stop', raw: 'STOP' }, usage: { inputTokens: 30, outputTokens: 11, totalTokens: 41 } });

@@ -79,12 +79,13 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       }
       const chunk: GenerateContentResponseWire = parsed.data;
       const out: IRStreamEvent[] = [];
+      if (chunk.usageMetadata) usage = fromGeminiUsage(chunk.usageMetadata);
       if (!started) {
         started = true;
         key = responseKeyOf(chunk.responseId);
-        out.push({ type: 'message-start', id: chunk.responseId ?? `gemini-${key}`, model: chunk.modelVersion ?? 'unknown' });
+        // The first chunk already counts the prompt: clients that read usage at the start (Anthropic message_start) get it.
+        out.push({ type: 'message-start', id: chunk.responseId ?? `gemini-${key}`, model: chunk.modelVersion ?? 'unknown', ...(chunk.usageMetadata ? { usage } : {}) });
       }
-      if (chunk.usageMetadata) usage = fromGeminiUsage(chunk.usageMetadata);
       if (chunk.promptFeedback?.blockReason) blockReason = chunk.promptFeedback.blockReason;
       const candidate = chunk.candidates?.[0];
       for (const p of candidate?.content?.parts ?? []) {
