@@ -22,6 +22,14 @@ export interface ChatCall {
   clientOptions?: Record<string, unknown>;
   /** Whether a streaming client asked for usage (OpenAI include_usage). */
   clientWantsUsage?: boolean;
+  /** Content type of a streamed answer when it is not SSE (Gemini's JSON-array stream). */
+  streamContentType?: string;
+}
+
+/** Headers and keep-alive policy of a streamed answer. */
+function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => void): Response {
+  if (!call.streamContentType) return streamResponse(gen, onCancel);
+  return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache' }, false);
 }
 
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
@@ -91,7 +99,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
       finishEvent(ctx, 200, relay.usage(), failure, completed);
     }
   })();
-  return streamResponse(gen, () => {
+  return streamOf(call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
   });
@@ -144,7 +152,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       finishEvent(ctx, 200, usage, failure, completed);
     }
   })();
-  return streamResponse(gen, () => {
+  return streamOf(call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
   });

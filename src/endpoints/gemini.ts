@@ -30,16 +30,24 @@ export async function geminiModelAction(ctx: RequestContext, params: Record<stri
   if (params.action === 'countTokens') return geminiCountTokens(ctx, params);
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
-  requireCapability(model, 'chat');
+  // Gemini image models (gemini-2.5-flash-image, ...) answer generateContent natively: pass-through.
+  if (!(model.provider.chatProtocol === 'gemini' && model.capabilities.includes('image'))) requireCapability(model, 'chat');
   const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
   const parsed = parseJsonObject(raw);
   validateGeminiRequest(parsed);
   const stream = params.action === 'streamGenerateContent';
   const sse = ctx.url.searchParams.get('alt') === 'sse';
-  const res = await runChat(ctx, { client: geminiProtocol, model, raw, parsed, stream, clientWantsUsage: true, clientOptions: { sse } });
   // Without alt=sse the stream is one JSON array, not an event stream.
-  if (stream && !sse && res.ok) res.headers.set('content-type', 'application/json; charset=utf-8');
-  return res;
+  return runChat(ctx, {
+    client: geminiProtocol,
+    model,
+    raw,
+    parsed,
+    stream,
+    clientWantsUsage: true,
+    clientOptions: { sse },
+    ...(stream && !sse ? { streamContentType: 'application/json; charset=utf-8' } : {}),
+  });
 }
 
 /** POST /v1beta/models/{model}:countTokens — forwarded to Gemini upstreams, estimated otherwise. */

@@ -105,6 +105,10 @@ export function validateChatRequest(body: unknown): asserts body is Json {
   checkNumber(body, 'n', 1, 128, true);
   checkNumber(body, 'max_tokens', 1, Number.MAX_SAFE_INTEGER, true);
   checkNumber(body, 'max_completion_tokens', 1, Number.MAX_SAFE_INTEGER, true);
+  // Like the real API: non-reasoning models reject reasoning_effort.
+  if (body.reasoning_effort != null && !/^(o\d|gpt-5)/.test(body.model)) {
+    throw new OpenAIError(400, `Unsupported parameter: 'reasoning_effort' is not supported with this model.`, 'reasoning_effort', 'unsupported_parameter');
+  }
   checkNumber(body, 'top_logprobs', 0, 20, true);
   if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.logprobs !== true) {
     throw new OpenAIError(400, "Invalid value for 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.", 'top_logprobs');

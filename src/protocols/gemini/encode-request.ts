@@ -87,11 +87,16 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
   return { body, warnings };
 }
 
+/** Largest thinkingBudget Gemini accepts: 32768 on Pro models, 24576 on Flash and Flash-Lite. */
+export function maxThinkingBudget(upstreamModel: string): number {
+  return /pro/i.test(upstreamModel) ? 32_768 : 24_576;
+}
+
 function thinkingConfig(req: IRChatRequest, upstreamModel: string): Json | undefined {
   const r = req.reasoning;
   if (!r) return undefined;
   const out: Json = {};
-  if (r.budgetTokens !== undefined) out.thinkingBudget = r.budgetTokens;
+  if (r.budgetTokens !== undefined) out.thinkingBudget = Math.min(r.budgetTokens, maxThinkingBudget(upstreamModel));
   else if (r.effort) {
     if (usesThinkingLevel(upstreamModel)) out.thinkingLevel = EFFORT_LEVEL[r.effort];
     else out.thinkingBudget = r.effort === 'none' ? 0 : EFFORT_BUDGET[r.effort];

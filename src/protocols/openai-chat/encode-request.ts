@@ -28,7 +28,11 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
   if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
   if (req.seed !== undefined) body.seed = req.seed;
   if (req.user !== undefined) body.user = req.user;
-  if (req.reasoning?.effort) body.reasoning_effort = req.reasoning.effort;
+  if (req.reasoning?.effort) {
+    // Non-reasoning models (gpt-4o, most compatible servers) reject reasoning_effort with a 400.
+    if (isReasoningModel(upstreamModel)) body.reasoning_effort = req.reasoning.effort;
+    else warnings.push({ setting: 'reasoning', message: `The model '${upstreamModel}' takes no reasoning effort; ignored.` });
+  }
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => {
       if (t.type === 'provider') throw new GatewayError('unsupported', `The tool ${t.name} is specific to ${t.protocol} and cannot be sent to an OpenAI model.`, { param: 'tools' });
@@ -61,6 +65,11 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
   const extra = req.providerOptions?.['openai-chat'];
   if (extra) for (const [k, v] of Object.entries(extra)) if (!(k in body)) body[k] = v;
   return { body, warnings };
+}
+
+/** OpenAI reasoning families (o-series, gpt-5) and models named as reasoning/thinking variants. */
+export function isReasoningModel(model: string): boolean {
+  return /^(o\d|gpt-5|gpt-oss)|reason|think|deepseek-r/i.test(model.replace(/^.*\//, ''));
 }
 
 function encodeMessage(m: IRMessage, i: number, warnings: IRWarning[]): unknown[] {

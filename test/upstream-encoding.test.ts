@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { decodeOpenAIChatRequest } from '../src/protocols/openai-chat/decode-request.js';
+import { encodeOpenAIChatRequest, isReasoningModel } from '../src/protocols/openai-chat/encode-request.js';
+
+describe('OpenAI upstream encoding of reasoning settings', () => {
+  it('recognises reasoning model families by name', () => {
+    expect(['o3', 'o4-mini', 'gpt-5.1', 'openai/gpt-oss-120b', 'deepseek-reasoner', 'qwen3-thinking'].map(isReasoningModel)).toEqual([true, true, true, true, true, true]);
+    expect(['gpt-4o', 'gpt-4.1-mini', 'qwen3-8b', 'llama-3.1-70b'].map(isReasoningModel)).toEqual([false, false, false, false]);
+  });
+
+  it('sends reasoning_effort to reasoning models and drops it with a warning for others', () => {
+    const ir = decodeOpenAIChatRequest({ model: 'x', reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] });
+    const toO3 = encodeOpenAIChatRequest(ir, 'o3', { providerType: 'openai' });
+    expect(toO3.body.reasoning_effort).toBe('high');
+    expect(toO3.body.max_completion_tokens).toBe(4096);
+    const toGpt4o = encodeOpenAIChatRequest(ir, 'gpt-4o', { providerType: 'openai' });
+    expect(toGpt4o.body).not.toHaveProperty('reasoning_effort');
+    expect(toGpt4o.warnings).toEqual([{ setting: 'reasoning', message: "The model 'gpt-4o' takes no reasoning effort; ignored." }]);
+    const compatible = encodeOpenAIChatRequest(ir, 'qwen3-8b', { providerType: 'openai-compatible' });
+    expect(compatible.body.max_tokens).toBe(4096);
+    expect(compatible.body).not.toHaveProperty('max_completion_tokens');
+  });
+});
+
+describe('Gemini upstream thinking budget', () => {
+  it('clamps a budget above what the model accepts (Claude Code asks for 31999)', async () => {
+    const { encodeGeminiRequest } = await import('../src/protocols/gemini/encode-request.js');
+    const ir = { model: 'x', stream: false, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }], reasoning: { budgetTokens: 31_999 } };
+    const flash = encodeGeminiRequest(ir, 'gemini-2.5-flash').body as { generationConfig: { thinkingConfig: { thinkingBudget: number } } };
+    expect(flash.generationConfig.thinkingConfig.thinkingBudget).toBe(24_576);
+    const pro = encodeGeminiRequest(ir, 'gemini-2.5-pro').body as { generationConfig: { thinkingConfig: { thinkingBudget: number } } };
+    expect(pro.generationConfig.thinkingConfig.thinkingBudget).toBe(31_999);
+  });
+});
