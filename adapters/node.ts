@@ -90,7 +90,9 @@ export async function writeFetchResponse(res: ServerResponse, response: Response
   const cookies = response.headers.getSetCookie?.() ?? [];
   if (cookies.length) headers['set-cookie'] = cookies;
   const body = response.body;
-  const isStream = (response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.headers.get('content-type');
+  const contentType = response.headers.get('content-type') ?? '';
+  // Event streams and media downloads (proxied videos) are relayed chunk by chunk, never buffered.
+  const isStream = contentType.includes('text/event-stream') || !contentType || /^(video|audio)\/|^application\/octet-stream/.test(contentType);
   if (!body) {
     res.writeHead(response.status, headers);
     res.end();

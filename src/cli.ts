@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   }
   const port = Number(values.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port ?? env.PORT}`);
-  const gateway = createGateway(config, { fetch: createUndiciFetch(), env: {} });
+  const gateway = createGateway(config, { fetch: createUndiciFetch(), env: {}, video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined } });
   const server = await serve(gateway, { port, host: values.host ?? '127.0.0.1' });
   console.log(`modelgate: listening on ${server.url}`);
 

@@ -9,6 +9,8 @@ import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
 import { MemoryRateLimiter } from './limits/rate-limiter.js';
+import { MemoryTaskStore } from './tasks/memory-task-store.js';
+import { setupVideoTasks } from './tasks/video-tasks.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 
 export interface Gateway {
@@ -42,7 +44,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     providers.set(p.id, createProvider(p, { fetch: fetchImpl, now, defaultTimeoutMs: cfg.timeouts.upstreamMs }));
   }
   const secrets = [...cfg.providers.flatMap((p) => (p.apiKey ? [p.apiKey] : [])), ...cfg.keys.map((k) => k.key)];
-  return {
+  const rt: GatewayRuntime = {
     config: cfg,
     keys: new KeyStore(cfg.keys),
     models: new ModelRegistry(cfg, providers, Math.floor(now() / 1000)),
@@ -53,10 +55,13 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     hooks: options.hooks ?? {},
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(now),
+    taskStore: options.taskStore ?? new MemoryTaskStore(now),
     secrets,
     services: new Map(),
     closers: [],
   };
+  setupVideoTasks(rt, options.video);
+  return rt;
 }
 
 export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {

@@ -6,5 +6,10 @@ export type { GatewayConfig, GatewayConfigInput, ProviderConfig, ModelConfig, Ke
 export { embeddedDefault } from './config/defaults.js';
 export { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, type RedisEvalClient } from './limits/rate-limiter.js';
 export { GatewayError, type GatewayErrorCode } from './errors.js';
+export type { TaskRecord, TaskStore, CreateTaskResult } from './tasks/task-store.js';
+export { MemoryTaskStore } from './tasks/memory-task-store.js';
+export { RedisTaskStore, type RedisTaskClient, type RedisTaskStoreOptions } from './tasks/redis-task-store.js';
+export type { VideoTaskOptions } from './tasks/video-tasks.js';
+export { verifyCallbackSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './tasks/callback.js';
 export type { GatewayHooks, RequestEvent, ResponseEvent } from './observability/hooks.js';
 export type * from './ir/types.js';

@@ -6,6 +6,8 @@ import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
 import type { ErrorShape } from './protocols/error-shapes.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
+import type { TaskStore } from './tasks/task-store.js';
+import type { VideoTaskOptions } from './tasks/video-tasks.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -24,6 +26,10 @@ export interface GatewayOptions {
   rateLimiter?: RateLimiter;
   /** Environment for `${VAR}` interpolation in the config (default: process.env when present). */
   env?: Record<string, string | undefined>;
+  /** Async task records (video generations): in memory by default; RedisTaskStore for several instances. */
+  taskStore?: TaskStore;
+  /** Video task polling, retention and callback signing. */
+  video?: VideoTaskOptions;
 }
 
 export interface HandleContext {
@@ -43,6 +49,7 @@ export interface GatewayRuntime {
   hooks: GatewayHooks;
   authenticate?: GatewayOptions['authenticate'];
   rateLimiter: RateLimiter;
+  taskStore: TaskStore;
   /** Upstream credentials, scrubbed from anything sent to callers. */
   secrets: string[];
   /** Services registered by feature modules (task stores, pollers, ...). */

@@ -24,9 +24,9 @@ export function embeddedDefault(env: Env, supportedTypes: readonly string[], ran
   const providers: NonNullable<GatewayConfigInput['providers']> = [{ id: 'mock', type: 'mock' }];
   const models: NonNullable<GatewayConfigInput['models']> = [
     { id: 'mock-chat', provider: 'mock', upstreamModel: 'mock-chat' },
+    { id: 'mock-image', provider: 'mock', capabilities: ['image'] },
+    { id: 'mock-video', provider: 'mock', capabilities: ['video'] },
   ];
-  if (supportedTypes.includes('mock-image')) models.push({ id: 'mock-image', provider: 'mock', capabilities: ['image'] });
-  if (supportedTypes.includes('mock-video')) models.push({ id: 'mock-video', provider: 'mock', capabilities: ['video'] });
   for (const vendor of VENDORS) {
     const apiKey = env[vendor.env];
     if (!apiKey) continue;

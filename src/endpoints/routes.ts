@@ -5,6 +5,8 @@ import { geminiModelAction } from './gemini.js';
 import { getGeminiModel, listGeminiModels } from './gemini-models.js';
 import { countTokens, messages } from './messages.js';
 import { getModel, listModels } from './models.js';
+import { imageEdits, imageGenerations } from './images.js';
+import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
 
 export interface Route {
   method: string;
@@ -16,6 +18,12 @@ export interface Route {
 
 export const ROUTES: Route[] = [
   { method: 'POST', pattern: /^\/v1\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
+  { method: 'POST', pattern: /^\/v1\/images\/generations$/, errorShape: 'openai', handler: imageGenerations },
+  { method: 'POST', pattern: /^\/v1\/images\/edits$/, errorShape: 'openai', handler: imageEdits },
+  { method: 'POST', pattern: /^\/v1\/video\/generations$/, errorShape: 'openai', handler: submitVideoGeneration },
+  { method: 'GET', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getVideoGeneration },
+  { method: 'DELETE', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: cancelVideoGeneration },
+  { method: 'GET', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)\/content$/, errorShape: 'openai', handler: getVideoContent },
   { method: 'POST', pattern: /^\/v1\/messages$/, errorShape: 'anthropic', handler: messages },
   { method: 'POST', pattern: /^\/v1\/messages\/count_tokens$/, errorShape: 'anthropic', handler: countTokens },
   {

@@ -1,6 +1,8 @@
 import type { ProviderConfig } from '../../config/schema.js';
 import type { Provider } from '../types.js';
 import { mockChatResponse } from './chat.js';
+import { mockImagesRoute } from './images.js';
+import { mockVideosRoute } from './videos.js';
 
 /** Routes of the in-process mock vendor (OpenAI-compatible wire format). */
 export type MockRoute = (request: Request, url: URL, now: number) => Promise<Response | undefined>;
@@ -19,7 +21,7 @@ const chatRoute: MockRoute = async (request, url, now) => {
 export const MOCK_BASE_URL = 'http://mock.modelgate.invalid/v1';
 
 export function createMockProvider(cfg: ProviderConfig, now: () => number, extraRoutes: MockRoute[] = []): Provider {
-  const routes = [chatRoute, ...extraRoutes];
+  const routes = [chatRoute, mockImagesRoute, mockVideosRoute, ...extraRoutes];
   const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : new Request(input, init);
     const url = new URL(request.url);

@@ -1,0 +1,165 @@
+/**
+ * POST /v1/images/generations and POST /v1/images/edits (OpenAI Images API). OpenAI-style
+ * upstreams get the caller's request (model rewritten, same encoding); Gemini image models get a
+ * generateContent call per image and answer as `b64_json`.
+ */
+import { GatewayError } from '../errors.js';
+import { parseJsonObject, readBodyBytes } from '../http/body.js';
+import { SSE_HEADERS } from '../http/sse.js';
+import type { IRUsage } from '../ir/types.js';
+import { fireHook } from '../observability/hooks.js';
+import { geminiErrorMessage } from '../protocols/gemini/errors.js';
+import { fromGeminiImageResponses, geminiImageResponseSchema, type GeminiImageResponse } from '../protocols/images/convert-from-gemini-image-response.js';
+import { checkGeminiImageOptions, toGeminiImageRequest } from '../protocols/images/convert-to-gemini-image-request.js';
+import { openAIEditBody, openAIGenerationBody } from '../protocols/images/encode-openai-image-request.js';
+import { imageGenerationSchema, type ImageEditRequest, type ImageGenerationRequest } from '../protocols/images/images-api.js';
+import { parseEditJson, parseEditMultipart } from '../protocols/images/parse-edit-request.js';
+import { openAIErrorMessage } from '../protocols/openai-chat/errors.js';
+import { parseOrThrow } from '../protocols/zod-error.js';
+import { isOpenAIStyle, openAIStyleTarget } from '../providers/media-endpoints.js';
+import type { ResolvedModel } from '../routing/model-registry.js';
+import type { RequestContext } from '../runtime.js';
+import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
+import { streamResponse } from './stream-response.js';
+import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
+
+type ImageCall =
+  | { kind: 'generate'; req: ImageGenerationRequest; body: Record<string, unknown> }
+  | { kind: 'edit'; req: ImageEditRequest };
+
+/** POST /v1/images/generations */
+export async function imageGenerations(ctx: RequestContext): Promise<Response> {
+  const principal = await authenticate(ctx);
+  const bytes = await readBodyBytes(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const body = parseJsonObject(new TextDecoder().decode(bytes));
+  const req = parseOrThrow(imageGenerationSchema, body);
+  const model = resolveModel(ctx, principal, req.model);
+  return runImages(ctx, model, { kind: 'generate', req, body });
+}
+
+/** POST /v1/images/edits (multipart/form-data or JSON) */
+export async function imageEdits(ctx: RequestContext): Promise<Response> {
+  const principal = await authenticate(ctx);
+  const contentType = ctx.request.headers.get('content-type') ?? '';
+  const bytes = await readBodyBytes(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  let req: ImageEditRequest;
+  if (/^multipart\/form-data/i.test(contentType)) req = await parseEditMultipart(bytes, contentType);
+  else if (/^application\/json/i.test(contentType) || contentType === '') req = parseEditJson(parseJsonObject(new TextDecoder().decode(bytes)));
+  else throw new GatewayError('invalid_request', `Unsupported Content-Type '${contentType}'; send multipart/form-data or application/json.`);
+  const model = resolveModel(ctx, principal, req.options.model);
+  return runImages(ctx, model, { kind: 'edit', req });
+}
+
+async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
+  requireCapability(model, 'image');
+  const provider = model.provider;
+  const stream = (call.kind === 'generate' ? call.req.stream : call.req.options.stream) === true;
+  ctx.event.stream = stream;
+  if (isOpenAIStyle(provider)) {
+    fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
+    return openAIImages(ctx, model, call, stream);
+  }
+  if (provider.type === 'gemini') {
+    if (/imagen/i.test(model.upstreamModel)) {
+      throw new GatewayError('unsupported', `The model '${model.id}' is an Imagen model; its legacy :predict API is not supported. Use a Gemini image model (e.g. gemini-2.5-flash-image).`, { param: 'model' });
+    }
+    return geminiImages(ctx, model, call);
+  }
+  throw new GatewayError('unsupported', `The model '${model.id}' is served by provider '${provider.id}' (${provider.type}), which has no image API.`, { param: 'model' });
+}
+
+function usageOf(json: Record<string, unknown>): IRUsage | undefined {
+  const u = json.usage as { input_tokens?: unknown; output_tokens?: unknown; total_tokens?: unknown } | undefined;
+  if (!u || typeof u !== 'object') return undefined;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  return { inputTokens: num(u.input_tokens), outputTokens: num(u.output_tokens), totalTokens: num(u.total_tokens) };
+}
+
+function finished(ctx: RequestContext, usage: IRUsage | undefined, streamCompleted?: boolean): void {
+  fireHook(ctx.rt.hooks.onResponse, {
+    ...ctx.event,
+    status: 200,
+    latencyMs: ctx.rt.now() - ctx.startedAt,
+    ...(usage ? { usage } : {}),
+    ...(streamCompleted !== undefined ? { streamCompleted } : {}),
+  });
+}
+
+async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall, stream: boolean): Promise<Response> {
+  const provider = model.provider;
+  const path = call.kind === 'generate' ? '/images/generations' : '/images/edits';
+  const target = openAIStyleTarget(provider, path);
+  let body: BodyInit;
+  if (call.kind === 'generate') {
+    body = JSON.stringify(openAIGenerationBody(call.body, model.upstreamModel, model.id));
+    target.headers.set('content-type', 'application/json');
+  } else {
+    const encoded = openAIEditBody(call.req, model.upstreamModel, model.id);
+    body = encoded.body;
+    if (encoded.json) target.headers.set('content-type', 'application/json');
+  }
+  const upstream = await callUpstream(ctx, provider, { url: target.url, headers: target.headers, body }, openAIErrorMessage);
+  if (stream) return relayImageStream(ctx, upstream);
+  const json = await readUpstreamJson(upstream, provider.id);
+  if (!Array.isArray(json.data)) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered without a 'data' list of images.`);
+  finished(ctx, usageOf(json));
+  return jsonResponse(json);
+}
+
+/** Image SSE from an OpenAI-style upstream, relayed as it arrives (events can be megabytes). */
+function relayImageStream(ctx: RequestContext, upstream: UpstreamResult): Response {
+  const body = upstream.response.body;
+  if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
+  const gen = (async function* () {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let completed = false;
+    try {
+      upstream.touch();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        upstream.touch();
+        yield decoder.decode(value, { stream: true });
+      }
+      const tail = decoder.decode();
+      if (tail) yield tail;
+      completed = true;
+    } finally {
+      upstream.done();
+      reader.releaseLock();
+      finished(ctx, undefined, completed);
+    }
+  })();
+  return streamResponse(gen, () => upstream.abort(new DOMException('Client disconnected', 'AbortError')), SSE_HEADERS);
+}
+
+async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
+  const provider = model.provider;
+  let request: Record<string, unknown>;
+  let n: number;
+  if (call.kind === 'generate') {
+    checkGeminiImageOptions(model.id, call.req, call.body);
+    request = await toGeminiImageRequest(model.id, call.req.prompt, call.req);
+    n = call.req.n ?? 1;
+  } else {
+    const raw = call.req.encoding === 'json' ? (call.req.json ?? {}) : Object.fromEntries(call.req.formFields ?? []);
+    checkGeminiImageOptions(model.id, call.req.options, raw);
+    request = await toGeminiImageRequest(model.id, call.req.options.prompt, call.req.options, call.req.images, call.req.mask);
+    n = call.req.options.n ?? 1;
+  }
+  fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
+  const text = JSON.stringify(request);
+  const one = async (): Promise<GeminiImageResponse> => {
+    const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
+    const upstream = await callUpstream(ctx, provider, { url: target.url, headers: target.headers, body: text }, geminiErrorMessage);
+    const parsed = geminiImageResponseSchema.safeParse(await readUpstreamJson(upstream, provider.id));
+    if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered with an unexpected generateContent response.`);
+    return parsed.data;
+  };
+  // Gemini makes one image per call; n images are n calls (candidateCount is not supported by image models).
+  const answers = await Promise.all(Array.from({ length: n }, one));
+  const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.rt.now() / 1000));
+  finished(ctx, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens });
+  return jsonResponse(out);
+}

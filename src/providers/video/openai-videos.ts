@@ -1,0 +1,112 @@
+/**
+ * The OpenAI Videos API (Sora) and compatible servers: POST /v1/videos (multipart, as the SDK
+ * sends it), GET /v1/videos/{id}, GET /v1/videos/{id}/content. The built-in mock vendor speaks it
+ * too. `seconds` is a string on this API.
+ */
+import { z } from 'zod';
+import { GatewayError } from '../../errors.js';
+import type { VideoJob } from '../../tasks/video-task.js';
+import { openAIStyleTarget } from '../media-endpoints.js';
+import type { Provider } from '../types.js';
+import { sizeFor } from './limits.js';
+import type { UpstreamVideoState, VideoAdapter, VideoLimits } from './types.js';
+import { fetchMedia, readMediaJson } from './upstream-fetch.js';
+
+const videoObjectSchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.string(),
+  progress: z.number().nullish(),
+  expires_at: z.number().nullish(),
+  error: z.looseObject({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
+});
+
+const OPENAI_SIZES: Record<string, string> = {
+  '16:9@720p': '1280x720',
+  '9:16@720p': '720x1280',
+  '16:9@1024p': '1792x1024',
+  '9:16@1024p': '1024x1792',
+};
+
+export function openAIVideoLimits(upstreamModel: string): VideoLimits {
+  const pro = /pro/i.test(upstreamModel);
+  return {
+    durations: [4, 8, 12],
+    defaultDuration: 4,
+    aspectRatios: ['16:9', '9:16'],
+    defaultAspectRatio: '16:9',
+    resolutions: pro ? ['720p', '1024p'] : ['720p'],
+    defaultResolution: '720p',
+    audio: 'always',
+    negativePrompt: false,
+    personGeneration: [],
+    sizes: OPENAI_SIZES,
+  };
+}
+
+/** The built-in mock: OpenAI wire format, but any size (so 1080p and square work). */
+export function mockVideoLimits(): VideoLimits {
+  return { ...openAIVideoLimits('mock'), aspectRatios: ['16:9', '9:16', '1:1'], resolutions: ['720p', '1080p'], sizes: {} };
+}
+
+export function mapOpenAIVideo(raw: Record<string, unknown>, providerId: string): UpstreamVideoState {
+  const parsed = videoObjectSchema.safeParse(raw);
+  if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered with an unexpected video object.`);
+  const v = parsed.data;
+  const expiresAt = typeof v.expires_at === 'number' ? v.expires_at * 1000 : undefined;
+  const progress = typeof v.progress === 'number' ? Math.max(0, Math.min(100, v.progress)) : undefined;
+  switch (v.status) {
+    case 'queued':
+      return { status: 'queued', progress: progress ?? 0 };
+    case 'in_progress':
+      return { status: 'in_progress', ...(progress !== undefined ? { progress } : {}) };
+    case 'completed':
+      return { status: 'succeeded', progress: 100, outputs: [{ ref: v.id, contentType: 'video/mp4' }], ...(expiresAt ? { expiresAt } : {}) };
+    case 'failed':
+      return {
+        status: 'failed',
+        error: { code: v.error?.code ?? 'upstream_failed', message: v.error?.message ?? 'The upstream reported the generation as failed.' },
+      };
+    default:
+      // Unknown states (new API values) keep the job running; a later poll tells more.
+      return { status: 'in_progress', ...(progress !== undefined ? { progress } : {}) };
+  }
+}
+
+function videoPath(id: string): string {
+  return `/videos/${encodeURIComponent(id)}`;
+}
+
+export const openAIVideosAdapter: VideoAdapter = {
+  name: 'openai-videos',
+  defaultLimits: openAIVideoLimits,
+
+  async submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits) {
+    const target = openAIStyleTarget(provider, '/videos');
+    const form = new FormData();
+    form.append('model', upstreamModel);
+    form.append('prompt', job.prompt);
+    form.append('seconds', String(job.durationSeconds));
+    form.append('size', sizeFor(limits, job.aspectRatio, job.resolution));
+    const res = await fetchMedia(provider, { url: target.url, method: 'POST', headers: target.headers, body: form });
+    const json = await readMediaJson(res, provider);
+    const state = mapOpenAIVideo(json, provider.id);
+    return { upstreamId: String(json.id), state };
+  },
+
+  async poll(provider: Provider, _upstreamModel: string, upstreamId: string) {
+    const target = openAIStyleTarget(provider, videoPath(upstreamId));
+    const res = await fetchMedia(provider, { url: target.url, headers: target.headers });
+    return mapOpenAIVideo(await readMediaJson(res, provider), provider.id);
+  },
+
+  async download(provider: Provider, ref: string, signal: AbortSignal) {
+    const target = openAIStyleTarget(provider, `${videoPath(ref)}/content`);
+    return fetchMedia(provider, { url: target.url, headers: target.headers, signal });
+  },
+
+  async cancel(provider: Provider, upstreamId: string) {
+    const target = openAIStyleTarget(provider, videoPath(upstreamId));
+    const res = await fetchMedia(provider, { url: target.url, method: 'DELETE', headers: target.headers });
+    await res.body?.cancel();
+  },
+};

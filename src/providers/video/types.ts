@@ -1,0 +1,46 @@
+import type { VideoJob } from '../../tasks/video-task.js';
+import type { Provider } from '../types.js';
+
+/** What one model accepts; from provider defaults, overridable per model (`options.video`). */
+export interface VideoLimits {
+  /** Allowed durations in whole seconds. */
+  durations: number[];
+  defaultDuration: number;
+  /** `<w>:<h>` values. */
+  aspectRatios: string[];
+  defaultAspectRatio: string;
+  /** `<n>p` values. */
+  resolutions: string[];
+  defaultResolution: string;
+  /** Whether audio is always produced, never, or switchable per request (`generateAudio`). */
+  audio: 'always' | 'never' | 'optional';
+  negativePrompt: boolean;
+  /** Allowed `personGeneration` values; empty when the model has no such switch. */
+  personGeneration: string[];
+  /** OpenAI-style `size` per `<aspect>@<resolution>`; computed when missing. */
+  sizes: Record<string, string>;
+}
+
+/** The upstream's view of a job, already mapped to gateway states. */
+export interface UpstreamVideoState {
+  status: 'queued' | 'in_progress' | 'succeeded' | 'failed';
+  /** 0-100 when the upstream reports it. */
+  progress?: number;
+  error?: { code: string; message: string };
+  /** Result references (ids or URIs the adapter can download); set when succeeded. */
+  outputs?: Array<{ ref: string; contentType: string | null }>;
+  /** Epoch ms after which the upstream deletes the result. */
+  expiresAt?: number;
+}
+
+/** One video vendor API: submit, poll, download. Calls carry the provider's credentials. */
+export interface VideoAdapter {
+  readonly name: string;
+  defaultLimits(upstreamModel: string): VideoLimits;
+  submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits): Promise<{ upstreamId: string; state: UpstreamVideoState }>;
+  poll(provider: Provider, upstreamModel: string, upstreamId: string): Promise<UpstreamVideoState>;
+  /** The result bytes as an upstream response (streamed, not buffered). */
+  download(provider: Provider, ref: string, signal: AbortSignal): Promise<Response>;
+  /** Best-effort cancellation/deletion upstream. */
+  cancel?(provider: Provider, upstreamId: string): Promise<void>;
+}

@@ -1,0 +1,174 @@
+/**
+ * Advances video tasks: polls upstreams in the background (with backoff, leased through the task
+ * store so several instances share the work), refreshes a stale task when a caller reads it, and
+ * delivers callbacks with retries. Every write is a compare-and-set, so instances never clobber
+ * each other; the loser re-reads.
+ */
+import { GatewayError, toGatewayError } from '../errors.js';
+import { videoAdapterFor } from '../providers/video/index.js';
+import { redact } from '../redact.js';
+import type { GatewayRuntime } from '../runtime.js';
+import { callbackBackoff, sendCallback } from './callback.js';
+import type { TaskStore } from './task-store.js';
+import { applyPollFailure, applyUpstreamState, endTask, type PollTiming } from './video-state.js';
+import { isTerminal, publicVideoTask, toVideoTask, withData, type VideoTask, type VideoTaskData } from './video-task.js';
+
+export interface VideoTaskSettings extends PollTiming {
+  staleAfterMs: number;
+  ttlMs: number;
+  submitGraceMs: number;
+  pollerTickMs: number | false;
+  leaseMs: number;
+  batchSize: number;
+  callbackSecret: string | undefined;
+  callbackMaxAttempts: number;
+  callbackBackoffMs: number;
+  callbackMaxBackoffMs: number;
+  callbackTimeoutMs: number;
+}
+
+export class VideoTaskService {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(private readonly rt: GatewayRuntime, readonly store: TaskStore, readonly settings: VideoTaskSettings) {}
+
+  async load(id: string): Promise<VideoTask | undefined> {
+    const record = await this.store.get(id);
+    return record ? toVideoTask(record) : undefined;
+  }
+
+  /** Compare-and-set write of new data; undefined when someone else wrote first. */
+  async save(task: VideoTask, data: VideoTaskData): Promise<VideoTask | undefined> {
+    const written = await this.store.update(withData(task.record, data), task.record.version);
+    return written ? { record: written, data } : undefined;
+  }
+
+  /**
+   * Polls the upstream when due (`due`: the scheduled time passed; `stale`: the last poll is older
+   * than staleAfterMs) and returns the newest task. Callbacks that became due are started in the
+   * background unless `kickCallbacks` is false.
+   */
+  async refresh(task: VideoTask, mode: 'due' | 'stale', kickCallbacks = true): Promise<VideoTask> {
+    const now = this.rt.now();
+    if (isTerminal(task.data.status)) {
+      if (kickCallbacks) this.kickCallback(task);
+      return task;
+    }
+    if (mode === 'stale' && now - (task.data.poll.lastPolledAt ?? task.data.createdAt) < this.settings.staleAfterMs) return task;
+    if (mode === 'due' && task.data.poll.nextAt !== null && task.data.poll.nextAt > now) return task;
+    const data = await this.pollOnce(task.data, now);
+    if (data === task.data) return task;
+    const latest = (await this.save(task, data)) ?? (await this.load(task.record.id)) ?? task;
+    if (kickCallbacks) this.kickCallback(latest);
+    return latest;
+  }
+
+  private async pollOnce(data: VideoTaskData, now: number): Promise<VideoTaskData> {
+    if (data.upstreamId === null) {
+      // Still being submitted, or the instance that submitted it died before recording the job.
+      if (now - data.createdAt < this.settings.submitGraceMs) return data;
+      return endTask(data, 'failed', { code: 'submit_lost', message: 'The submission to the upstream never completed.' }, now);
+    }
+    const provider = this.rt.providers.get(data.providerId);
+    const adapter = provider ? videoAdapterFor(provider) : undefined;
+    if (!provider || !adapter) {
+      return endTask(data, 'failed', { code: 'provider_unavailable', message: `The provider '${data.providerId}' of this task is no longer configured.` }, now);
+    }
+    try {
+      const state = await adapter.poll(provider, data.upstreamModel, data.upstreamId);
+      return applyUpstreamState(data, state, this.rt.now(), this.settings);
+    } catch (err) {
+      return applyPollFailure(data, this.scrub(err), this.rt.now(), this.settings);
+    }
+  }
+
+  /** A GatewayError safe to store and show: credentials removed. */
+  scrub(err: unknown): GatewayError {
+    const g = toGatewayError(err);
+    return new GatewayError(g.code, redact(g.message, this.rt.secrets), { status: g.status });
+  }
+
+  private kickCallback(task: VideoTask): void {
+    const cb = task.data.callback;
+    if (!isTerminal(task.data.status) || !cb || cb.delivered || cb.nextAt === null || cb.nextAt > this.rt.now()) return;
+    this.track(this.deliverCallback(task.record.id).catch(() => undefined));
+  }
+
+  /** One callback attempt when one is due: claimed by compare-and-set first, so only one instance sends it. */
+  async deliverCallback(id: string): Promise<void> {
+    const task = await this.load(id);
+    const secret = this.settings.callbackSecret;
+    const now = this.rt.now();
+    const cb = task?.data.callback;
+    if (!task || !cb || !secret || !isTerminal(task.data.status) || cb.delivered || cb.nextAt === null || cb.nextAt > now) return;
+    const attempts = cb.attempts + 1;
+    const retryAt = attempts >= this.settings.callbackMaxAttempts ? null : now + callbackBackoff(attempts, this.settings.callbackBackoffMs, this.settings.callbackMaxBackoffMs);
+    const claimed = await this.save(task, { ...task.data, callback: { ...cb, attempts, nextAt: retryAt } });
+    if (!claimed) return;
+    const result = await sendCallback(this.rt.fetch, {
+      url: cb.url,
+      body: JSON.stringify(publicVideoTask(claimed)),
+      secret,
+      now,
+      event: `video.generation.${claimed.data.status}`,
+      deliveryId: id,
+      timeoutMs: this.settings.callbackTimeoutMs,
+    });
+    for (let i = 0; i < 5; i++) {
+      const current = await this.load(id);
+      const c = current?.data.callback;
+      if (!current || !c) return;
+      const next = result.ok ? { ...c, delivered: true, nextAt: null, lastError: null } : { ...c, lastError: result.error ?? 'callback failed' };
+      if (await this.save(current, { ...current.data, callback: next })) return;
+    }
+  }
+
+  /** Starts the background loop (idempotent; nothing when disabled or stopped). */
+  start(): void {
+    if (this.settings.pollerTickMs === false || this.timer !== undefined || this.stopped) return;
+    this.schedule(this.settings.pollerTickMs);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.track(this.tick().finally(() => this.schedule(ms)));
+    }, ms);
+    // A waiting poller must not keep a process alive (Node/Bun); hosts stop it with close().
+    (this.timer as unknown as { unref?: () => void }).unref?.();
+  }
+
+  /** One round: claim due tasks and advance each. Store errors wait for the next round. */
+  async tick(): Promise<void> {
+    let ids: string[];
+    try {
+      ids = await this.store.claimDue(this.rt.now(), this.settings.leaseMs, this.settings.batchSize);
+    } catch {
+      return;
+    }
+    await Promise.all(ids.map((id) => this.process(id).catch(() => undefined)));
+  }
+
+  private async process(id: string): Promise<void> {
+    const task = await this.load(id);
+    if (!task) return;
+    const latest = await this.refresh(task, 'due', false);
+    if (isTerminal(latest.data.status)) await this.deliverCallback(id);
+  }
+
+  private track<T>(p: Promise<T>): void {
+    this.inflight.add(p);
+    const done = () => void this.inflight.delete(p);
+    p.then(done, done);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+}

@@ -1,0 +1,68 @@
+/** Wiring of the video task machinery into a gateway runtime. */
+import type { GatewayRuntime } from '../runtime.js';
+import { VideoTaskService, type VideoTaskSettings } from './video-poller.js';
+
+export interface VideoTaskOptions {
+  /** Delay of the first poll after a submission, and the base of the poll backoff (default 2000 ms). */
+  pollIntervalMs?: number;
+  /** Longest time between two polls of one task (default 30000 ms). */
+  maxPollIntervalMs?: number;
+  /** Consecutive failed polls after which a task fails (default 10). */
+  maxPollFailures?: number;
+  /** How often the background poller looks for due tasks (default 1000 ms); false turns it off. */
+  pollerTickMs?: number | false;
+  /** A read refreshes the task from the upstream when its last poll is older than this (default 5000 ms). */
+  staleAfterMs?: number;
+  /** How long task records are kept (default 24 h). */
+  ttlMs?: number;
+  /** Secret for the callback signature; `callback_url` is refused while it is not set. */
+  callbackSecret?: string;
+  /** Delivery attempts per callback (default 6). */
+  callbackMaxAttempts?: number;
+  /** First retry delay of a failed callback, doubled per attempt (default 2000 ms, capped at 5 min). */
+  callbackBackoffMs?: number;
+  /** Time allowed for the receiver to answer (default 10000 ms). */
+  callbackTimeoutMs?: number;
+}
+
+const SERVICE_KEY = 'video-tasks';
+
+function settingsFrom(o: VideoTaskOptions): VideoTaskSettings {
+  return {
+    pollIntervalMs: o.pollIntervalMs ?? 2000,
+    maxPollIntervalMs: o.maxPollIntervalMs ?? 30_000,
+    maxPollFailures: o.maxPollFailures ?? 10,
+    pollerTickMs: o.pollerTickMs ?? 1000,
+    staleAfterMs: o.staleAfterMs ?? 5000,
+    ttlMs: o.ttlMs ?? 24 * 60 * 60 * 1000,
+    submitGraceMs: 10 * 60 * 1000,
+    leaseMs: 60_000,
+    batchSize: 25,
+    callbackSecret: o.callbackSecret,
+    callbackMaxAttempts: o.callbackMaxAttempts ?? 6,
+    callbackBackoffMs: o.callbackBackoffMs ?? 2000,
+    callbackMaxBackoffMs: 5 * 60 * 1000,
+    callbackTimeoutMs: o.callbackTimeoutMs ?? 10_000,
+  };
+}
+
+/**
+ * Registers the video task service on the runtime and its shutdown in `rt.closers`. The
+ * background poller starts right away when a configured model can make videos (so an instance
+ * also advances tasks other instances created), otherwise on first use.
+ */
+export function setupVideoTasks(rt: GatewayRuntime, options: VideoTaskOptions = {}): VideoTaskService {
+  const service = new VideoTaskService(rt, rt.taskStore, settingsFrom(options));
+  rt.services.set(SERVICE_KEY, service);
+  rt.closers.push(() => service.stop());
+  if (rt.models.list().some((m) => m.capabilities.includes('video'))) service.start();
+  return service;
+}
+
+/** The runtime's video task service (set up on demand for runtimes built without it). */
+export function videoTasks(rt: GatewayRuntime): VideoTaskService {
+  const found = rt.services.get(SERVICE_KEY);
+  const service = found instanceof VideoTaskService ? found : setupVideoTasks(rt);
+  service.start();
+  return service;
+}
