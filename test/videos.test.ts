@@ -269,6 +269,20 @@ describe('validation against the chosen model', () => {
     expect(openai.requests.length + gemini.requests.length).toBe(before);
   });
 
+  it('callback_url on localhost or a private network is refused by default (no request forgery into the gateway network)', async () => {
+    const guarded = await startGateway({ callbackSecret: 'cb-secret-for-tests-123' });
+    try {
+      for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.1.2.3/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
+        const r = await submit(guarded, { model: 'sora-2', prompt: 'x', callback_url: url });
+        expect(r.status).toBe(400);
+        expect((r.json.error as { param: string }).param).toBe('callback_url');
+      }
+      expect((await submit(guarded, { model: 'sora-2', prompt: 'x', callback_url: 'https://hooks.example.com/video' })).status).toBe(202);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('defaults fill in what the caller leaves out', async () => {
     const id = String((await submit(bed, { model: 'veo-2', prompt: 'defaults' })).json.task_id);
     expect(gemini.requests.at(-1)?.body).toMatchObject({ parameters: { aspectRatio: '16:9', resolution: '720p', durationSeconds: 8 } });
@@ -356,7 +370,7 @@ describe('background poller and callbacks', () => {
 
   it('advances tasks without reads and posts a signed callback, retried until accepted', async () => {
     const secret = 'cb-secret-for-tests-123';
-    const live = await startGateway({ pollerTickMs: 10, pollIntervalMs: 10, maxPollIntervalMs: 20, staleAfterMs: 3_600_000, callbackSecret: secret, callbackBackoffMs: 10 }, true);
+    const live = await startGateway({ pollerTickMs: 10, pollIntervalMs: 10, maxPollIntervalMs: 20, staleAfterMs: 3_600_000, callbackSecret: secret, callbackBackoffMs: 10, allowPrivateCallbackHosts: true }, true);
     try {
       const sub = await submit(live, { model: 'sora-2', prompt: 'with a callback', callback_url: hookUrl });
       expect(sub.status).toBe(202);

@@ -4,6 +4,7 @@
  * credentials), DELETE .../{task_id} (cancel). A repeated Request-Id from the same key returns the
  * first task instead of paying for a second generation.
  */
+import { isPrivateHost } from '../tasks/private-host.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonObject, readBodyText } from '../http/body.js';
 import { fireHook } from '../observability/hooks.js';
@@ -55,6 +56,9 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Respon
   const service = videoTasks(ctx.rt);
   if (req.callback_url !== undefined && !service.settings.callbackSecret) {
     throw new GatewayError('unsupported', 'callback_url needs a callback signing secret, and this gateway has none configured (video.callbackSecret).', { param: 'callback_url' });
+  }
+  if (req.callback_url !== undefined && !service.settings.allowPrivateCallbackHosts && isPrivateHost(new URL(req.callback_url).hostname)) {
+    throw new GatewayError('invalid_request', 'callback_url must not point at localhost or a private network.', { param: 'callback_url' });
   }
   fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
 

@@ -25,6 +25,7 @@ export interface VideoTaskSettings extends PollTiming {
   callbackBackoffMs: number;
   callbackMaxBackoffMs: number;
   callbackTimeoutMs: number;
+  allowPrivateCallbackHosts: boolean;
 }
 
 export class VideoTaskService {

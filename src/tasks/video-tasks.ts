@@ -23,6 +23,8 @@ export interface VideoTaskOptions {
   callbackBackoffMs?: number;
   /** Time allowed for the receiver to answer (default 10000 ms). */
   callbackTimeoutMs?: number;
+  /** Allow callback URLs on localhost/private networks (default false: refused as 400). */
+  allowPrivateCallbackHosts?: boolean;
 }
 
 const SERVICE_KEY = 'video-tasks';
@@ -43,6 +45,7 @@ function settingsFrom(o: VideoTaskOptions): VideoTaskSettings {
     callbackBackoffMs: o.callbackBackoffMs ?? 2000,
     callbackMaxBackoffMs: 5 * 60 * 1000,
     callbackTimeoutMs: o.callbackTimeoutMs ?? 10_000,
+    allowPrivateCallbackHosts: o.allowPrivateCallbackHosts ?? false,
   };
 }
 
