@@ -10,6 +10,7 @@ import type { GatewayConfigInput } from './config/schema.js';
 import { createGateway } from './gateway.js';
 import { SUPPORTED_PROVIDER_TYPES } from './providers/registry.js';
 import { createUndiciFetch } from './node-fetch.js';
+import { redisSharedState } from './node-redis.js';
 
 const HELP = `modelgate - AI model gateway
 
@@ -50,7 +51,17 @@ async function main(): Promise<void> {
   }
   const port = Number(values.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port ?? env.PORT}`);
-  const gateway = createGateway(config, { fetch: createUndiciFetch(), env: {}, video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined } });
+  const shared = env.REDIS_URL ? redisSharedState(env.REDIS_URL, env.MODELGATE_REDIS_PREFIX || 'modelgate:') : undefined;
+  if (shared) {
+    await shared.ready();
+    console.log('modelgate: REDIS_URL set; task records and rate limits are shared through Redis.');
+  }
+  const gateway = createGateway(config, {
+    fetch: createUndiciFetch(),
+    env: {},
+    video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined },
+    ...(shared?.options ?? {}),
+  });
   const server = await serve(gateway, { port, host: values.host ?? '127.0.0.1' });
   console.log(`modelgate: listening on ${server.url}`);
 
@@ -73,6 +84,7 @@ async function main(): Promise<void> {
     server
       .close()
       .then(() => gateway.close())
+      .then(() => shared?.close())
       .then(() => {
         console.log('modelgate: stopped.');
         process.exit(0);

@@ -29,7 +29,7 @@ function newestMtime(dir: string): number {
 function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$/.test(k)) continue;
+    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$/.test(k)) continue;
     env[k] = v;
   }
   return { ...env, ...extra };
@@ -182,4 +182,34 @@ describe('standalone server', () => {
     const [code] = (await exited) as [number | null];
     expect(code).toBe(0);
   });
+});
+
+const REDIS_URL = process.env.REDIS_URL;
+if (!REDIS_URL) console.warn('[cli.test] REDIS_URL is not set: skipping the two-instance standalone test (set REDIS_URL=redis://127.0.0.1:6379 to run it).');
+
+describe.skipIf(!REDIS_URL)('two standalone instances sharing Redis (REDIS_URL)', () => {
+  it('a video task submitted on one instance is read, advanced and downloaded from the other', async () => {
+    const env = { MODELGATE_API_KEY: PLATFORM_KEY, REDIS_URL: REDIS_URL ?? '', MODELGATE_REDIS_PREFIX: `modelgate:clitest:${process.pid}:${Date.now()}:` };
+    const a = await startCli([], env);
+    const b = await startCli([], env);
+    expect(a.output()).toContain('shared through Redis');
+    const headers = { authorization: `Bearer ${PLATFORM_KEY}`, 'content-type': 'application/json', 'request-id': `req-${Date.now()}` };
+    const submit = await fetch(`${a.url}/v1/video/generations`, { method: 'POST', headers, body: JSON.stringify({ model: 'mock-video', prompt: 'a red ball' }) });
+    expect(submit.status).toBe(202);
+    const { task_id: taskId } = (await submit.json()) as { task_id: string };
+    // The same Request-Id on the other instance returns the same task.
+    const again = await fetch(`${b.url}/v1/video/generations`, { method: 'POST', headers, body: JSON.stringify({ model: 'mock-video', prompt: 'a red ball' }) });
+    expect(((await again.json()) as { task_id: string }).task_id).toBe(taskId);
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'succeeded'; i++) {
+      const r = await fetch(`${b.url}/v1/video/generations/${taskId}`, { headers });
+      expect(r.status).toBe(200);
+      status = ((await r.json()) as { status: string }).status;
+      if (status !== 'succeeded') await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe('succeeded');
+    const content = await fetch(`${b.url}/v1/video/generations/${taskId}/content`, { headers });
+    expect(content.status).toBe(200);
+    expect((await content.arrayBuffer()).byteLength).toBeGreaterThan(8);
+  }, 60_000);
 });
