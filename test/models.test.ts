@@ -107,3 +107,20 @@ describe('GET /v1/models/{id}', () => {
     }
   });
 });
+
+describe('GET /v1/models in Anthropic shape', () => {
+  it('the Anthropic SDK lists and retrieves the models its key may use', async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const client = new Anthropic({ baseURL: server.url, apiKey: KEY_GPT, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const m of client.models.list()) {
+      expect(m.type).toBe('model');
+      expect(typeof m.created_at).toBe('string');
+      ids.push(m.id);
+    }
+    expect(ids).toEqual(['gpt-4o', 'gpt-image-1']);
+    const one = await client.models.retrieve('gpt-4o');
+    expect(one).toMatchObject({ type: 'model', id: 'gpt-4o', display_name: 'gpt-4o', created_at: '2024-05-10T18:50:49.000Z' });
+    await expect(client.models.retrieve('house/model:v2')).rejects.toMatchObject({ status: 404 });
+  });
+});
