@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Gateway, HandleContext, Principal } from '../src/index.js';
+import { knownBodyText } from '../src/http/known-body.js';
 
 export interface NodeBridgeOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
@@ -58,6 +59,29 @@ function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 /** IncomingMessage -> Fetch Request (path relative to the mount point). */
 export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown } = {}): Promise<Request> {
+  return (await bridgeRequest(req, res, path, opts, true)).request;
+}
+
+interface BridgedRequest {
+  request: Request;
+  /** Fires when the client goes away. */
+  signal: AbortSignal;
+  /** The body bytes, when they were not put into the Request. */
+  body?: Uint8Array;
+}
+
+/**
+ * For the gateway (`complete` false) the signal and the body bytes travel in HandleContext rather
+ * than inside the Request: on Node a Request that follows a signal and carries a body stream
+ * costs several times what the rest of the bridge does.
+ */
+async function bridgeRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  opts: NodeBridgeOptions & { body?: unknown },
+  complete: boolean,
+): Promise<BridgedRequest> {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
@@ -69,15 +93,19 @@ export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, 
     else headers.set(k, v);
   }
   const method = req.method ?? 'GET';
-  const init: RequestInit = { method, headers, signal: controller.signal };
+  const init: RequestInit = complete ? { method, headers, signal: controller.signal } : { method, headers };
+  let bytes: Uint8Array | undefined;
   if (method !== 'GET' && method !== 'HEAD') {
     const reused = parsedBody(req, opts.body);
     const body = reused ?? (await readAll(req, opts.maxBodyBytes ?? DEFAULT_LIMIT));
     if (reused) headers.delete('content-length');
-    init.body = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
+    const view = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
+    if (complete) init.body = view;
+    else bytes = view;
   }
   const host = req.headers.host ?? 'localhost';
-  return new Request(`http://${host}${path}`, init);
+  const request = new Request(`http://${host}${path}`, init);
+  return bytes ? { request, signal: controller.signal, body: bytes } : { request, signal: controller.signal };
 }
 
 /** Writes a Fetch Response to a node response, streaming with backpressure. */
@@ -98,6 +126,14 @@ export async function writeFetchResponse(res: ServerResponse, response: Response
     res.end();
     return;
   }
+  const known = isStream ? undefined : knownBodyText(response);
+  if (known !== undefined) {
+    // The gateway's own JSON answers: send the text they were built from (reading the body back costs more).
+    headers['content-length'] = String(Buffer.byteLength(known));
+    res.writeHead(response.status, headers);
+    res.end(known);
+    return;
+  }
   if (!isStream) {
     const buf = Buffer.from(await response.arrayBuffer());
     headers['content-length'] = String(buf.length);
@@ -106,20 +142,25 @@ export async function writeFetchResponse(res: ServerResponse, response: Response
     return;
   }
   res.writeHead(response.status, headers);
-  res.flushHeaders();
   const reader = body.getReader();
   const onClose = () => {
     reader.cancel().catch(() => {});
   };
   res.once('close', onClose);
   try {
+    let next = reader.read();
+    // Headers leave with the first chunk when it is ready within this turn of the event loop
+    // (one write instead of two), else on their own right away.
+    const firstReady = await Promise.race([next.then(() => true), new Promise<false>((r) => setImmediate(r, false))]);
+    if (!firstReady) res.flushHeaders();
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await next;
       if (done) break;
       if (res.destroyed) break;
       const ok = res.write(value);
       (res as ServerResponse & { flush?: () => void }).flush?.();
       if (!ok && !res.destroyed) await new Promise<void>((r) => { res.once('drain', r); res.once('close', r); });
+      next = reader.read();
     }
   } catch {
     // the stream failed after headers; the protocol's error frame was already sent by the gateway
@@ -131,9 +172,9 @@ export async function writeFetchResponse(res: ServerResponse, response: Response
 
 /** Handles one node request with the gateway. */
 export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}): Promise<void> {
-  const request = await toFetchRequest(req, res, path, opts);
+  const { request, signal, body } = await bridgeRequest(req, res, path, opts, false);
   const principal = opts.context?.principal ?? opts.principal?.(req);
-  const response = await gateway.handle(request, principal ? { principal } : {});
+  const response = await gateway.handle(request, { signal, ...(body ? { body } : {}), ...(principal ? { principal } : {}) });
   await writeFetchResponse(res, response);
 }
 

@@ -2,6 +2,7 @@ import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
 import { errorResponse } from './endpoints/common.js';
+import { attachBufferedBody } from './http/body.js';
 import { ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { fireHook } from './observability/hooks.js';
@@ -69,6 +70,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   let closed = false;
 
   async function handle(request: Request, context: HandleContext = {}): Promise<Response> {
+    if (context.body) attachBufferedBody(request, context.body);
     const startedAt = rt.now();
     const url = new URL(request.url);
     const traceId = rt.newId();
@@ -81,6 +83,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       requestId,
       startedAt,
       hostPrincipal: context.principal,
+      signal: context.signal ?? request.signal,
       event: { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) },
       errorShape: shapeForPath(url.pathname),
     };

@@ -35,6 +35,17 @@ export interface GatewayOptions {
 export interface HandleContext {
   /** An identity the host already authenticated; skips the key check. */
   principal?: Principal;
+  /**
+   * Aborted when the client goes away. A bridge may build the Request without a signal (on Node,
+   * a Request that follows a signal costs about 40 µs more) and pass it here; default: request.signal.
+   */
+  signal?: AbortSignal;
+  /**
+   * The request body, when the host already holds it as bytes; the endpoints then read these
+   * instead of `request.body` (a bridge can skip building a body stream, which on Node costs more
+   * than parsing the JSON).
+   */
+  body?: Uint8Array;
 }
 
 /** Everything a request handler needs; built once per gateway. */
@@ -67,6 +78,8 @@ export interface RequestContext {
   requestId: string | undefined;
   startedAt: number;
   hostPrincipal: Principal | undefined;
+  /** Aborted when the client goes away; use this rather than request.signal (see HandleContext.signal). */
+  signal: AbortSignal;
   principal?: Principal;
   /** Filled in as the request is routed; sent to hooks. */
   event: RequestEvent;

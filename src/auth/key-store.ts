@@ -1,10 +1,11 @@
 import type { KeyConfig } from '../config/schema.js';
 import type { Principal } from './principal.js';
+import { sha256 } from './sha256.js';
 
 const encoder = new TextEncoder();
 
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+function digestOf(text: string): Uint8Array {
+  return sha256(encoder.encode(text));
 }
 
 function hex(bytes: Uint8Array): string {
@@ -33,22 +34,17 @@ interface StoredKey {
  */
 export class KeyStore {
   private readonly byDigest = new Map<string, StoredKey>();
-  private ready: Promise<void>;
 
   constructor(keys: readonly KeyConfig[]) {
-    this.ready = Promise.all(
-      keys
-        .filter((k) => !k.disabled)
-        .map(async (k) => {
-          const digest = await sha256(k.key);
-          this.byDigest.set(hex(digest), { digest, principal: { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}) } });
-        }),
-    ).then(() => undefined);
+    for (const k of keys) {
+      if (k.disabled) continue;
+      const digest = digestOf(k.key);
+      this.byDigest.set(hex(digest), { digest, principal: { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}) } });
+    }
   }
 
   async lookup(token: string): Promise<Principal | undefined> {
-    await this.ready;
-    const digest = await sha256(token);
+    const digest = digestOf(token);
     const found = this.byDigest.get(hex(digest));
     if (!found || !timingSafeEqual(found.digest, digest)) return undefined;
     return found.principal;

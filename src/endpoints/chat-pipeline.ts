@@ -1,5 +1,5 @@
 import { GatewayError, toGatewayError } from '../errors.js';
-import { readSSE } from '../http/sse.js';
+import { readSSEBatches } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { fireHook } from '../observability/hooks.js';
 import { codecFor } from '../protocols/registry.js';
@@ -35,7 +35,7 @@ function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => v
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
 export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
   ctx.event.stream = call.stream;
-  fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
+  if (ctx.rt.hooks.onRequest) fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
   const provider = call.model.provider;
   if (provider.chatProtocol === call.client.client.protocol) return passthrough(ctx, call);
   const ir = call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
@@ -53,6 +53,7 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
 }
 
 function finishEvent(ctx: RequestContext, status: number, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): void {
+  if (!ctx.rt.hooks.onResponse) return;
   fireHook(ctx.rt.hooks.onResponse, {
     ...ctx.event,
     status,
@@ -84,8 +85,15 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
     let failure: GatewayError | undefined;
     try {
       upstream.touch();
-      for await (const ev of readSSE(upstreamBody(upstream), upstream.touch)) {
-        const text = relay.relay(ev);
+      // Events that arrived together leave together (one write instead of one per event).
+      for await (const batch of readSSEBatches(upstreamBody(upstream), upstream.touch)) {
+        let text = '';
+        try {
+          for (const ev of batch) text += relay.relay(ev);
+        } catch (err) {
+          if (text) yield text;
+          throw err;
+        }
         if (text) yield text;
       }
       const tail = relay.end();
@@ -137,8 +145,15 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     };
     try {
       upstream.touch();
-      for await (const ev of readSSE(upstreamBody(upstream), upstream.touch)) {
-        const text = handle(decoder.event(ev));
+      for await (const batch of readSSEBatches(upstreamBody(upstream), upstream.touch)) {
+        let text = '';
+        try {
+          for (const ev of batch) text += handle(decoder.event(ev));
+        } catch (err) {
+          // What the earlier events of the batch produced still goes out before the error.
+          if (text) yield text;
+          throw err;
+        }
         if (text) yield text;
       }
       const tail = handle(decoder.end()) + encoder.end();
@@ -166,7 +181,7 @@ function upstreamBody(upstream: UpstreamResult): ReadableStream<Uint8Array> {
 
 /** Maps a failure inside a stream; undefined when the client itself went away. */
 function midStreamError(ctx: RequestContext, err: unknown, upstream: UpstreamResult): GatewayError | undefined {
-  if (ctx.request.signal.aborted) return undefined;
+  if (ctx.signal.aborted) return undefined;
   if (err instanceof GatewayError) return err;
   if (upstream.signal.aborted) return new GatewayError('upstream_timeout', 'The upstream stream stalled and was cut off.');
   const g = toGatewayError(err);

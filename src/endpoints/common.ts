@@ -2,6 +2,7 @@ import { extractToken } from '../auth/extract-token.js';
 import { anyGlobMatch } from '../auth/glob.js';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
+import { textResponse } from '../http/known-body.js';
 import { errorBodyFor } from '../protocols/error-shapes.js';
 import { redact } from '../redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
@@ -69,7 +70,7 @@ export function requireCapability(model: ResolvedModel, capability: 'chat' | 'im
 export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
   const h = new Headers(headers);
   h.set('content-type', 'application/json');
-  return new Response(JSON.stringify(body), { status, headers: h });
+  return textResponse(JSON.stringify(body), { status, headers: h });
 }
 
 /** An error rendered in the endpoint's protocol shape, with secrets scrubbed. */
@@ -77,7 +78,7 @@ export function errorResponse(ctx: RequestContext, err: GatewayError): Response 
   const safe = scrubError(ctx, err);
   const headers = new Headers({ 'content-type': 'application/json' });
   if (safe.retryAfter !== undefined) headers.set('retry-after', String(Math.max(1, Math.ceil(safe.retryAfter))));
-  return new Response(JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)), { status: safe.status, headers });
+  return textResponse(JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)), { status: safe.status, headers });
 }
 
 export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError {

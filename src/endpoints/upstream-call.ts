@@ -34,8 +34,8 @@ export async function callUpstream(
 ): Promise<UpstreamResult> {
   const controller = new AbortController();
   const onClientAbort = () => controller.abort(new DOMException('Client disconnected', 'AbortError'));
-  if (ctx.request.signal.aborted) onClientAbort();
-  ctx.request.signal.addEventListener('abort', onClientAbort, { once: true });
+  if (ctx.signal.aborted) onClientAbort();
+  ctx.signal.addEventListener('abort', onClientAbort, { once: true });
   let timedOut = false;
   let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
     timedOut = true;
@@ -48,7 +48,7 @@ export async function callUpstream(
   };
   const done = () => {
     clear();
-    ctx.request.signal.removeEventListener('abort', onClientAbort);
+    ctx.signal.removeEventListener('abort', onClientAbort);
   };
 
   let response: Response;
@@ -64,7 +64,7 @@ export async function callUpstream(
   } catch (err) {
     done();
     if (timedOut) throw new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`);
-    if (ctx.request.signal.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
+    if (ctx.signal.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
     throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err });
   }
   clear();

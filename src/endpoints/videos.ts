@@ -181,7 +181,7 @@ export async function getVideoContent(ctx: RequestContext, params: Record<string
   const provider = ctx.rt.providers.get(task.data.providerId);
   const adapter = provider ? videoAdapterFor(provider) : undefined;
   if (!provider || !adapter) throw new GatewayError('unavailable', `The provider '${task.data.providerId}' of this task is no longer configured.`);
-  const upstream = await adapter.download(provider, output.ref, ctx.request.signal).catch((err: unknown) => {
+  const upstream = await adapter.download(provider, output.ref, ctx.signal).catch((err: unknown) => {
     throw service.scrub(err);
   });
   const headers = new Headers({

@@ -1,5 +1,16 @@
 import { GatewayError } from '../errors.js';
 
+const BUFFERED_BODY = Symbol.for('modelgate.bufferedBody');
+type WithBufferedBody = Request & { [BUFFERED_BODY]?: Uint8Array };
+
+/**
+ * Makes the readers below return bytes the host already holds (HandleContext.body) instead of
+ * reading `request.body`, so a bridge need not build a Request body stream.
+ */
+export function attachBufferedBody(request: Request, body: Uint8Array): void {
+  (request as WithBufferedBody)[BUFFERED_BODY] = body;
+}
+
 /** Reads a request body as text, failing with 413 once it passes `limit` bytes. */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   const bytes = await readBodyBytes(request, limit);
@@ -9,6 +20,11 @@ export async function readBodyText(request: Request, limit: number): Promise<str
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const buffered = (request as WithBufferedBody)[BUFFERED_BODY];
+  if (buffered) {
+    if (buffered.byteLength > limit) throw tooLarge(limit);
+    return buffered;
+  }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

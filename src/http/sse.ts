@@ -22,25 +22,39 @@ export function encodeText(text: string): Uint8Array {
  * (used to reset idle timers).
  */
 export async function* readSSE(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SSEEvent> {
-  const queue: SSEEvent[] = [];
+  for await (const batch of readSSEBatches(body, onChunk)) yield* batch;
+}
+
+/**
+ * Like readSSE, but yields together the events that arrived in the same network chunk, so a relay
+ * can write them to the client in one piece: nothing waits for later bytes, there are just fewer
+ * writes and promise hops per event. Batches are never empty.
+ */
+export async function* readSSEBatches(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SSEEvent[]> {
+  let batch: SSEEvent[] = [];
   const parser = createParser({
     onEvent(msg: EventSourceMessage) {
-      queue.push(msg.event ? { event: msg.event, data: msg.data } : { data: msg.data });
+      batch.push(msg.event ? { event: msg.event, data: msg.data } : { data: msg.data });
     },
   });
   const reader = body.getReader();
   const decoder = new TextDecoder();
+  const take = (): SSEEvent[] => {
+    const out = batch;
+    batch = [];
+    return out;
+  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       onChunk?.();
       parser.feed(decoder.decode(value, { stream: true }));
-      while (queue.length > 0) yield queue.shift() as SSEEvent;
+      if (batch.length > 0) yield take();
     }
     // A last event without its blank line still counts.
     parser.feed('\n\n');
-    while (queue.length > 0) yield queue.shift() as SSEEvent;
+    if (batch.length > 0) yield take();
   } finally {
     reader.cancel().catch(() => {});
   }

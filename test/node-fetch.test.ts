@@ -1,0 +1,190 @@
+/**
+ * createUndiciFetch (the standalone server's upstream client): string/bytes bodies take undici's
+ * dispatcher API; the result must still behave like fetch — status, headers, streamed body,
+ * decompression, abort, redirects, null-body statuses.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUndiciFetch } from '../src/node-fetch.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+let server: Server;
+let base: string;
+const seen: Seen[] = [];
+/** Resolves the next time the streaming route is allowed to write its second chunk. */
+let releaseSecondChunk: () => void = () => {};
+/** Resolves when the server saw the client's connection close. */
+let closedWaiters: Array<() => void> = [];
+
+function route(req: IncomingMessage, res: ServerResponse, body: string): void {
+  const path = (req.url ?? '').split('?')[0];
+  if (path === '/echo') {
+    res.writeHead(201, { 'content-type': 'application/json', 'x-upstream': 'yes', 'set-cookie': ['a=1', 'b=2'] });
+    res.end(JSON.stringify({ method: req.method, body }));
+  } else if (path === '/gzip') {
+    const buf = gzipSync(Buffer.from('{"compressed":true}'));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': buf.length });
+    res.end(buf);
+  } else if (path === '/stream') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: first\n\n');
+    new Promise<void>((r) => (releaseSecondChunk = r)).then(() => res.end('data: second\n\n'));
+  } else if (path === '/hang') {
+    res.on('close', () => closedWaiters.forEach((w) => w()));
+  } else if (path === '/hang-body') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: first\n\n');
+    res.on('close', () => closedWaiters.forEach((w) => w()));
+  } else if (path === '/empty') {
+    res.writeHead(204, { 'x-empty': '1' });
+    res.end();
+  } else if (path === '/moved') {
+    res.writeHead(307, { location: '/echo' });
+    res.end();
+  } else if (path === '/fail') {
+    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+    res.end('{"error":{"message":"slow down"}}');
+  } else {
+    res.writeHead(404);
+    res.end();
+  }
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      route(req, res, body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+const fetchImpl = createUndiciFetch({ connections: 4 });
+const closed = () => new Promise<void>((r) => closedWaiters.push(r));
+
+describe('createUndiciFetch', () => {
+  it('sends a string body with its headers and returns status, headers and body', async () => {
+    const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'héllo' }] });
+    const res = await fetchImpl(`${base}/echo`, { method: 'POST', headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer up' }), body });
+    expect(res.status).toBe(201);
+    expect(res.ok).toBe(true);
+    expect(res.headers.get('x-upstream')).toBe('yes');
+    expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await res.json()).toEqual({ method: 'POST', body });
+    const last = seen[seen.length - 1] as Seen;
+    expect(last.headers.authorization).toBe('Bearer up');
+    expect(last.headers['content-type']).toBe('application/json');
+    expect(last.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+    expect(last.headers['accept-encoding']).toBe('gzip, deflate');
+  });
+
+  it('sends a Uint8Array body and record headers', async () => {
+    const res = await fetchImpl(`${base}/echo`, { method: 'POST', headers: { 'x-a': '1' }, body: new TextEncoder().encode('bytes!') });
+    expect(await res.json()).toEqual({ method: 'POST', body: 'bytes!' });
+    expect((seen[seen.length - 1] as Seen).headers['x-a']).toBe('1');
+  });
+
+  it('keeps error statuses and their headers', async () => {
+    const res = await fetchImpl(`${base}/fail`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(429);
+    expect(res.ok).toBe(false);
+    expect(res.headers.get('retry-after')).toBe('7');
+    expect(await res.text()).toBe('{"error":{"message":"slow down"}}');
+  });
+
+  it('decompresses a gzip answer', async () => {
+    const res = await fetchImpl(`${base}/gzip`, { method: 'POST', body: '{}' });
+    expect(await res.json()).toEqual({ compressed: true });
+  });
+
+  it('streams: the first chunk is readable before the upstream sent the rest', async () => {
+    const res = await fetchImpl(`${base}/stream`, { method: 'POST', body: '{}' });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    const first = await reader.read();
+    expect(decoder.decode(first.value)).toBe('data: first\n\n');
+    releaseSecondChunk();
+    let rest = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += decoder.decode(value, { stream: true });
+    }
+    expect(rest).toBe('data: second\n\n');
+  });
+
+  it('aborting before the answer rejects with an AbortError and closes the upstream connection', async () => {
+    const controller = new AbortController();
+    const wasClosed = closed();
+    const pending = fetchImpl(`${base}/hang`, { method: 'POST', body: '{}', signal: controller.signal });
+    while (!seen.some((s) => s.url === '/hang')) await new Promise((r) => setImmediate(r));
+    controller.abort(new DOMException('Client disconnected', 'AbortError'));
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    await wasClosed;
+  });
+
+  it('aborting mid-body errors the body stream and closes the upstream connection', async () => {
+    const controller = new AbortController();
+    const wasClosed = closed();
+    const res = await fetchImpl(`${base}/hang-body`, { method: 'POST', body: '{}', signal: controller.signal });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    controller.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
+    await expect(reader.read()).rejects.toMatchObject({ name: 'TimeoutError' });
+    await wasClosed;
+  });
+
+  it('cancelling the body closes the upstream connection', async () => {
+    const wasClosed = closed();
+    const res = await fetchImpl(`${base}/hang-body`, { method: 'POST', body: '{}' });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.cancel();
+    await wasClosed;
+  });
+
+  it('gives a null body for 204', async () => {
+    const res = await fetchImpl(`${base}/empty`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(204);
+    expect(res.body).toBeNull();
+    expect(res.headers.get('x-empty')).toBe('1');
+  });
+
+  it('follows a 307 redirect with the body, as fetch does', async () => {
+    const res = await fetchImpl(`${base}/moved`, { method: 'POST', body: 'again' });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ method: 'POST', body: 'again' });
+  });
+
+  it('takes GET without a body and Request inputs', async () => {
+    const get = await fetchImpl(`${base}/echo`);
+    expect(await get.json()).toEqual({ method: 'GET', body: '' });
+    const viaRequest = await fetchImpl(new Request(`${base}/echo`, { method: 'PUT', body: 'req' }));
+    expect(await viaRequest.json()).toEqual({ method: 'PUT', body: 'req' });
+  });
+
+  it('rejects when the upstream cannot be reached', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    await expect(fetchImpl(`http://127.0.0.1:${port}/x`, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(Error);
+  });
+});
