@@ -86,11 +86,11 @@ async function bridgeRequest(
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  const headers = new Headers();
+  // A plain record (repeated headers joined as Headers.append would): the Request copies it anyway.
+  const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined || k.startsWith(':')) continue;
-    if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-    else headers.set(k, v);
+    headers[k] = Array.isArray(v) ? v.join(', ') : v;
   }
   const method = req.method ?? 'GET';
   const init: RequestInit = complete ? { method, headers, signal: controller.signal } : { method, headers };
@@ -98,7 +98,7 @@ async function bridgeRequest(
   if (method !== 'GET' && method !== 'HEAD') {
     const reused = parsedBody(req, opts.body);
     const body = reused ?? (await readAll(req, opts.maxBodyBytes ?? DEFAULT_LIMIT));
-    if (reused) headers.delete('content-length');
+    if (reused) delete headers['content-length'];
     const view = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
     if (complete) init.body = view;
     else bytes = view;

@@ -1,21 +1,20 @@
 /**
  * Node-only: the upstream client of the standalone server, on an undici keep-alive pool.
  *
- * Calls with a string/bytes body (every chat call) go through undici's dispatcher API
- * (`request`): one write for headers and body, no WHATWG Request object, no request-body stream,
- * none of fetch's per-call bookkeeping. That was most of the gateway's own CPU per call in the
- * benchmark (bench/). The answer is still a standard Response whose body streams as it arrives.
+ * Calls with a string/bytes body (every chat call) go straight to undici's dispatcher: headers
+ * and body leave in one write, and the answer's bytes go from the HTTP parser into the Response's
+ * ReadableStream without a WHATWG Request, a request-body stream, fetch's per-call bookkeeping or
+ * a node Readable in between. Those were most of the gateway's own CPU per call in the benchmark
+ * (bench/). The answer is still a standard Response whose body streams as it arrives.
  * Everything else (Request inputs, stream bodies, redirects) goes through undici's fetch.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
+import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
+import { Agent, fetch as undiciFetch } from 'undici';
 import type { FetchLike } from './providers/types.js';
 
 type FetchInit = Parameters<typeof undiciFetch>[1];
 type SimpleBody = string | Uint8Array | null | undefined;
+type HeaderBytes = Buffer | string;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 204, 205, 304]);
@@ -32,76 +31,166 @@ function plainHeaders(init: HeadersInit | undefined, secure: boolean): Record<st
   return out;
 }
 
-function responseHeaders(raw: IncomingHttpHeaders): Headers {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
-    else headers.append(key, value);
-  }
-  return headers;
+const latin1 = (b: HeaderBytes): string => (typeof b === 'string' ? b : b.toString('latin1'));
+
+/** undici's raw [name, value, name, value, ...] as pairs for the Response. */
+function headerPairs(raw: HeaderBytes[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([latin1(raw[i] as HeaderBytes).toLowerCase(), latin1(raw[i + 1] as HeaderBytes)]);
+  return pairs;
 }
 
-function decoded(body: Readable, encoding: string | null): Readable {
+function decoderFor(encoding: string | undefined): Gunzip | ReturnType<typeof createInflate> | ReturnType<typeof createBrotliDecompress> | undefined {
   const coding = (encoding ?? '').trim().toLowerCase();
-  const decoder =
-    coding === 'gzip' || coding === 'x-gzip' ? createGunzip() : coding === 'deflate' ? createInflate() : coding === 'br' ? createBrotliDecompress() : undefined;
-  if (!decoder) return body;
-  pipeline(body, decoder, () => {});
-  return decoder;
+  if (coding === 'gzip' || coding === 'x-gzip') return createGunzip();
+  if (coding === 'deflate') return createInflate();
+  if (coding === 'br') return createBrotliDecompress();
+  return undefined;
 }
+
+const abortError = (reason: unknown): unknown => reason ?? new DOMException('This operation was aborted', 'AbortError');
+/** undici's abort() wants an Error; the caller still sees the original reason. */
+const asError = (reason: unknown): Error => (reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
 
 /**
- * A node Readable as a byte ReadableStream, with backpressure; cancelling it frees the socket.
- * undici emits one 'data' event per HTTP chunk, synchronously for everything one socket read
- * brought; those are enqueued as one piece (after the burst, in a microtask), so an SSE consumer
- * handles what arrived together in one go instead of one event per read.
+ * One call through `dispatcher.dispatch` with undici's handler callbacks. Resolves with the
+ * Response once the status line and headers arrived; the body then streams with backpressure
+ * (the socket pauses while the consumer has an unread chunk). Bytes that one socket read brought
+ * are enqueued as one chunk, so an SSE consumer handles what arrived together in one go.
  */
-function toWebStream(body: Readable): ReadableStream<Uint8Array> {
-  let settled = false;
-  let pending: Buffer[] = [];
-  let scheduled = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const flush = () => {
-        scheduled = false;
-        if (settled || pending.length === 0) return;
-        const chunk = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
-        pending = [];
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 0) <= 0) body.pause();
-      };
-      body.on('data', (chunk: Buffer) => {
-        pending.push(chunk);
-        if (!scheduled) {
-          scheduled = true;
-          queueMicrotask(flush);
-        }
-      });
-      body.once('end', () => {
-        flush();
-        if (settled) return;
+function dispatchCall(dispatcher: Agent, url: URL, method: string, headers: Record<string, string>, body: SimpleBody, signal: AbortSignal | null | undefined, onRedirect: () => Promise<Response>): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal.reason));
+    let abortCall: ((reason: Error) => void) | undefined;
+    let abortReason: unknown;
+    let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let settled = false; // the Response (or an error) was handed out
+    let finished = false; // the body stream was closed or errored
+    let ignoreBody = false;
+    let paused = false;
+    let resume: (() => void) | undefined;
+    let pending: Buffer[] = [];
+    let scheduled = false;
+    let decoder: ReturnType<typeof decoderFor>;
+
+    const onAbort = () => {
+      abortReason = abortError(signal?.reason);
+      abortCall?.(asError(abortReason));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const cleanup = () => signal?.removeEventListener('abort', onAbort);
+
+    const flush = () => {
+      scheduled = false;
+      if (finished || !stream || pending.length === 0) return;
+      const chunk = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
+      pending = [];
+      stream.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    };
+    const push = (chunk: Buffer) => {
+      pending.push(chunk);
+      if (!scheduled) {
+        scheduled = true;
+        queueMicrotask(flush);
+      }
+    };
+    const close = () => {
+      flush();
+      if (finished) return;
+      finished = true;
+      cleanup();
+      stream?.close();
+    };
+    const fail = (err: unknown) => {
+      cleanup();
+      if (!settled) {
         settled = true;
-        controller.close();
-      });
-      body.once('error', (err) => {
-        if (settled) return;
-        settled = true;
-        controller.error(err);
-      });
-      body.once('close', () => {
-        if (settled) return;
-        settled = true;
-        controller.error(new DOMException('The upstream body was closed before it ended.', 'AbortError'));
-      });
-    },
-    pull() {
-      body.resume();
-    },
-    cancel() {
-      settled = true;
-      body.destroy();
-    },
+        reject(err);
+        return;
+      }
+      if (finished) return;
+      finished = true;
+      pending = [];
+      stream?.error(err);
+    };
+
+    dispatcher.dispatch(
+      { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as 'GET', headers, body: body ?? null },
+      {
+        onConnect(abort: (err?: Error) => void) {
+          abortCall = abort;
+          if (abortReason !== undefined || signal?.aborted) abort(asError(abortReason ?? abortError(signal?.reason)));
+        },
+        onHeaders(statusCode: number, rawHeaders: HeaderBytes[], resumeFn: () => void): boolean {
+          if (statusCode < 200) return true; // 1xx: the final answer follows
+          resume = resumeFn;
+          settled = true;
+          const pairs = headerPairs(rawHeaders);
+          const location = pairs.some(([k]) => k === 'location');
+          if (REDIRECTS.has(statusCode) && location) {
+            // Rare for an API; let fetch apply its redirect rules (the body is a string/bytes, so it can be re-sent).
+            ignoreBody = true;
+            cleanup();
+            onRedirect().then(resolve, reject);
+            return true;
+          }
+          if (method === 'HEAD' || NULL_BODY.has(statusCode)) {
+            ignoreBody = true;
+            cleanup();
+            resolve(new Response(null, { status: statusCode, headers: pairs }));
+            return true;
+          }
+          decoder = decoderFor(pairs.find(([k]) => k === 'content-encoding')?.[1]);
+          if (decoder) {
+            decoder.on('data', push);
+            decoder.once('end', close);
+            decoder.once('error', (err) => {
+              abortCall?.(err);
+              fail(err);
+            });
+          }
+          const body = new ReadableStream<Uint8Array>({
+            start(controller) {
+              stream = controller;
+            },
+            pull() {
+              if (paused) {
+                paused = false;
+                resume?.();
+              }
+            },
+            cancel(reason) {
+              finished = true;
+              pending = [];
+              cleanup();
+              abortCall?.(asError(abortError(reason)));
+            },
+          });
+          resolve(new Response(body, { status: statusCode, headers: pairs }));
+          return true;
+        },
+        onData(chunk: Buffer): boolean {
+          if (ignoreBody || finished) return true;
+          if (decoder) decoder.write(chunk);
+          else push(chunk);
+          // An unread chunk is already waiting: stop reading the socket until the consumer pulls.
+          if ((stream?.desiredSize ?? 1) <= 0) {
+            paused = true;
+            return false;
+          }
+          return true;
+        },
+        onComplete() {
+          if (ignoreBody) return;
+          if (decoder) decoder.end();
+          else close();
+        },
+        onError(err: Error) {
+          if (ignoreBody && settled) return;
+          fail(abortReason ?? err);
+        },
+      },
+    );
   });
 }
 
@@ -119,23 +208,6 @@ export function createUndiciFetch(options: { connections?: number } = {}): Fetch
     if (!isSimpleBody(init?.body) || (init?.redirect !== undefined && init.redirect !== 'follow')) return viaFetch(input, init);
     const url = new URL(input);
     const method = (init?.method ?? 'GET').toUpperCase();
-    const res = await undiciRequest(url, {
-      method: method as 'GET',
-      headers: plainHeaders(init?.headers, url.protocol === 'https:'),
-      body: init?.body ?? null,
-      signal: init?.signal ?? undefined,
-      dispatcher,
-    });
-    if (REDIRECTS.has(res.statusCode) && res.headers.location) {
-      // Rare for an API; let fetch apply its redirect rules (the body is a string/bytes, so it can be re-sent).
-      res.body.resume();
-      return viaFetch(input, init);
-    }
-    const headers = responseHeaders(res.headers);
-    if (method === 'HEAD' || NULL_BODY.has(res.statusCode)) {
-      res.body.resume();
-      return new Response(null, { status: res.statusCode, headers });
-    }
-    return new Response(toWebStream(decoded(res.body, headers.get('content-encoding'))), { status: res.statusCode, headers });
+    return dispatchCall(dispatcher, url, method, plainHeaders(init?.headers, url.protocol === 'https:'), init?.body as SimpleBody, init?.signal, () => viaFetch(input, init));
   };
 }

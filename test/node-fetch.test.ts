@@ -7,7 +7,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serve } from '../adapters/node.js';
+import { createGateway } from '../src/index.js';
 import { createUndiciFetch } from '../src/node-fetch.js';
+import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
+import { startMockOpenAI } from './helpers/mock-openai.js';
 
 interface Seen {
   method: string;
@@ -15,6 +19,8 @@ interface Seen {
   headers: IncomingMessage['headers'];
   body: string;
 }
+
+const bigChunk = (i: number) => `${String(i).padStart(6, '0')}:`.padEnd(4096, String.fromCharCode(97 + (i % 26)));
 
 let server: Server;
 let base: string;
@@ -43,6 +49,18 @@ function route(req: IncomingMessage, res: ServerResponse, body: string): void {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('data: first\n\n');
     res.on('close', () => closedWaiters.forEach((w) => w()));
+  } else if (path === '/big') {
+    // 2000 numbered 4 KiB chunks, written as fast as the socket takes them.
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    let i = 0;
+    const write = () => {
+      while (i < 2000) {
+        const ok = res.write(bigChunk(i++));
+        if (!ok) return void res.once('drain', write);
+      }
+      res.end();
+    };
+    write();
   } else if (path === '/empty') {
     res.writeHead(204, { 'x-empty': '1' });
     res.end();
@@ -160,6 +178,23 @@ describe('createUndiciFetch', () => {
     await wasClosed;
   });
 
+  it('a large body read slowly arrives complete and in order (backpressure pauses, then resumes the socket)', async () => {
+    const res = await fetchImpl(`${base}/big`, { method: 'POST', body: '{}' });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let reads = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (++reads % 8 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(text.length).toBe(2000 * 4096);
+    for (const i of [0, 1, 999, 1998, 1999]) expect(text.slice(i * 4096, (i + 1) * 4096)).toBe(bigChunk(i));
+    expect(text).toBe(Array.from({ length: 2000 }, (_, i) => bigChunk(i)).join(''));
+  });
+
   it('gives a null body for 204', async () => {
     const res = await fetchImpl(`${base}/empty`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(204);
@@ -186,5 +221,55 @@ describe('createUndiciFetch', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
     await expect(fetchImpl(`http://127.0.0.1:${port}/x`, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(Error);
+  });
+});
+
+describe('the standalone server path: serve() + createUndiciFetch()', () => {
+  it('answers sync and streamed chat, keeps upstream errors, and a client abort closes the upstream connection', async () => {
+    const mock = await startMockOpenAI();
+    const gateway = createGateway(openAIConfig(mock), { fetch: createUndiciFetch() });
+    const running = await serve(gateway, { port: 0 });
+    const post = (body: unknown, signal?: AbortSignal) =>
+      fetch(`${running.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      });
+    try {
+      const sync = await post({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] });
+      expect(sync.status).toBe(200);
+      expect(((await sync.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('[openai] you said: hello there');
+
+      const streamed = await post({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'one two three' }] });
+      const text = await streamed.text();
+      const content = text
+        .split('\n\n')
+        .filter((b) => b.startsWith('data: {'))
+        .map((b) => (JSON.parse(b.slice(6)) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta?.content ?? '')
+        .join('');
+      expect(content).toBe('[openai] you said: one two three');
+      expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+
+      mock.failNext(429, { error: { message: 'slow down', type: 'rate_limit_error', param: null, code: null } }, { 'retry-after': '9' });
+      const limited = await post({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('9');
+      expect(((await limited.json()) as { error: { message: string } }).error.message).toContain('slow down');
+
+      mock.holdStreamNext();
+      const disconnected = mock.nextDisconnect();
+      const ac = new AbortController();
+      const held = await post({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'long answer' }] }, ac.signal);
+      const reader = (held.body as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain('chat.completion.chunk');
+      ac.abort();
+      await disconnected;
+    } finally {
+      running.server.closeAllConnections();
+      await running.close();
+      await gateway.close();
+      await mock.close();
+    }
   });
 });

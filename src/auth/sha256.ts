@@ -24,6 +24,7 @@ export function sha256(data: Uint8Array): Uint8Array {
   const view = new DataView(padded.buffer);
   view.setUint32(padded.length - 8, Math.floor(len / 0x20000000));
   view.setUint32(padded.length - 4, (len << 3) >>> 0);
+  const p = padded;
 
   const w = new Uint32Array(64);
   let h0 = 0x6a09e667;
@@ -35,7 +36,7 @@ export function sha256(data: Uint8Array): Uint8Array {
   let h6 = 0x1f83d9ab;
   let h7 = 0x5be0cd19;
   for (let off = 0; off < padded.length; off += 64) {
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(off + t * 4);
+    for (let t = 0, i = off; t < 16; t++, i += 4) w[t] = ((p[i] as number) << 24) | ((p[i + 1] as number) << 16) | ((p[i + 2] as number) << 8) | (p[i + 3] as number);
     for (let t = 16; t < 64; t++) {
       const x = w[t - 15] as number;
       const y = w[t - 2] as number;
@@ -74,6 +75,13 @@ export function sha256(data: Uint8Array): Uint8Array {
   }
   const out = new Uint8Array(32);
   const outView = new DataView(out.buffer);
-  [h0, h1, h2, h3, h4, h5, h6, h7].forEach((v, i) => outView.setUint32(i * 4, v >>> 0));
+  outView.setUint32(0, h0 >>> 0);
+  outView.setUint32(4, h1 >>> 0);
+  outView.setUint32(8, h2 >>> 0);
+  outView.setUint32(12, h3 >>> 0);
+  outView.setUint32(16, h4 >>> 0);
+  outView.setUint32(20, h5 >>> 0);
+  outView.setUint32(24, h6 >>> 0);
+  outView.setUint32(28, h7 >>> 0);
   return out;
 }
