@@ -1,4 +1,5 @@
 import type { ProviderConfig } from '../config/schema.js';
+import type { ProtocolName } from '../ir/types.js';
 import type { FetchLike, Provider, UpstreamCall } from './types.js';
 
 const DEFAULT_BASE: Record<string, string> = {
@@ -9,7 +10,8 @@ const DEFAULT_BASE: Record<string, string> = {
 
 export const ANTHROPIC_DEFAULT_VERSION = '2023-06-01';
 
-function baseOf(cfg: ProviderConfig): string {
+/** The configured (or vendor default) base URL without a trailing slash. */
+export function providerBase(cfg: ProviderConfig): string {
   return (cfg.baseURL ?? DEFAULT_BASE[cfg.type] ?? '').replace(/\/+$/, '');
 }
 
@@ -19,73 +21,54 @@ function baseHeaders(cfg: ProviderConfig): Headers {
   return h;
 }
 
-/** OpenAI and OpenAI-compatible servers: baseURL includes `/v1`, as in the openai SDK. */
-export function createOpenAIProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: number): Provider {
-  const base = baseOf(cfg);
+/** A vendor reached over HTTP: what differs per vendor is its protocol, path and auth headers. */
+function httpProvider(
+  cfg: ProviderConfig,
+  fetch: FetchLike,
+  timeoutMs: number,
+  chatProtocol: ProtocolName,
+  target: (base: string, headers: Headers, call: UpstreamCall) => string,
+): Provider {
+  const base = providerBase(cfg);
   return {
     id: cfg.id,
     type: cfg.type,
     config: cfg,
-    chatProtocol: 'openai-chat',
+    chatProtocol,
     fetch,
     timeoutMs,
     secrets: cfg.apiKey ? [cfg.apiKey] : [],
-    chatRequest() {
+    chatRequest(call) {
       const headers = baseHeaders(cfg);
-      if (cfg.apiKey) headers.set('authorization', `Bearer ${cfg.apiKey}`);
-      return { url: `${base}/chat/completions`, headers };
+      return { url: target(base, headers, call), headers };
     },
   };
+}
+
+/** OpenAI and OpenAI-compatible servers: baseURL includes `/v1`, as in the openai SDK. */
+export function createOpenAIProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: number): Provider {
+  return httpProvider(cfg, fetch, timeoutMs, 'openai-chat', (base, headers) => {
+    if (cfg.apiKey) headers.set('authorization', `Bearer ${cfg.apiKey}`);
+    return `${base}/chat/completions`;
+  });
 }
 
 /** Anthropic: baseURL without `/v1`, as in @anthropic-ai/sdk. */
 export function createAnthropicProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: number): Provider {
-  const base = baseOf(cfg);
-  return {
-    id: cfg.id,
-    type: cfg.type,
-    config: cfg,
-    chatProtocol: 'anthropic-messages',
-    fetch,
-    timeoutMs,
-    secrets: cfg.apiKey ? [cfg.apiKey] : [],
-    chatRequest(call: UpstreamCall) {
-      const headers = baseHeaders(cfg);
-      if (cfg.apiKey) headers.set('x-api-key', cfg.apiKey);
-      headers.set('anthropic-version', call.inboundHeaders.get('anthropic-version') ?? ANTHROPIC_DEFAULT_VERSION);
-      const beta = call.inboundHeaders.get('anthropic-beta');
-      if (beta) headers.set('anthropic-beta', beta);
-      return { url: `${base}/v1/messages`, headers };
-    },
-  };
+  return httpProvider(cfg, fetch, timeoutMs, 'anthropic-messages', (base, headers, call) => {
+    if (cfg.apiKey) headers.set('x-api-key', cfg.apiKey);
+    headers.set('anthropic-version', call.inboundHeaders.get('anthropic-version') ?? ANTHROPIC_DEFAULT_VERSION);
+    const beta = call.inboundHeaders.get('anthropic-beta');
+    if (beta) headers.set('anthropic-beta', beta);
+    return `${base}/v1/messages`;
+  });
 }
 
 /** Gemini: baseURL without the API version, as in @google/genai. */
 export function createGeminiProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: number): Provider {
-  const base = baseOf(cfg);
-  return {
-    id: cfg.id,
-    type: cfg.type,
-    config: cfg,
-    chatProtocol: 'gemini',
-    fetch,
-    timeoutMs,
-    secrets: cfg.apiKey ? [cfg.apiKey] : [],
-    chatRequest(call: UpstreamCall) {
-      const headers = baseHeaders(cfg);
-      if (cfg.apiKey) headers.set('x-goog-api-key', cfg.apiKey);
-      const model = encodeURIComponent(call.upstreamModel.replace(/^models\//, ''));
-      const url = call.stream
-        ? `${base}/v1beta/models/${model}:streamGenerateContent?alt=sse`
-        : `${base}/v1beta/models/${model}:generateContent`;
-      return { url, headers };
-    },
-  };
-}
-
-export function geminiBase(cfg: ProviderConfig): string {
-  return baseOf(cfg);
-}
-export function providerBase(cfg: ProviderConfig): string {
-  return baseOf(cfg);
+  return httpProvider(cfg, fetch, timeoutMs, 'gemini', (base, headers, call) => {
+    if (cfg.apiKey) headers.set('x-goog-api-key', cfg.apiKey);
+    const model = encodeURIComponent(call.upstreamModel.replace(/^models\//, ''));
+    return call.stream ? `${base}/v1beta/models/${model}:streamGenerateContent?alt=sse` : `${base}/v1beta/models/${model}:generateContent`;
+  });
 }
