@@ -2,18 +2,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_ALL, KEY_CLAUDE, PDF, PNG, postRaw, startAnthropicHarness, type AnthropicHarness } from './helpers/anthropic-gateway.js';
+import { IMAGE_AND_PDF_MESSAGE, KEY_ALL, KEY_CLAUDE, postRaw, startAnthropicHarness, WEATHER_TOOLS, weatherToolResults, type AnthropicHarness } from './helpers/anthropic-gateway.js';
 
 let h: AnthropicHarness;
 beforeAll(async () => {
   h = await startAnthropicHarness();
 });
 afterAll(() => h.close());
-
-const weather: Anthropic.Tool[] = [
-  { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } } } },
-  { name: 'get_time', input_schema: { type: 'object', properties: { utc: { type: 'boolean' } } } },
-];
 
 describe('sync', () => {
   it('answers with the upstream message, usage, trace id; the upstream gets its own key and the rewritten model', async () => {
@@ -48,7 +43,7 @@ describe('sync', () => {
   });
 
   it('runs a tool round trip', async () => {
-    const first = await h.client.messages.create({ model: 'claude-pass', max_tokens: 100, tools: weather, messages: [{ role: 'user', content: 'weather?' }] });
+    const first = await h.client.messages.create({ model: 'claude-pass', max_tokens: 100, tools: WEATHER_TOOLS, messages: [{ role: 'user', content: 'weather?' }] });
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([
       { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris', days: 1 } },
@@ -57,12 +52,8 @@ describe('sync', () => {
     const next = await h.client.messages.create({
       model: 'claude-pass',
       max_tokens: 100,
-      tools: weather,
-      messages: [
-        { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: first.content },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18C' }, { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'noon' }] }] },
-      ],
+      tools: WEATHER_TOOLS,
+      messages: weatherToolResults(first.content, ['toolu_1', 'toolu_2']),
     });
     expect(next.content).toEqual([{ type: 'text', text: '[anthropic] tool results: 18C; noon' }]);
   });
@@ -71,11 +62,7 @@ describe('sync', () => {
     const media = await h.client.messages.create({
       model: 'claude-pass',
       max_tokens: 100,
-      messages: [{ role: 'user', content: [
-        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
-        { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } },
-        { type: 'text', text: 'Describe' },
-      ] }],
+      messages: [IMAGE_AND_PDF_MESSAGE],
     });
     expect(media.content).toEqual([{ type: 'text', text: '[anthropic] you said: Describe [image] [pdf]' }]);
     const stopped = await h.client.messages.create({ model: 'claude-pass', max_tokens: 100, stop_sequences: ['said'], messages: [{ role: 'user', content: 'x' }] });
@@ -105,7 +92,7 @@ describe('streams', () => {
   });
 
   it('streams tool calls with parsed inputs', async () => {
-    const final = await h.client.messages.stream({ model: 'claude-pass', max_tokens: 100, tools: weather, messages: [{ role: 'user', content: 'go' }] }).finalMessage();
+    const final = await h.client.messages.stream({ model: 'claude-pass', max_tokens: 100, tools: WEATHER_TOOLS, messages: [{ role: 'user', content: 'go' }] }).finalMessage();
     expect(final.stop_reason).toBe('tool_use');
     expect(final.content.map((b) => (b.type === 'tool_use' ? b.input : b.type))).toEqual([{ city: 'Paris', days: 1 }, { utc: true }]);
   });

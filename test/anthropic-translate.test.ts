@@ -2,18 +2,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PDF, PNG, postRaw, startAnthropicHarness, type AnthropicHarness } from './helpers/anthropic-gateway.js';
+import { IMAGE_AND_PDF_MESSAGE, postRaw, startAnthropicHarness, WEATHER_TOOLS, weatherToolResults, type AnthropicHarness } from './helpers/anthropic-gateway.js';
 
 let h: AnthropicHarness;
 beforeAll(async () => {
   h = await startAnthropicHarness();
 });
 afterAll(() => h.close());
-
-const weather: Anthropic.Tool[] = [
-  { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } } } },
-  { name: 'get_time', input_schema: { type: 'object', properties: { utc: { type: 'boolean' } } } },
-];
 
 const lastOpenAIBody = (): Record<string, unknown> => h.openai.requests.at(-1)?.body as Record<string, unknown>;
 
@@ -50,7 +45,7 @@ describe('sync', () => {
   });
 
   it('runs a tool round trip (tool_use ids, parsed input, grouped tool results)', async () => {
-    const first = await h.client.messages.create({ model: 'claude-gpt', max_tokens: 100, tools: weather, tool_choice: { type: 'auto' }, messages: [{ role: 'user', content: 'weather?' }] });
+    const first = await h.client.messages.create({ model: 'claude-gpt', max_tokens: 100, tools: WEATHER_TOOLS, tool_choice: { type: 'auto' }, messages: [{ role: 'user', content: 'weather?' }] });
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([
       { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris', days: 1 } },
@@ -60,12 +55,8 @@ describe('sync', () => {
     const next = await h.client.messages.create({
       model: 'claude-gpt',
       max_tokens: 100,
-      tools: weather,
-      messages: [
-        { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: first.content },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: '18C' }, { type: 'tool_result', tool_use_id: 'call_2', content: [{ type: 'text', text: 'noon' }] }] },
-      ],
+      tools: WEATHER_TOOLS,
+      messages: weatherToolResults(first.content, ['call_1', 'call_2']),
     });
     expect(next.content).toEqual([{ type: 'text', text: '[openai] tool results: 18C; noon' }]);
     const sent = lastOpenAIBody().messages as Array<Record<string, unknown>>;
@@ -77,11 +68,7 @@ describe('sync', () => {
     const media = await h.client.messages.create({
       model: 'claude-gpt',
       max_tokens: 100,
-      messages: [{ role: 'user', content: [
-        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
-        { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } },
-        { type: 'text', text: 'Describe' },
-      ] }],
+      messages: [IMAGE_AND_PDF_MESSAGE],
     });
     expect(media.content).toEqual([{ type: 'text', text: '[openai] you said: Describe [image] [pdf]' }]);
     const cut = await h.client.messages.create({ model: 'claude-gpt', max_tokens: 3, messages: [{ role: 'user', content: 'one two three' }] });
@@ -108,7 +95,7 @@ describe('streams', () => {
   });
 
   it('streams parallel tool calls as separate tool_use blocks', async () => {
-    const final = await h.client.messages.stream({ model: 'claude-gpt', max_tokens: 100, tools: weather, messages: [{ role: 'user', content: 'go' }] }).finalMessage();
+    const final = await h.client.messages.stream({ model: 'claude-gpt', max_tokens: 100, tools: WEATHER_TOOLS, messages: [{ role: 'user', content: 'go' }] }).finalMessage();
     expect(final.stop_reason).toBe('tool_use');
     expect(final.content).toEqual([
       { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris', days: 1 } },

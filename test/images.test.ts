@@ -7,6 +7,7 @@ import OpenAI, { APIError, toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
 import { createGateway, type Gateway } from '../src/index.js';
+import { mediaProviders } from './helpers/gateway-config.js';
 import { startMockMediaGemini, type MockMediaGemini } from './helpers/mock-media-gemini.js';
 import { startMockMediaOpenAI, type MockMediaOpenAI } from './helpers/mock-media-openai.js';
 import { PNG_BASE64, sha256, type MultipartBody } from './helpers/mock-media-server.js';
@@ -50,11 +51,7 @@ beforeAll(async () => {
   openai = await startMockMediaOpenAI();
   gemini = await startMockMediaGemini();
   gateway = createGateway({
-    providers: [
-      { id: 'openai', type: 'openai', baseURL: openai.baseURL, apiKey: openai.apiKey },
-      { id: 'google', type: 'gemini', baseURL: gemini.baseURL, apiKey: gemini.apiKey },
-      { id: 'mock', type: 'mock' },
-    ],
+    providers: mediaProviders(openai, gemini),
     models: [
       { id: 'gpt-image-1', provider: 'openai' },
       { id: 'dall-e-3', provider: 'openai' },

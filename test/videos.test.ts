@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
 import { createGateway, type Gateway, type GatewayConfigInput } from '../src/index.js';
+import { mediaProviders } from './helpers/gateway-config.js';
 import { startMockMediaGemini, type MockMediaGemini } from './helpers/mock-media-gemini.js';
 import { startMockMediaOpenAI, type MockMediaOpenAI } from './helpers/mock-media-openai.js';
 import type { MultipartBody } from './helpers/mock-media-server.js';
@@ -21,11 +22,7 @@ let gemini: MockMediaGemini;
 
 function config(): GatewayConfigInput {
   return {
-    providers: [
-      { id: 'openai', type: 'openai', baseURL: openai.baseURL, apiKey: openai.apiKey },
-      { id: 'google', type: 'gemini', baseURL: gemini.baseURL, apiKey: gemini.apiKey },
-      { id: 'mock', type: 'mock' },
-    ],
+    providers: mediaProviders(openai, gemini),
     models: [
       { id: 'sora-2', provider: 'openai' },
       { id: 'sora-2-pro', provider: 'openai' },

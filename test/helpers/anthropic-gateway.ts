@@ -72,3 +72,31 @@ export function postRaw(h: AnthropicHarness, path: string, body: string, headers
 
 export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 export const PDF = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
+
+/** Two function tools: `get_weather(city: string, days: integer)` and `get_time(utc: boolean)`. */
+export const WEATHER_TOOLS: Anthropic.Tool[] = [
+  { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } } } },
+  { name: 'get_time', input_schema: { type: 'object', properties: { utc: { type: 'boolean' } } } },
+];
+
+/**
+ * The second turn of a WEATHER_TOOLS round trip: the question, the assistant's tool_use blocks, and
+ * the results `18C` (a string) and `noon` (a text block) for the two tool_use ids, in order.
+ */
+export function weatherToolResults(toolUse: Anthropic.ContentBlock[], ids: readonly [string, string]): Anthropic.MessageParam[] {
+  return [
+    { role: 'user', content: 'weather?' },
+    { role: 'assistant', content: toolUse },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: ids[0], content: '18C' }, { type: 'tool_result', tool_use_id: ids[1], content: [{ type: 'text', text: 'noon' }] }] },
+  ];
+}
+
+/** A user message with a PNG image, a PDF document and the text `Describe`. */
+export const IMAGE_AND_PDF_MESSAGE: Anthropic.MessageParam = {
+  role: 'user',
+  content: [
+    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+    { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } },
+    { type: 'text', text: 'Describe' },
+  ],
+};

@@ -26,6 +26,15 @@ export function openAIConfig(mock: MockVendor, extra: Partial<GatewayConfigInput
   };
 }
 
+/** The media tests' upstreams: `openai` and `google` (strict media mocks) and the built-in `mock` provider. */
+export function mediaProviders(openai: MockVendor, gemini: MockVendor): GatewayConfigInput['providers'] {
+  return [
+    { id: 'openai', type: 'openai', baseURL: openai.baseURL, apiKey: openai.apiKey },
+    { id: 'google', type: 'gemini', baseURL: gemini.baseURL, apiKey: gemini.apiKey },
+    { id: 'mock', type: 'mock' },
+  ];
+}
+
 /** Reads an SSE response body and returns the `data:` payloads (without parsing). */
 export async function readSSEData(res: Response): Promise<string[]> {
   const text = await res.text();

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
@@ -14,7 +14,7 @@ import Koa from 'koa';
 import { modelgate as expressModelgate, principalFromUser } from '../../adapters/express.js';
 import { modelgate as koaModelgate } from '../../adapters/koa.js';
 import { serve } from '../../adapters/node.js';
-import { createGateway, type GatewayConfigInput, type GatewayOptions, type Principal } from '../../src/index.js';
+import { createGateway, type Gateway, type GatewayConfigInput, type GatewayOptions, type Principal } from '../../src/index.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = `${ROOT}node_modules/.bin/`;
@@ -41,18 +41,24 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve, reject) => {
+/** Serves a host app (Express, Koa) on node:http at 127.0.0.1:0; stopping closes the server, then the gateway. */
+async function serveHostApp(app: RequestListener, prefix: string, gateway: Gateway): Promise<Omit<RunningHost, 'name'>> {
+  const server = createServer(app);
+  const origin = await new Promise<string>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
   });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  return {
+    origin,
+    baseURL: origin + prefix,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      await gateway.close();
+    },
+  };
 }
 
 /** The host-side "user" a test header stands for, as a host auth middleware would set it. */
@@ -83,16 +89,7 @@ async function startExpress(setup: HostSetup, withJson: boolean): Promise<Omit<R
   app.use((_req, res) => {
     res.status(404).json({ host404: true });
   });
-  const server = createServer(app);
-  const origin = await listen(server);
-  return {
-    origin,
-    baseURL: origin + prefix,
-    stop: async () => {
-      await closeServer(server);
-      await gateway.close();
-    },
-  };
+  return serveHostApp(app, prefix, gateway);
 }
 
 async function startKoa(setup: HostSetup): Promise<Omit<RunningHost, 'name'>> {
@@ -121,16 +118,7 @@ async function startKoa(setup: HostSetup): Promise<Omit<RunningHost, 'name'>> {
     ctx.status = 404;
     ctx.body = { host404: true };
   });
-  const server = createServer(app.callback());
-  const origin = await listen(server);
-  return {
-    origin,
-    baseURL: origin + prefix,
-    stop: async () => {
-      await closeServer(server);
-      await gateway.close();
-    },
-  };
+  return serveHostApp(app.callback(), prefix, gateway);
 }
 
 async function startNode(setup: HostSetup): Promise<Omit<RunningHost, 'name'>> {

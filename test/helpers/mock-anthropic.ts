@@ -4,30 +4,14 @@
  * GET /v1/models[/{id}]. It checks the key (x-api-key or Authorization: Bearer), requires
  * anthropic-version, validates bodies the way the real API does and answers deterministically.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { messageJson, planAnthropicReply, streamEvents } from './mock-anthropic-reply.js';
 import { MockValidationError, validateAnthropicBody } from './mock-anthropic-validate.js';
+import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: Record<string, string>;
-  rawBody: string;
-  body: unknown;
-}
+export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
 
-export interface MockVendor {
-  baseURL: string;
-  apiKey: string;
-  requests: RecordedRequest[];
-  failNext(status: number, body: unknown, headers?: Record<string, string>): void;
-  hangNext(ms: number): void;
-  close(): Promise<void>;
-}
-
-export interface MockAnthropic extends MockVendor {
+export interface MockAnthropic extends MockVendorServer {
   /** The next stream sends its first events, then an in-band `event: error` frame and ends. */
   failNextStreamMidway(errorType?: string, message?: string): void;
 }
@@ -51,99 +35,61 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.once('error', reject);
-  });
-}
-
-function headersOf(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
-
 export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promise<MockAnthropic> {
   const apiKey = opts.apiKey ?? 'upstream-secret-anthropic-0123456789';
-  const requests: RecordedRequest[] = [];
-  let failure: { status: number; body: unknown; headers?: Record<string, string> } | undefined;
-  let hangMs = 0;
   let midStreamError: { type: string; message: string } | undefined;
-  let seq = 0;
 
-  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+  const send = (res: ServerResponse, seq: number, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_mock_${seq}`, ...headers });
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   };
-  const sendError = (res: ServerResponse, status: number, message: string): void =>
-    send(res, status, { type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message }, request_id: `req_mock_${seq}` });
+  const sendError = (res: ServerResponse, seq: number, status: number, message: string): void =>
+    send(res, seq, status, { type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message }, request_id: `req_mock_${seq}` });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    seq++;
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const rawBody = await readBody(req);
-    let body: unknown;
-    try {
-      body = rawBody ? (JSON.parse(rawBody) as unknown) : undefined;
-    } catch {
-      body = undefined;
-    }
-    const headers = headersOf(req);
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, rawBody, body });
-
-    if (hangMs > 0) {
-      const ms = hangMs;
-      hangMs = 0;
-      await new Promise((r) => setTimeout(r, ms));
-      if (res.destroyed) return;
-    }
-    if (failure) {
-      const f = failure;
-      failure = undefined;
-      return send(res, f.status, f.body, f.headers);
-    }
+  async function handle(ex: MockExchange): Promise<void> {
+    const { req, res, url, seq } = ex;
+    const { headers, rawBody, body } = ex.recorded;
+    const ok = (payload: unknown): void => send(res, seq, 200, payload);
+    const fail = (status: number, message: string): void => sendError(res, seq, status, message);
 
     const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1];
     const key = headers['x-api-key'] ?? bearer;
-    if (key === undefined) return sendError(res, 401, 'x-api-key header is required');
-    if (key !== apiKey) return sendError(res, 401, 'invalid x-api-key');
-    if (!headers['anthropic-version']) return sendError(res, 400, 'anthropic-version: header is required');
+    if (key === undefined) return fail(401, 'x-api-key header is required');
+    if (key !== apiKey) return fail(401, 'invalid x-api-key');
+    if (!headers['anthropic-version']) return fail(400, 'anthropic-version: header is required');
 
     const path = url.pathname;
     if (path === '/v1/models' && req.method === 'GET') {
       const limit = Math.min(1000, Math.max(1, Number(url.searchParams.get('limit') ?? 20) || 20));
       const data = MOCK_ANTHROPIC_MODELS.slice(0, limit).map((m) => ({ type: 'model', ...m }));
-      return send(res, 200, { data, has_more: data.length < MOCK_ANTHROPIC_MODELS.length, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null });
+      return ok({ data, has_more: data.length < MOCK_ANTHROPIC_MODELS.length, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null });
     }
     const modelMatch = /^\/v1\/models\/(.+)$/.exec(path);
     if (modelMatch && req.method === 'GET') {
       const m = MOCK_ANTHROPIC_MODELS.find((x) => x.id === decodeURIComponent(modelMatch[1] ?? ''));
-      return m ? send(res, 200, { type: 'model', ...m }) : sendError(res, 404, `model: ${modelMatch[1]}`);
+      return m ? ok({ type: 'model', ...m }) : fail(404, `model: ${modelMatch[1]}`);
     }
-    if (path !== '/v1/messages' && path !== '/v1/messages/count_tokens') return sendError(res, 404, 'Not Found');
-    if (req.method !== 'POST') return sendError(res, 405, `Method ${req.method} not allowed`);
-    if (body === undefined) return sendError(res, 400, rawBody ? 'There was an error parsing the body of your request.' : 'messages: Field required');
+    if (path !== '/v1/messages' && path !== '/v1/messages/count_tokens') return fail(404, 'Not Found');
+    if (req.method !== 'POST') return fail(405, `Method ${req.method} not allowed`);
+    if (body === undefined) return fail(400, rawBody ? 'There was an error parsing the body of your request.' : 'messages: Field required');
 
     let valid: Record<string, unknown>;
     try {
       const betas = (headers['anthropic-beta'] ?? '').split(',').map((b) => b.trim());
       valid = validateAnthropicBody(body, path === '/v1/messages' ? 'messages' : 'count_tokens', betas);
     } catch (err) {
-      if (err instanceof MockValidationError) return sendError(res, 400, err.message);
+      if (err instanceof MockValidationError) return fail(400, err.message);
       throw err;
     }
     const model = String(valid.model);
-    if (model.includes('nonexistent')) return sendError(res, 404, `model: ${model}`);
+    if (model.includes('nonexistent')) return fail(404, `model: ${model}`);
     if (path === '/v1/messages/count_tokens') {
-      return send(res, 200, { input_tokens: 10 * (valid.messages as unknown[]).length });
+      return ok({ input_tokens: 10 * (valid.messages as unknown[]).length });
     }
 
     const reply = planAnthropicReply(valid);
     const id = `msg_mock_${seq}`;
-    if (valid.stream !== true) return send(res, 200, messageJson(reply, id, model));
+    if (valid.stream !== true) return ok(messageJson(reply, id, model));
 
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_mock_${seq}` });
     const events = streamEvents(reply, id, model);
@@ -161,31 +107,15 @@ export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promis
     res.end();
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendError(res, 500, `mock failure: ${String(err)}`);
-      else res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-
-  return {
-    baseURL: `http://127.0.0.1:${port}`,
+  const server = await startMockVendorServer({
     apiKey,
-    requests,
-    failNext(status, body, headers) {
-      failure = { status, body, ...(headers ? { headers } : {}) };
-    },
-    hangNext(ms) {
-      hangMs = ms;
-    },
+    sendFailure: (ex, f) => send(ex.res, ex.seq, f.status, f.body, f.headers),
+    sendCrash: (res, err, seq) => sendError(res, seq, 500, `mock failure: ${String(err)}`),
+    handle,
+  });
+  return Object.assign(server, {
     failNextStreamMidway(errorType = 'overloaded_error', message = 'Overloaded') {
       midStreamError = { type: errorType, message };
     },
-    close() {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  });
 }

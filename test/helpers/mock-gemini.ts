@@ -7,37 +7,18 @@
  * reason API_KEY_INVALID, as the real API answers. Validation lives in mock-gemini-validate.ts and
  * the deterministic answers in mock-gemini-reply.ts.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { computeReply, countTokens, streamChunks, usageOf } from './mock-gemini-reply.js';
 import { GoogleError, googleErrorBody, isObj, normalizeRequest, type Json } from './mock-gemini-validate.js';
+import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: Record<string, string>;
-  rawBody: string;
-  body: unknown;
-}
+export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
 
-export interface MockVendor {
-  baseURL: string;
-  apiKey: string;
-  requests: RecordedRequest[];
-  failNext(status: number, body: unknown, headers?: Record<string, string>): void;
-  hangNext(ms: number): void;
-  close(): Promise<void>;
-}
-
-export interface MockGemini extends MockVendor {
+export interface MockGemini extends MockVendorServer {
   /** Next streamed answer sends its first chunk, then stays open until the client disconnects. */
   holdStreamNext(): void;
   /** Next streamed answer sends its first chunk, then an in-band `{"error":...}` chunk, then closes. */
   failStreamNext(status?: number, message?: string): void;
-  /** Resolves the next time a client closes a connection before its response finished. */
-  nextDisconnect(): Promise<void>;
-  disconnects: number;
 }
 
 export interface MockGeminiOptions {
@@ -79,37 +60,8 @@ function notFound(model: string): GoogleError {
 
 export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<MockGemini> {
   const apiKey = opts.apiKey ?? 'upstream-secret-gemini-0123456789';
-  const requests: RecordedRequest[] = [];
-  const failQueue: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
-  const hangQueue: number[] = [];
   let holdNext = false;
   let streamFail: { status: number; message: string } | undefined;
-  let disconnectWaiters: (() => void)[] = [];
-  let counter = 0;
-  const sockets = new Set<Socket>();
-
-  const mock: MockGemini = {
-    baseURL: '',
-    apiKey,
-    requests,
-    disconnects: 0,
-    failNext(status, body, headers) {
-      failQueue.push({ status, body, ...(headers ? { headers } : {}) });
-    },
-    hangNext(ms) {
-      hangQueue.push(ms);
-    },
-    holdStreamNext() {
-      holdNext = true;
-    },
-    failStreamNext(status = 500, message = 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting') {
-      streamFail = { status, message };
-    },
-    nextDisconnect() {
-      return new Promise<void>((r) => disconnectWaiters.push(r));
-    },
-    close: async () => {},
-  };
 
   function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
@@ -130,45 +82,9 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     return undefined;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    let body: unknown;
-    let parseError = false;
-    if (rawBody) {
-      try {
-        body = JSON.parse(rawBody);
-      } catch {
-        parseError = true;
-      }
-    }
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, rawBody, body });
-    counter++;
-    let closed = false;
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        closed = true;
-        mock.disconnects++;
-        const waiters = disconnectWaiters;
-        disconnectWaiters = [];
-        for (const w of waiters) w();
-      }
-    });
-    const hang = hangQueue.shift();
-    if (hang !== undefined) {
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, hang);
-        res.once('close', () => {
-          clearTimeout(t);
-          r();
-        });
-      });
-      if (closed) return;
-    }
-    const fail = failQueue.shift();
-    if (fail) return send(res, fail.status, fail.body, fail.headers);
-
+  async function handle(ex: MockExchange): Promise<void> {
+    const { req, res, url } = ex;
+    const { headers, rawBody, body } = ex.recorded;
     try {
       const auth = authError(url, headers);
       if (auth) throw auth;
@@ -184,12 +100,12 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
       if (!action) throw new GoogleError(404, `Requested entity was not found. (${req.method} ${path})`, 'NOT_FOUND');
       if (req.method !== 'POST') throw new GoogleError(405, `Method ${req.method} is not allowed on ${path}.`, 'UNIMPLEMENTED');
       const model = decodeURIComponent(action[1]!);
-      if (parseError || !rawBody) throw new GoogleError(400, 'Invalid JSON payload received. Unexpected token.');
+      if (ex.parseError || !rawBody) throw new GoogleError(400, 'Invalid JSON payload received. Unexpected token.');
       if (!modelExists(model)) throw notFound(model);
       if (action[2] === 'countTokens') return countTokensAnswer(res, body, model);
       const normalized = normalizeRequest(body, model);
-      if (action[2] === 'generateContent') return generate(res, normalized, model);
-      return stream(res, normalized, model, url.searchParams.get('alt') === 'sse', () => closed);
+      if (action[2] === 'generateContent') return generate(res, normalized, model, ex.seq);
+      return stream(ex, normalized, model, url.searchParams.get('alt') === 'sse');
     } catch (e) {
       if (e instanceof GoogleError) return send(res, e.code, googleErrorBody(e));
       throw e;
@@ -227,19 +143,20 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     send(res, 200, { totalTokens: total, promptTokensDetails: [{ modality: 'TEXT', tokenCount: total }] });
   }
 
-  function generate(res: ServerResponse, req: Json, model: string): void {
+  function generate(res: ServerResponse, req: Json, model: string, seq: number): void {
     const r = computeReply(req);
     send(res, 200, {
       candidates: [{ content: { parts: r.parts, role: 'model' }, finishReason: r.finishReason, index: 0 }],
       usageMetadata: usageOf(r, true),
       modelVersion: model,
-      responseId: `mockresp${counter}`,
+      responseId: `mockresp${seq}`,
     });
   }
 
-  async function stream(res: ServerResponse, req: Json, model: string, sse: boolean, isClosed: () => boolean): Promise<void> {
+  async function stream(ex: MockExchange, req: Json, model: string, sse: boolean): Promise<void> {
+    const { res, closed: isClosed } = ex;
     const r = computeReply(req);
-    const responseId = `mockresp${counter}`;
+    const responseId = `mockresp${ex.seq}`;
     const chunks = streamChunks(r, (parts, finish, final) => ({
       candidates: [{ content: { parts, role: 'model' }, ...(finish ? { finishReason: finish } : {}), index: 0 }],
       usageMetadata: usageOf(r, final),
@@ -262,7 +179,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     for (let i = 0; i < chunks.length; i++) {
       write(chunks[i]!);
       if (i === 0 && hold) {
-        await new Promise<void>((done) => (isClosed() ? done() : res.once('close', () => done())));
+        await ex.untilClosed();
         return;
       }
       if (i === 0 && failure) {
@@ -274,27 +191,18 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     if (!isClosed()) res.end();
   }
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
-        if (!res.headersSent) send(res, 500, { error: { code: 500, message: `mock failure: ${String(err)}`, status: 'INTERNAL' } });
-        else res.end();
-      });
-    });
+  const server = await startMockVendorServer({
+    apiKey,
+    sendFailure: (ex, f) => send(ex.res, f.status, f.body, f.headers),
+    sendCrash: (res, err) => send(res, 500, { error: { code: 500, message: `mock failure: ${String(err)}`, status: 'INTERNAL' } }),
+    handle,
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.once('close', () => sockets.delete(s));
+  return Object.assign(server, {
+    holdStreamNext() {
+      holdNext = true;
+    },
+    failStreamNext(status = 500, message = 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting') {
+      streamFail = { status, message };
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  mock.baseURL = `http://127.0.0.1:${port}`;
-  mock.close = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    });
-  return mock;
 }

@@ -222,5 +222,5 @@ export async function startMockMediaGemini(opts: { apiKey?: string } = {}): Prom
     }
     return gErr(404, 'NOT_FOUND', `Unknown path ${req.method} ${p}`);
   });
-  return { ...vendor, operations, videoBytes: (fileId: string) => fakeVideoBytes(fileId) };
+  return Object.assign(vendor, { operations, videoBytes: (fileId: string) => fakeVideoBytes(fileId) });
 }

@@ -236,5 +236,5 @@ export async function startMockMediaOpenAI(opts: { apiKey?: string } = {}): Prom
     }
     return err(404, `Invalid URL (${req.method} ${p})`, null, null);
   });
-  return { ...vendor, videoIds, videoBytes: (id: string) => fakeVideoBytes(id) };
+  return Object.assign(vendor, { videoIds, videoBytes: (id: string) => fakeVideoBytes(id) });
 }

@@ -1,11 +1,13 @@
 /**
- * The HTTP plumbing shared by the strict media mocks (mock-media-openai.ts, mock-media-gemini.ts):
- * a node:http server on an ephemeral 127.0.0.1 port that records every request (multipart bodies
- * as fields + file digests), and supports failNext / hangNext per the shared mock-vendor contract.
+ * The server shared by the strict media mocks (mock-media-openai.ts, mock-media-gemini.ts): the
+ * common mock-vendor plumbing (mock-vendor-base.ts) plus multipart bodies recorded as fields + file
+ * digests, and route handlers that return a MockAnswer (JSON, SSE text or bytes sent in two writes).
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { parseJsonBody, startMockVendorServer, type MockVendorServer, type RecordedRequest } from './mock-vendor-base.js';
+
+export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
 
 export interface RecordedFile {
   field: string;
@@ -16,28 +18,9 @@ export interface RecordedFile {
   bytes: Buffer;
 }
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: Record<string, string>;
-  rawBody: string;
-  /** Parsed JSON; for multipart: `{ fields: [[name, value], ...], files: RecordedFile[] }`. */
-  body: unknown;
-}
-
 export interface MultipartBody {
   fields: Array<[string, string]>;
   files: RecordedFile[];
-}
-
-export interface MockVendor {
-  baseURL: string;
-  apiKey: string;
-  requests: RecordedRequest[];
-  failNext(status: number, body: unknown, headers?: Record<string, string>): void;
-  hangNext(ms: number): void;
-  close(): Promise<void>;
 }
 
 /** What a route handler answers. `bytes` bodies are sent as-is. */
@@ -74,101 +57,51 @@ export async function parseMultipart(raw: Buffer, contentType: string): Promise<
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
+function writeAnswer(res: ServerResponse, answer: MockAnswer): void {
+  const out: Record<string, string> = { ...(answer.headers ?? {}) };
+  if (answer.bytes) {
+    out['content-length'] ??= String(answer.bytes.length);
+    res.writeHead(answer.status, out);
+    // Two writes, so the gateway sees more than one chunk.
+    const mid = Math.floor(answer.bytes.length / 2);
+    res.write(answer.bytes.subarray(0, mid));
+    res.end(answer.bytes.subarray(mid));
+    return;
+  }
+  if (answer.text !== undefined) {
+    res.writeHead(answer.status, { 'content-type': 'text/event-stream', ...out });
+    res.end(answer.text);
+    return;
+  }
+  res.writeHead(answer.status, { 'content-type': 'application/json', ...out });
+  res.end(JSON.stringify(answer.json ?? {}));
 }
 
-export async function startMediaServer(apiKey: string, basePath: string, handler: MockHandler): Promise<MockVendor> {
-  const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  let failure: MockAnswer | undefined;
-  let hangMs = 0;
-  let origin = '';
-
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      const raw = await readBody(req);
-      const url = new URL(req.url ?? '/', origin);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-      const type = headers['content-type'] ?? '';
-      let body: unknown;
-      if (type.startsWith('multipart/form-data')) body = await parseMultipart(raw, type);
-      else if (raw.length) {
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch {
-          body = undefined;
-        }
-      }
-      const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, rawBody: raw.toString('utf8'), body };
-      requests.push(recorded);
-      if (hangMs > 0) {
-        const ms = hangMs;
-        hangMs = 0;
-        await new Promise((r) => setTimeout(r, ms));
-      }
-      let answer: MockAnswer;
-      if (failure) {
-        answer = failure;
-        failure = undefined;
-      } else {
-        try {
-          answer = await handler(recorded, raw, origin);
-        } catch (err) {
-          answer = { status: 500, json: { error: { message: `mock crashed: ${(err as Error).message}` } } };
-        }
-      }
-      if (res.destroyed) return;
-      const out: Record<string, string> = { ...(answer.headers ?? {}) };
-      if (answer.bytes) {
-        out['content-length'] ??= String(answer.bytes.length);
-        res.writeHead(answer.status, out);
-        // Two writes, so the gateway sees more than one chunk.
-        const mid = Math.floor(answer.bytes.length / 2);
-        res.write(answer.bytes.subarray(0, mid));
-        res.end(answer.bytes.subarray(mid));
-        return;
-      }
-      if (answer.text !== undefined) {
-        res.writeHead(answer.status, { 'content-type': 'text/event-stream', ...out });
-        res.end(answer.text);
-        return;
-      }
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...out });
-      res.end(JSON.stringify(answer.json ?? {}));
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.once('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  origin = `http://127.0.0.1:${port}`;
-  return {
-    baseURL: `${origin}${basePath}`,
+export async function startMediaServer(apiKey: string, basePath: string, handler: MockHandler): Promise<MockVendorServer> {
+  const server = await startMockVendorServer({
     apiKey,
-    requests,
-    failNext(status, body, headers) {
-      failure = { status, json: body, ...(headers ? { headers } : {}) };
+    basePath,
+    parseBody: async (raw, headers) => {
+      const type = headers['content-type'] ?? '';
+      return type.startsWith('multipart/form-data') ? { body: await parseMultipart(raw, type), parseError: false } : parseJsonBody(raw);
     },
-    hangNext(ms) {
-      hangMs = ms;
+    sendFailure: (ex, f) => writeAnswer(ex.res, { status: f.status, json: f.body, ...(f.headers ? { headers: f.headers } : {}) }),
+    sendCrash: (res) => {
+      res.writeHead(500);
+      res.end();
     },
-    close() {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((r) => server.close(() => r()));
+    handle: async (ex) => {
+      let answer: MockAnswer;
+      try {
+        answer = await handler(ex.recorded, ex.raw, server.origin);
+      } catch (err) {
+        answer = { status: 500, json: { error: { message: `mock crashed: ${(err as Error).message}` } } };
+      }
+      if (ex.res.destroyed) return;
+      writeAnswer(ex.res, answer);
     },
-  };
+  });
+  return server;
 }
 
 /** A real 8x8 PNG (the same bytes the gateway's mock provider returns). */

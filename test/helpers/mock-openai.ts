@@ -5,40 +5,18 @@
  * what the real API rejects. Unknown top-level fields are accepted (as OpenAI-compatible servers do)
  * so tests can check they were passed through.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: Record<string, string>;
-  rawBody: string;
-  body: unknown;
-}
+export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
 
-export interface MockVendor {
-  baseURL: string;
-  apiKey: string;
-  requests: RecordedRequest[];
-  failNext(status: number, body: unknown, headers?: Record<string, string>): void;
-  hangNext(ms: number): void;
-  close(): Promise<void>;
-}
-
-export interface MockOpenAI extends MockVendor {
-  /** Origin without /v1, e.g. http://127.0.0.1:PORT */
-  origin: string;
+export interface MockOpenAI extends MockVendorServer {
   /** Next streamed answer sends its first chunks, then stays open until the client disconnects. */
   holdStreamNext(): void;
   /** Next streamed answer sends its first chunks, then waits until `release()` is called, then finishes normally. */
   pauseStreamNext(): { release(): void };
   /** Next streamed answer sends its first chunks, then the connection is destroyed (no [DONE]). */
   breakStreamNext(): void;
-  /** Resolves the next time a client closes a connection before its response finished. */
-  nextDisconnect(): Promise<void>;
-  /** How many responses were cut by the client before they finished. */
-  disconnects: number;
 }
 
 export interface MockOpenAIOptions {
@@ -264,122 +242,50 @@ export function wordChunks(text: string): string[] {
 export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<MockOpenAI> {
   const apiKey = opts.apiKey ?? `upstream-secret-${VENDOR}-0123456789`;
   const suffix = opts.modelSuffix ?? '-2024-08-06';
-  const requests: RecordedRequest[] = [];
-  const failQueue: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
-  const hangQueue: number[] = [];
   let holdNext = false;
   let breakNext = false;
   let pauseNext: Promise<void> | undefined;
-  let disconnectWaiters: (() => void)[] = [];
-  let idCounter = 0;
-  const sockets = new Set<import('node:net').Socket>();
 
-  const mock: MockOpenAI = {
-    baseURL: '',
-    origin: '',
-    apiKey,
-    requests,
-    disconnects: 0,
-    failNext(status, body, headers) {
-      failQueue.push({ status, body, ...(headers ? { headers } : {}) });
-    },
-    hangNext(ms) {
-      hangQueue.push(ms);
-    },
-    holdStreamNext() {
-      holdNext = true;
-    },
-    breakStreamNext() {
-      breakNext = true;
-    },
-    pauseStreamNext() {
-      let release = () => {};
-      pauseNext = new Promise<void>((r) => (release = r));
-      return { release: () => release() };
-    },
-    nextDisconnect() {
-      return new Promise<void>((r) => disconnectWaiters.push(r));
-    },
-    close: async () => {},
-  };
-
-  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  function sendJson(res: ServerResponse, seq: number, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', 'x-request-id': `req_mock_${idCounter}`, ...headers });
+    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', 'x-request-id': `req_mock_${seq}`, ...headers });
     res.end(text);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    let body: unknown;
-    let parseError = false;
-    if (rawBody) {
-      try {
-        body = JSON.parse(rawBody);
-      } catch {
-        parseError = true;
-      }
-    }
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, rawBody, body });
-    idCounter++;
-
-    let closed = false;
-    let selfCut = false;
-    res.once('close', () => {
-      if (!res.writableFinished && !selfCut) {
-        closed = true;
-        mock.disconnects++;
-        const waiters = disconnectWaiters;
-        disconnectWaiters = [];
-        for (const w of waiters) w();
-      }
-    });
-
-    const hang = hangQueue.shift();
-    if (hang !== undefined) {
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, hang);
-        res.once('close', () => {
-          clearTimeout(t);
-          r();
-        });
-      });
-      if (closed) return;
-    }
-    const fail = failQueue.shift();
-    if (fail) return sendJson(res, fail.status, fail.body, fail.headers);
+  async function handle(ex: MockExchange): Promise<void> {
+    const { req, res, url, seq } = ex;
+    const { headers, rawBody, body } = ex.recorded;
+    const answer = (status: number, payload: unknown): void => sendJson(res, seq, status, payload);
 
     const auth = headers.authorization ?? '';
     const m = /^Bearer (.+)$/.exec(auth);
     if (opts.noAuth) {
       // no credential required
     } else if (!m) {
-      return sendJson(res, 401, errorBody(new OpenAIError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", null, null)));
+      return answer(401, errorBody(new OpenAIError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", null, null)));
     } else if (m[1] !== apiKey) {
       const shown = `${m[1]!.slice(0, 3)}*****${m[1]!.slice(-4)}`;
-      return sendJson(res, 401, errorBody(new OpenAIError(401, `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`, null, 'invalid_api_key')));
+      return answer(401, errorBody(new OpenAIError(401, `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`, null, 'invalid_api_key')));
     }
 
     if (req.method === 'GET' && url.pathname === '/v1/models') {
-      return sendJson(res, 200, { object: 'list', data: ['gpt-4o', 'gpt-4o-mini'].map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'system' })) });
+      return answer(200, { object: 'list', data: ['gpt-4o', 'gpt-4o-mini'].map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'system' })) });
     }
     if (url.pathname !== '/v1/chat/completions') {
-      return sendJson(res, 404, errorBody(new OpenAIError(404, `Invalid URL (${req.method} ${url.pathname})`, null, null)));
+      return answer(404, errorBody(new OpenAIError(404, `Invalid URL (${req.method} ${url.pathname})`, null, null)));
     }
-    if (req.method !== 'POST') return sendJson(res, 405, errorBody(new OpenAIError(405, `Invalid method for URL (${req.method} ${url.pathname})`)));
-    if (parseError || !rawBody) {
-      return sendJson(res, 400, errorBody(new OpenAIError(400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)")));
+    if (req.method !== 'POST') return answer(405, errorBody(new OpenAIError(405, `Invalid method for URL (${req.method} ${url.pathname})`)));
+    if (ex.parseError || !rawBody) {
+      return answer(400, errorBody(new OpenAIError(400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)")));
     }
     try {
       validateChatRequest(body);
     } catch (e) {
-      if (e instanceof OpenAIError) return sendJson(res, e.status, errorBody(e));
+      if (e instanceof OpenAIError) return answer(e.status, errorBody(e));
       throw e;
     }
     const reply = computeReply(body);
-    const id = `chatcmpl-mock${idCounter}`;
+    const id = `chatcmpl-mock${seq}`;
     const model = `${String(body.model)}${suffix}`;
     const n = typeof body.n === 'number' ? body.n : 1;
     if (body.stream === true) {
@@ -390,10 +296,10 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       breakNext = false;
       pauseNext = undefined;
       const includeUsage = isObj(body.stream_options) && body.stream_options.include_usage === true;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${idCounter}` });
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${seq}` });
       res.flushHeaders();
       const send = (chunk: Json | '[DONE]') => {
-        if (!closed) res.write(`data: ${chunk === '[DONE]' ? chunk : JSON.stringify(chunk)}\n\n`);
+        if (!ex.closed()) res.write(`data: ${chunk === '[DONE]' ? chunk : JSON.stringify(chunk)}\n\n`);
       };
       const chunk = (index: number, delta: Json, finish: string | null = null): Json => ({
         id,
@@ -410,16 +316,15 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
           for (let w = 0; w < words.length; w++) {
             send(chunk(c, { content: words[w] }));
             if (cut && c === 0 && w === 0) {
-              selfCut = true;
-              res.socket?.destroy();
+              ex.cut();
               return;
             }
             if (pause && c === 0 && w === 0) {
-              await Promise.race([pause, new Promise<void>((r) => (closed ? r() : res.once('close', () => r())))]);
-              if (closed) return;
+              await Promise.race([pause, ex.untilClosed()]);
+              if (ex.closed()) return;
             }
             if (hold && c === 0 && w === 0) {
-              await new Promise<void>((r) => (closed ? r() : res.once('close', () => r())));
+              await ex.untilClosed();
               return;
             }
           }
@@ -432,7 +337,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
             send(chunk(c, { tool_calls: [{ index: k, function: { arguments: tc.arguments.slice(half) } }] }));
           });
           if (hold) {
-            await new Promise<void>((r) => (closed ? r() : res.once('close', () => r())));
+            await ex.untilClosed();
             return;
           }
         }
@@ -442,7 +347,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
         send({ id, object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_mock', choices: [], usage: usageOf(reply) });
       }
       send('[DONE]');
-      if (!closed) res.end();
+      if (!ex.closed()) res.end();
       return;
     }
     const message: Json = { role: 'assistant', content: reply.text, refusal: null, annotations: [] };
@@ -450,7 +355,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       message.tool_calls = reply.toolCalls.map((tc) => ({ id: tc.id, type: 'function', function: { name: tc.name, arguments: tc.arguments } }));
     }
     const choices = Array.from({ length: n }, (_, index) => ({ index, message, logprobs: null, finish_reason: reply.finish }));
-    return sendJson(res, 200, {
+    return answer(200, {
       id,
       object: 'chat.completion',
       created: CREATED,
@@ -462,30 +367,26 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     });
   }
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
-        if (!res.headersSent) sendJson(res, 500, { error: { message: `mock failure: ${String(err)}`, type: 'server_error', param: null, code: null } });
-        else res.end();
-      });
-    });
+  const server = await startMockVendorServer({
+    apiKey,
+    basePath: '/v1',
+    sendFailure: (ex, f) => sendJson(ex.res, ex.seq, f.status, f.body, f.headers),
+    sendCrash: (res, err, seq) => sendJson(res, seq, 500, { error: { message: `mock failure: ${String(err)}`, type: 'server_error', param: null, code: null } }),
+    handle,
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.once('close', () => sockets.delete(s));
+  return Object.assign(server, {
+    holdStreamNext() {
+      holdNext = true;
+    },
+    breakStreamNext() {
+      breakNext = true;
+    },
+    pauseStreamNext() {
+      let release = () => {};
+      pauseNext = new Promise<void>((r) => (release = r));
+      return { release: () => release() };
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  mock.origin = `http://127.0.0.1:${port}`;
-  mock.baseURL = `${mock.origin}/v1`;
-  mock.close = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    });
-  return mock;
 }
 
 /** Alias following the `startMock<Vendor>` naming with a single capital. */
