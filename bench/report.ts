@@ -122,7 +122,7 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     `Written by \`npm run bench\` on ${report.date} (commit ${String(env.commit)}). Raw numbers: \`bench/results.json\`.`,
     '',
     `Machine: ${String(env.cpus)} x ${String(env.cpuModel)}, node ${String(env.node)}, load average at start ${String(env.loadAvgStart)} / end ${String(env.loadAvgEnd)}.`,
-    `Settings: ${s.connections} connections, ${s.warmupMs} ms warmup + ${s.durationMs} ms measured per run, then ${s.latencyMs} ms at 1 connection; ${s.reps} repetitions, floor and modelgate interleaved (order alternating); medians across repetitions.`,
+    `Settings: ${s.connections} connections, ${s.warmupMs} ms warmup + ${s.durationMs} ms measured per run, then ${s.latencyMs} ms at 1 connection; ${s.reps} repetitions, floor and modelgate interleaved (order alternating); medians across repetitions; every scenario prewarmed ${s.prewarmMs} ms on both targets first. Children: ${String(env.childRuntime)}.`,
     '',
     markdownTable(report.scenarios, s),
     '',

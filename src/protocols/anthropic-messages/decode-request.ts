@@ -1,6 +1,6 @@
 /** Anthropic Messages request -> IR (the client side of the protocol). */
 import type { IRChatRequest, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../ir/types.js';
-import { parseOrThrow } from '../zod-error.js';
+import { parseBodyOnce, parseOrThrow } from '../zod-error.js';
 import { countTokensRequestSchema, customToolSchema, messagesRequestSchema, type CountTokensRequest, type MessagesRequest } from './anthropic-api.js';
 import { decodeMessageContent, decodeTextBlock, extrasOf } from './convert-from-anthropic-content.js';
 
@@ -10,8 +10,11 @@ const MODELED = new Set([
   'tool_choice', 'thinking', 'metadata',
 ]);
 
+const VALIDATED = Symbol('anthropic-messages request');
+
+/** Validated once per body object (the endpoint validates, decodeAnthropicRequest reuses it). */
 export function validateMessagesRequest(body: Record<string, unknown>): MessagesRequest {
-  return parseOrThrow(messagesRequestSchema, body);
+  return parseBodyOnce(messagesRequestSchema, body, VALIDATED);
 }
 
 export function validateCountTokensRequest(body: Record<string, unknown>): CountTokensRequest {

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import { sourceFromUrl } from '../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../ir/types.js';
-import { parseOrThrow } from '../zod-error.js';
+import { parseBodyOnce } from '../zod-error.js';
 import { chatRequestSchema, DEFAULT_MAX_TOKENS, type ChatMessage, type ChatRequest } from './schema.js';
 
 /** Fields the IR models; everything else in the body travels in providerOptions['openai-chat']. */
@@ -11,8 +11,11 @@ const MODELED = new Set([
   'parallel_tool_calls', 'reasoning_effort', 'user',
 ]);
 
+const VALIDATED = Symbol('openai-chat request');
+
+/** Validated once per body object (the endpoint validates, decodeOpenAIChatRequest reuses it). */
 export function validateChatRequest(body: Record<string, unknown>): ChatRequest {
-  return parseOrThrow(chatRequestSchema, body);
+  return parseBodyOnce(chatRequestSchema, body, VALIDATED);
 }
 
 /** OpenAI chat request -> IR. */
