@@ -151,12 +151,15 @@ export async function writeFetchResponse(res: ServerResponse, response: Response
     let next = reader.read();
     // Headers leave with the first chunk when it is ready within this turn of the event loop
     // (one write instead of two), else on their own right away.
-    const firstReady = await Promise.race([next.then(() => true), new Promise<false>((r) => setImmediate(r, false))]);
-    if (!firstReady) res.flushHeaders();
+    let wrote = false;
+    setImmediate(() => {
+      if (!wrote && !res.writableEnded && !res.destroyed) res.flushHeaders();
+    });
     for (;;) {
       const { done, value } = await next;
       if (done) break;
       if (res.destroyed) break;
+      wrote = true;
       const ok = res.write(value);
       (res as ServerResponse & { flush?: () => void }).flush?.();
       if (!ok && !res.destroyed) await new Promise<void>((r) => { res.once('drain', r); res.once('close', r); });
