@@ -135,7 +135,8 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     '- The @1 columns come from a separate phase with a single connection (no queueing): the per-request overhead a lone caller sees; the p50 target applies there.',
     '- CPU us/req = CPU time (user+system) of the proxy process under test per completed request in the measured window; it is the least noisy overhead figure on a shared machine. Per request the mock upstream used about ' +
       `${median(report.scenarios.map((x) => x.cpu.upstreamUs)).toFixed(0)} us and the load generator about ${median(report.scenarios.map((x) => x.cpu.loadgenUs)).toFixed(0)} us (medians over scenarios).`,
-    '- The machine has 2 shared cores running the load generator, the mock, the floor and the gateway: absolute numbers are noisy, ratios less so.',
+    '- The machine has 2 shared cores running the load generator, the mock, the floor and the gateway: absolute numbers are noisy, ratios less so (they still move by about ±0.1 from one run to the next); judge a change by CPU us/req first.',
+    '- Profile the gateway with `BENCH_PROFILE=1 npm run bench` (see bench/README.md).',
     '',
   ].join('\n');
   writeFileSync(mdPath, md);
