@@ -18,27 +18,27 @@ function requireAnthropicVersion(ctx: RequestContext): void {
   }
 }
 
-/** POST /v1/messages (also `?beta=true`, as the SDK's beta client and Claude Code send it). */
-export async function messages(ctx: RequestContext): Promise<Response> {
+/** The common start of both endpoints: key, version header, body, validation, model route. */
+async function readAnthropicCall<T extends { model: string }>(ctx: RequestContext, validate: (body: Record<string, unknown>) => T) {
   const principal = await authenticate(ctx);
   requireAnthropicVersion(ctx);
   const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
   const parsed = parseJsonObject(raw);
-  const req = validateMessagesRequest(parsed);
+  const req = validate(parsed);
   const model = resolveModel(ctx, principal, req.model);
   requireCapability(model, 'chat');
+  return { raw, parsed, req, model };
+}
+
+/** POST /v1/messages (also `?beta=true`, as the SDK's beta client and Claude Code send it). */
+export async function messages(ctx: RequestContext): Promise<Response> {
+  const { raw, parsed, req, model } = await readAnthropicCall(ctx, validateMessagesRequest);
   return runChat(ctx, { client: anthropicMessagesProtocol, model, raw, parsed, stream: req.stream === true, clientWantsUsage: true });
 }
 
 /** POST /v1/messages/count_tokens: forwarded to Anthropic upstreams, estimated locally otherwise. */
 export async function countTokens(ctx: RequestContext): Promise<Response> {
-  const principal = await authenticate(ctx);
-  requireAnthropicVersion(ctx);
-  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
-  const parsed = parseJsonObject(raw);
-  const req = validateCountTokensRequest(parsed);
-  const model = resolveModel(ctx, principal, req.model);
-  requireCapability(model, 'chat');
+  const { raw, req, model } = await readAnthropicCall(ctx, validateCountTokensRequest);
   const provider = model.provider;
   if (provider.chatProtocol !== 'anthropic-messages') return jsonResponse({ input_tokens: estimateInputTokens(req) });
   const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });

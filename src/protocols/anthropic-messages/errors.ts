@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors.js';
 import { anthropicErrorBody, anthropicErrorType } from '../error-shapes.js';
+import { upstreamErrorMessage } from '../upstream-error-message.js';
 
 export { anthropicErrorBody };
 
@@ -10,18 +11,7 @@ export function anthropicErrorFrame(err: GatewayError): string {
 }
 
 /** Message of any upstream error body, Anthropic-shaped (`{type:"error",error:{type,message}}`) or not. */
-export function anthropicErrorMessage(status: number, bodyText: string): string {
-  try {
-    const json = JSON.parse(bodyText) as { error?: { message?: unknown; type?: unknown } | string; message?: unknown };
-    if (typeof json.error === 'string') return json.error;
-    if (json.error && typeof json.error.message === 'string') return json.error.message;
-    if (typeof json.message === 'string') return json.message;
-  } catch {
-    // not JSON
-  }
-  const text = bodyText.trim().slice(0, 500);
-  return text || `Upstream answered with status ${status}.`;
-}
+export const anthropicErrorMessage = upstreamErrorMessage;
 
 /** An upstream's in-stream `event: error` payload -> GatewayError with the closest code. */
 export function errorFromAnthropicEvent(data: unknown): GatewayError {

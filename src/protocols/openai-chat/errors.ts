@@ -1,4 +1,5 @@
 import type { GatewayError } from '../../errors.js';
+import { upstreamErrorMessage } from '../upstream-error-message.js';
 
 const TYPES: Record<string, string> = {
   invalid_request: 'invalid_request_error',
@@ -40,15 +41,4 @@ export function openAIErrorBody(err: GatewayError, traceId: string): unknown {
 }
 
 /** Message of any upstream error body, OpenAI-shaped or not. */
-export function openAIErrorMessage(status: number, bodyText: string): string {
-  try {
-    const json = JSON.parse(bodyText) as { error?: { message?: unknown } | string; message?: unknown };
-    if (typeof json.error === 'string') return json.error;
-    if (json.error && typeof json.error.message === 'string') return json.error.message;
-    if (typeof json.message === 'string') return json.message;
-  } catch {
-    // not JSON
-  }
-  const text = bodyText.trim().slice(0, 500);
-  return text || `Upstream answered with status ${status}.`;
-}
+export const openAIErrorMessage = upstreamErrorMessage;

@@ -1,0 +1,16 @@
+/**
+ * Message of an upstream error body in the common shapes: `{error:{message}}` (OpenAI, Anthropic's
+ * `{type:"error",error:{type,message}}`), `{error:"..."}`, `{message}`, or plain text.
+ */
+export function upstreamErrorMessage(status: number, bodyText: string): string {
+  try {
+    const json = JSON.parse(bodyText) as { error?: { message?: unknown } | string; message?: unknown };
+    if (typeof json.error === 'string') return json.error;
+    if (json.error && typeof json.error.message === 'string') return json.error.message;
+    if (typeof json.message === 'string') return json.message;
+  } catch {
+    // not JSON
+  }
+  const text = bodyText.trim().slice(0, 500);
+  return text || `Upstream answered with status ${status}.`;
+}
