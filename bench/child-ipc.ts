@@ -1,3 +1,6 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 /**
  * Child side of the parent <-> child protocol: answer {type:'cpu'} with process.cpuUsage(), exit on
  * {type:'stop'} or when the parent goes away.
@@ -21,4 +24,14 @@ export function onStopMessage(cleanup: () => void): void {
   });
   process.on('disconnect', stop);
   process.on('SIGTERM', stop);
+}
+
+/** Listens on an ephemeral loopback port, tells the parent the URL, and closes on stop. */
+export function serveChild(server: Server): void {
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    process.send?.({ type: 'ready', url: `http://127.0.0.1:${port}` });
+  });
+  onStopMessage(() => server.close());
 }

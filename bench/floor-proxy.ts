@@ -4,10 +4,9 @@
  * No parsing; it only swaps the caller's key for the upstream key, as any proxy must.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
 import { Pool } from 'undici';
-import { onStopMessage } from './child-ipc.js';
+import { serveChild } from './child-ipc.js';
 import { UPSTREAM_KEY } from './settings.js';
 
 const upstream = process.env.BENCH_UPSTREAM;
@@ -38,9 +37,4 @@ const server = createServer((req, res) => {
       res.end();
     });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.send?.({ type: 'ready', url: `http://127.0.0.1:${port}` });
-});
-onStopMessage(() => server.close());
+serveChild(server);

@@ -5,9 +5,8 @@
  * fields), so translation mistakes show up as errors instead of fast garbage.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { REPLY_WORDS, UPSTREAM_KEY } from './settings.js';
-import { onStopMessage } from './child-ipc.js';
+import { serveChild } from './child-ipc.js';
 
 const TEXT = REPLY_WORDS.join('');
 const CREATED = 1_700_000_000;
@@ -130,9 +129,4 @@ const server = createServer((req, res) => {
       res.end();
     });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.send?.({ type: 'ready', url: `http://127.0.0.1:${port}` });
-});
-onStopMessage(() => server.close());
+serveChild(server);

@@ -15,7 +15,7 @@ import { setupVideoTasks } from './tasks/video-tasks.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 
 export interface Gateway {
-  /** Serves one request: any Fetch-API Request in, a Response out. Never throws. */
+  /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
   handle(request: Request, context?: HandleContext): Promise<Response>;
   /** Whether a path (without any mount prefix) is one of the gateway's routes; adapters pass others on. */
   matches(pathname: string): boolean;
