@@ -120,7 +120,8 @@ export interface DecodedTools {
   names: ToolNames;
 }
 
-export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice'>, model: string): DecodedTools {
+/** `skipHosted`: leave OpenAI's hosted tools out instead of refusing them (reading a pass-through turn). */
+export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice'>, model: string, opts: { skipHosted?: boolean } = {}): DecodedTools {
   const names = new ToolNames();
   const declared: Declared[] = [];
   const hosted: IRTool[] = [];
@@ -136,7 +137,7 @@ export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice'>
       ns.tools.forEach((wire, j) => {
         declared.push({ ref: { name: wire.name, namespace: ns.name, kind: wire.type === 'custom' ? 'custom' : 'function' }, wire, param: `tools[${i}].tools[${j}]` });
       });
-    } else hosted.push(decodeHostedTool(raw, i, model));
+    } else if (!opts.skipHosted) hosted.push(decodeHostedTool(raw, i, model));
   });
 
   const counts = new Map<string, number>();
@@ -154,7 +155,7 @@ export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice'>
 
   const out: DecodedTools = { tools, names };
   const choice = req.tool_choice;
-  if (choice == null) return out;
+  if (choice == null || opts.skipHosted) return out;
   if (typeof choice === 'string') {
     out.toolChoice = { type: choice };
     return out;

@@ -4,14 +4,8 @@
  * lifecycle, added/delta/done chain per item and terminal event a live stream has, each delta
  * carrying the whole text.
  */
+import type { StoredEvent } from '../../../conversations/conversation-store.js';
 import type { Json } from './response-object.js';
-
-export interface StoredEvent {
-  seq: number;
-  type: string;
-  /** The event's JSON (with `type` and `sequence_number`). */
-  data: string;
-}
 
 const TERMINAL: Record<string, string> = { completed: 'response.completed', incomplete: 'response.incomplete', failed: 'response.failed' };
 
