@@ -151,6 +151,13 @@ describe('encodeResponsesRequest', () => {
     expect(warnings.map((w) => w.setting)).toEqual(['logprobs', 'store']);
   });
 
+  it("keeps a Responses client's own extra fields, but never the state and transport fields the gateway owns", () => {
+    const own = { truncation: 'auto', previous_response_id: 'resp_old', background: true, store: true, conversation: 'conv_1' };
+    const { body: out } = encodeResponsesRequest(req({ providerOptions: { 'openai-responses': own } }), 'gpt-4.1');
+    expect(out).toMatchObject({ truncation: 'auto', store: false });
+    for (const k of ['previous_response_id', 'background', 'conversation']) expect(out).not.toHaveProperty(k);
+  });
+
   it('rejects what the Responses API cannot express, naming the field', () => {
     const cases: Array<[Partial<IRChatRequest>, string]> = [
       [{ stop: ['END'] }, 'stop'],

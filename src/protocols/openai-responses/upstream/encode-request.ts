@@ -23,6 +23,9 @@ export function isResponsesReasoningModel(model: string): boolean {
 /** Chat Completions fields (kept by the chat decoder) that mean the same in the Responses API. */
 const SHARED_CHAT_FIELDS = ['metadata', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier'];
 
+/** Responses fields a Responses client may have sent that the gateway owns: state and transport. */
+const GATEWAY_OWNED = new Set(['model', 'input', 'instructions', 'store', 'stream', 'stream_options', 'previous_response_id', 'conversation', 'background']);
+
 /** A thinking budget (Anthropic/Gemini clients) as the nearest OpenAI effort. */
 function effortForBudget(budget: number): 'minimal' | 'low' | 'medium' | 'high' {
   if (budget <= 1024) return 'minimal';
@@ -99,7 +102,7 @@ export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string
 /** Vendor fields the IR does not model: a Responses client's own, and the chat fields that mean the same here. */
 function copyExtras(req: IRChatRequest, body: Json, warnings: IRWarning[]): void {
   const own = req.providerOptions?.['openai-responses'];
-  if (own) for (const [k, v] of Object.entries(own)) if (!(k in body)) body[k] = v;
+  if (own) for (const [k, v] of Object.entries(own)) if (!(k in body) && !GATEWAY_OWNED.has(k)) body[k] = v;
   const chat = req.providerOptions?.['openai-chat'];
   if (!chat) return;
   for (const [k, v] of Object.entries(chat)) {
