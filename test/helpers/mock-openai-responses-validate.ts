@@ -35,7 +35,8 @@ const cacheBreakpoint = z.strictObject({ mode: z.literal('explicit') }).optional
 const inputText = z.strictObject({ type: z.literal('input_text'), text: z.string(), prompt_cache_breakpoint: cacheBreakpoint });
 const inputImage = z.strictObject({
   type: z.literal('input_image'),
-  detail: z.enum(['low', 'high', 'auto', 'original']),
+  // The SDK types require it, but the API defaults it to auto (Codex CLI leaves it out).
+  detail: z.enum(['low', 'high', 'auto', 'original']).optional(),
   image_url: nullish(z.string()),
   file_id: nullish(z.string()),
   prompt_cache_breakpoint: cacheBreakpoint,
@@ -90,7 +91,7 @@ const reasoning = z.strictObject({
   type: z.literal('reasoning'),
   id: z.string().optional(),
   summary: z.array(z.strictObject({ type: z.literal('summary_text'), text: z.string() })),
-  content: z.array(z.strictObject({ type: z.literal('reasoning_text'), text: z.string() })).optional(),
+  content: nullish(z.array(z.strictObject({ type: z.literal('reasoning_text'), text: z.string() }))),
   encrypted_content: nullish(z.string()),
   status,
 });
@@ -116,7 +117,7 @@ const functionTool = z.strictObject({
   defer_loading: z.boolean().optional(),
   output_schema: nullish(z.record(z.string(), z.unknown())),
 });
-const namespaceTool = z.strictObject({ type: z.literal('namespace'), name: z.string().min(1), description: z.string(), tools: z.array(z.looseObject({ type: z.enum(['function', 'custom']), name: z.string() })) });
+const namespaceTool = z.strictObject({ type: z.literal('namespace'), name: z.string().min(1), description: z.string().optional(), tools: z.array(z.looseObject({ type: z.enum(['function', 'custom']), name: z.string() })) });
 /** Built-in tools OpenAI runs itself; their options are not checked here. */
 const BUILTIN_TOOLS = new Set([
   'file_search', 'computer', 'computer_use_preview', 'web_search', 'web_search_2025_08_26', 'mcp', 'code_interpreter',
@@ -166,6 +167,8 @@ const shared = {
 export const createBodySchema = z.strictObject({
   ...shared,
   background: nullish(z.boolean()),
+  /** Sent by Codex CLI; string pairs like metadata. */
+  client_metadata: nullish(z.record(z.string(), z.string())),
   context_management: nullish(z.array(z.looseObject({ type: z.string() }))),
   include: nullish(z.array(z.enum(INCLUDABLE))),
   max_output_tokens: nullish(z.number().int().min(16)),
