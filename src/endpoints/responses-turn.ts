@@ -19,7 +19,7 @@ import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
 import { openAIResponsesClient } from '../protocols/openai-responses/index.js';
 import { responsesPassthrough, type ResponsesPassthroughPlan } from '../protocols/openai-responses/passthrough.js';
 import type { ResponsesRequest } from '../protocols/openai-responses/responses-api.js';
-import { providerBase } from '../providers/http-providers.js';
+import type { Provider } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import type { ChatCall } from './chat-pipeline.js';
@@ -27,12 +27,15 @@ import type { ChatCall } from './chat-pipeline.js';
 const RESPONSES = { client: openAIResponsesClient };
 export const RESPONSES_API = 'openai-responses';
 
-/** Whether a model is reached through OpenAI's Responses API (pass-through for Responses clients). */
-export function speaksResponses(model: ResolvedModel): boolean {
-  const api = model.options.api;
-  const type = model.provider.type;
-  if (type !== 'openai' && type !== 'openai-compatible') return false;
-  return api === 'responses' || (api === undefined && type === 'openai');
+/**
+ * The provider view that reaches a model through OpenAI's Responses API, if there is one: models
+ * configured with `"api": "responses"`, and every model of an `openai` provider (OpenAI serves all
+ * its chat models there too). A Responses client is passed through to it.
+ */
+export function responsesUpstreamOf(model: ResolvedModel): Provider | undefined {
+  const provider = model.provider;
+  if (provider.chatProtocol === 'openai-responses') return provider;
+  return provider.type === 'openai' ? provider.responsesApi : undefined;
 }
 
 export interface ResponsesTurn {
@@ -85,7 +88,8 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
   const provider = model.provider;
   const base = { id, createdAtMs, principal, model, req, stream: req.stream === true, background, store, chain, echo, sink };
 
-  if (speaksResponses(model)) {
+  const responsesUpstream = responsesUpstreamOf(model);
+  if (responsesUpstream) {
     const last = chain[chain.length - 1];
     const sameUpstream = last?.upstream?.providerId === provider.id ? last.upstream.responseId : undefined;
     const plan: ResponsesPassthroughPlan = { responseId: id, background, sink, ...(previousResponseId ? { previousResponseId } : {}) };
@@ -96,8 +100,7 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
       ...base,
       passthrough: true,
       call: (stream) => {
-        const { headers } = provider.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
-        const target = { url: `${providerBase(provider.config)}/responses`, headers };
+        const target = responsesUpstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
         return { client: RESPONSES, model, raw, parsed, stream, passthroughRoute: { codec, target, errorMessage: responsesErrorMessage } };
       },
     };

@@ -12,13 +12,12 @@ import { estimateResponsesInputTokens } from '../protocols/openai-responses/clie
 import { buildResponseObject } from '../protocols/openai-responses/client/response-object.js';
 import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
 import { responsesPassthrough } from '../protocols/openai-responses/passthrough.js';
-import { providerBase } from '../providers/http-providers.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { backgroundResponses } from './responses-background.js';
 import { streamStoredResponse } from './responses-stored.js';
-import { prepareResponsesTurn, speaksResponses, turnRecord, type ResponsesTurn } from './responses-turn.js';
+import { prepareResponsesTurn, responsesUpstreamOf, turnRecord, type ResponsesTurn } from './responses-turn.js';
 import { callUpstream, readUpstreamJson } from './upstream-call.js';
 
 async function readResponsesCall(ctx: RequestContext) {
@@ -96,7 +95,7 @@ async function startBackground(ctx: RequestContext, turn: ResponsesTurn): Promis
 export async function countResponseInputTokens(ctx: RequestContext): Promise<Response> {
   const { principal, raw, parsed, req, model } = await readResponsesCall(ctx);
   const provider = model.provider;
-  if (!speaksResponses(model)) {
+  if (!responsesUpstreamOf(model)) {
     const previous = req.previous_response_id ?? undefined;
     const chain = previous ? await loadChain(ctx.rt.conversations.store, previous, principal.id) : [];
     const history = chain.length ? irHistory(chain, model.id) : undefined;
@@ -107,7 +106,7 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Res
   const route = turn.call(false).passthroughRoute;
   if (!route) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');
   const body = route.codec.prepareBody(raw, parsed, model.upstreamModel, false);
-  const url = `${providerBase(provider.config)}/responses/input_tokens`;
+  const url = `${route.target.url.replace(/\/+$/, '')}/input_tokens`;
   const upstream = await callUpstream(ctx, provider, { url, headers: route.target.headers, body }, responsesErrorMessage);
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered input_tokens without input_tokens.`);

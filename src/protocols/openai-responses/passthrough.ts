@@ -18,8 +18,8 @@ import { fromResponsesUsage, type Json, type TurnSink } from './client/response-
 import { responseErrorCode } from './errors.js';
 
 export interface ResponsesPassthroughPlan {
-  /** The gateway's id for this response. */
-  responseId: string;
+  /** The gateway's id for this response (absent: the upstream's ids are kept). */
+  responseId?: string;
   /** The id the client sent as previous_response_id (echoed back). */
   previousResponseId?: string;
   /** Sent upstream instead of previousResponseId: the same upstream answered the previous turn. */
@@ -41,9 +41,11 @@ function withoutForeignReasoning(items: unknown[]): unknown[] {
 export function responsesPassthrough(plan: ResponsesPassthroughPlan): PassthroughCodec {
   /** The upstream's response object -> the one the client sees. */
   const rewrite = (response: Json, traceId: string): Json => {
-    if (typeof response.id === 'string' && response.id !== plan.responseId) plan.sink.upstreamResponseId = response.id;
-    response.id = plan.responseId;
-    response.previous_response_id = plan.previousResponseId ?? null;
+    if (plan.responseId !== undefined) {
+      if (typeof response.id === 'string' && response.id !== plan.responseId) plan.sink.upstreamResponseId = response.id;
+      response.id = plan.responseId;
+      response.previous_response_id = plan.previousResponseId ?? null;
+    }
     if (plan.background) response.background = true;
     response.traceId = traceId;
     return response;

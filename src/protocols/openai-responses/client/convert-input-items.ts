@@ -101,8 +101,10 @@ function reasoningPart(raw: unknown, param: string): IRReasoningPart | undefined
   if (!texts.length && item.content) texts.push(...item.content.map((c) => c.text));
   const text = texts.join('\n\n');
   if (!text && !item.encrypted_content) return undefined;
+  // The names the upstream encoder reads back (upstream/reasoning-signature.ts).
   const own: Record<string, unknown> = { origin: 'openai-responses' };
   if (item.encrypted_content) own.encryptedContent = item.encrypted_content;
+  if (item.id) own.itemId = item.id;
   return { type: 'reasoning', text, providerOptions: { 'openai-responses': own } };
 }
 
