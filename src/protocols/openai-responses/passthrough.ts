@@ -59,13 +59,13 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
       const body: Json = { ...parsed, model: upstreamModel };
       delete body.background;
       if (stream) body.stream = true;
-      let input: unknown[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
       if (plan.upstreamPreviousId) body.previous_response_id = plan.upstreamPreviousId;
       else if (plan.previousResponseId) {
         delete body.previous_response_id;
-        input = [...(plan.historyItems ?? []), ...input];
+        const own = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
+        body.input = [...(plan.historyItems ?? []), ...own];
       }
-      body.input = withoutForeignReasoning(input);
+      if (Array.isArray(body.input)) body.input = withoutForeignReasoning(body.input);
       return JSON.stringify(body);
     },
     finishSyncBody(json, traceId) {
