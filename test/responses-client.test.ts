@@ -156,7 +156,7 @@ describe.each(UPSTREAMS)('$name', (u) => {
     const argDeltas: string[] = [];
     stream.on('response.function_call_arguments.delta', (ev) => argDeltas.push(ev.delta));
     const first = await stream.finalResponse();
-    const calls = first.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call');
+    const calls = (first.output as OpenAI.Responses.ResponseOutputItem[]).filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call');
     expect(calls.map((c) => c.name)).toEqual(['get_weather', 'get_time']);
     expect(calls.map((c) => JSON.parse(c.arguments))).toEqual([{ city: 'Paris' }, { utc: true }]);
     expect(new Set(calls.map((c) => c.call_id)).size).toBe(2);
