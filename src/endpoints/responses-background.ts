@@ -5,7 +5,8 @@
  * `cancel` on this instance aborts the run at once; on another instance it sets `cancelRequested`
  * in the shared store, which the running instance checks every `cancelCheckMs`.
  */
-import type { ConversationRecord, ConversationStore, StoredEvent } from '../conversations/conversation-store.js';
+import type { StoredEvent } from '../conversations/conversation-store.js';
+import { updateRecord } from '../conversations/update-record.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import { responseErrorCode } from '../protocols/openai-responses/errors.js';
 import type { Json } from '../protocols/openai-responses/client/response-object.js';
@@ -102,23 +103,6 @@ export class BackgroundResponses {
       return { ...r, status: 'failed', object: { ...r.object, status: 'failed', error: { code: responseErrorCode(why), message: why.message } } };
     }).catch(() => undefined);
   }
-}
-
-/** Compare-and-set with retries: `change` returns the next record, or undefined to leave it. */
-export async function updateRecord(
-  store: ConversationStore,
-  id: string,
-  change: (r: ConversationRecord) => ConversationRecord | undefined,
-): Promise<ConversationRecord | undefined> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const current = await store.get(id);
-    if (!current) return undefined;
-    const next = change(current);
-    if (!next) return current;
-    const written = await store.update(next, current.version);
-    if (written) return written;
-  }
-  throw new GatewayError('unavailable', `The stored response '${id}' kept changing; try again.`);
 }
 
 /** The runtime's background service (created on first use, stopped on close()). */

@@ -8,7 +8,8 @@ import { GatewayError } from '../errors.js';
 import { replayEvents } from '../protocols/openai-responses/client/replay-events.js';
 import type { RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse } from './common.js';
-import { backgroundResponses, updateRecord } from './responses-background.js';
+import { updateRecord } from '../conversations/update-record.js';
+import { backgroundResponses } from './responses-background.js';
 import { streamResponse } from './stream-response.js';
 
 async function ownRecord(ctx: RequestContext, id: string): Promise<ConversationRecord> {
