@@ -24,7 +24,7 @@ const HOSTED = new Set(['web_search', 'tool_search']);
 
 function codexBody(name: string, model: string): Json {
   const fixture = JSON.parse(readFileSync(new URL(`./fixtures/agents/${name}.json`, import.meta.url), 'utf8')) as { body: Json };
-  const body = { ...fixture.body, model };
+  const body: Json = { ...fixture.body, model };
   if (Array.isArray(body.tools)) body.tools = (body.tools as Json[]).filter((t) => !HOSTED.has(String(t.type)));
   return body;
 }
