@@ -27,6 +27,9 @@ export class BackgroundResponses {
   async start(ctx: RequestContext, turn: ResponsesTurn, queued: Json): Promise<void> {
     const store = this.rt.conversations.store;
     await store.create(turnRecord(ctx, turn, queued));
+    // A stream of the run opens at once with this event; the run's own events continue at 1.
+    const created = JSON.stringify({ type: 'response.created', sequence_number: 0, response: queued });
+    await store.appendEvents(turn.id, [{ seq: 0, type: 'response.created', data: created }]);
     const controller = new AbortController();
     const done = this.run(ctx, turn, controller).finally(() => this.running.delete(turn.id));
     this.running.set(turn.id, { controller, done });
