@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const shared = env.REDIS_URL ? redisSharedState(env.REDIS_URL, env.MODELGATE_REDIS_PREFIX || 'modelgate:') : undefined;
   if (shared) {
     await shared.ready();
-    console.log('modelgate: REDIS_URL set; task records and rate limits are shared through Redis.');
+    console.log('modelgate: REDIS_URL set; task records, rate limits and stored responses are shared through Redis.');
   }
   const upstreamFetch = createUndiciFetch();
   const gateway = createGateway(config, {

@@ -10,6 +10,8 @@ import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
 import { MemoryRateLimiter } from './limits/rate-limiter.js';
+import { DEFAULT_CONVERSATION_MAX_ENTRIES, DEFAULT_CONVERSATION_TTL_MS } from './conversations/conversation-store.js';
+import { MemoryConversationStore } from './conversations/memory-conversation-store.js';
 import { MemoryTaskStore } from './tasks/memory-task-store.js';
 import { setupVideoTasks } from './tasks/video-tasks.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
@@ -57,6 +59,12 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(now),
     taskStore: options.taskStore ?? new MemoryTaskStore(now),
+    conversations: {
+      store: options.conversationStore ?? new MemoryConversationStore(now, options.conversations?.maxEntries ?? DEFAULT_CONVERSATION_MAX_ENTRIES),
+      ttlMs: options.conversations?.ttlMs ?? DEFAULT_CONVERSATION_TTL_MS,
+      pollIntervalMs: options.conversations?.pollIntervalMs ?? 250,
+      cancelCheckMs: options.conversations?.cancelCheckMs ?? 1000,
+    },
     secrets,
     services: new Map(),
     closers: [],

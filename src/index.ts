@@ -10,6 +10,9 @@ export type { TaskRecord, TaskStore, CreateTaskResult } from './tasks/task-store
 export { MemoryTaskStore } from './tasks/memory-task-store.js';
 export { RedisTaskStore, type RedisTaskClient, type RedisTaskStoreOptions } from './tasks/redis-task-store.js';
 export type { VideoTaskOptions } from './tasks/video-tasks.js';
+export type { ConversationOptions, ConversationRecord, ConversationStatus, ConversationStore, StoredEvent, StoredTurn } from './conversations/conversation-store.js';
+export { MemoryConversationStore } from './conversations/memory-conversation-store.js';
+export { RedisConversationStore, type RedisConversationClient, type RedisConversationStoreOptions } from './conversations/redis-conversation-store.js';
 export { verifyCallbackSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './tasks/callback.js';
 export type { GatewayHooks, RequestEvent, ResponseEvent } from './observability/hooks.js';
 export type * from './ir/types.js';

@@ -6,6 +6,7 @@ import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
 import type { ErrorShape } from './protocols/error-shapes.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
+import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';
 import type { TaskStore } from './tasks/task-store.js';
 import type { VideoTaskOptions } from './tasks/video-tasks.js';
 
@@ -30,6 +31,10 @@ export interface GatewayOptions {
   taskStore?: TaskStore;
   /** Video task polling, retention and callback signing. */
   video?: VideoTaskOptions;
+  /** Stored responses (Responses API): in memory by default (LRU); RedisConversationStore for several instances. */
+  conversationStore?: ConversationStore;
+  /** Retention and size of stored responses, background polling. */
+  conversations?: ConversationOptions;
 }
 
 export interface HandleContext {
@@ -61,6 +66,7 @@ export interface GatewayRuntime {
   authenticate?: GatewayOptions['authenticate'];
   rateLimiter: RateLimiter;
   taskStore: TaskStore;
+  conversations: { store: ConversationStore } & Required<Omit<ConversationOptions, 'maxEntries'>>;
   /** Upstream credentials, scrubbed from anything sent to callers. */
   secrets: string[];
   /** Services registered by feature modules (task stores, pollers, ...). */

@@ -22,6 +22,7 @@ const providerSchema = z
 
 export const MODALITIES = ['text', 'image', 'pdf', 'audio', 'video'] as const;
 export const CAPABILITIES = ['chat', 'image', 'video'] as const;
+export const MODEL_APIS = ['chat', 'responses'] as const;
 
 const modelSchema = z.object({
   id: z.string().min(1),
@@ -35,6 +36,12 @@ const modelSchema = z.object({
   created: z.number().int().nonnegative().optional(),
   /** Free-form per-model settings for capability checks (e.g. video durations). */
   options: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Which OpenAI API serves the model: `chat` (Chat Completions, default) or `responses` (the
+   * Responses API, for models only it serves: the codex and `-pro` families). OpenAI and
+   * OpenAI-compatible providers only.
+   */
+  api: z.enum(MODEL_APIS).optional(),
 });
 
 const keySchema = z.object({
@@ -77,9 +84,14 @@ export const configSchema = z
         if (providerIds.has(p.id)) ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider id "${p.id}"` });
         providerIds.add(p.id);
       }
+      const providerTypes = new Map(entries(root.providers).map(([, p]) => [p.id, p.type]));
       const modelIds = new Set<string>();
       for (const [i, m] of entries(root.models)) {
         if (typeof m.provider === 'string' && !providerIds.has(m.provider)) ctx.addIssue({ code: 'custom', path: ['models', i, 'provider'], message: `unknown provider "${m.provider}"` });
+        const type = providerTypes.get(m.provider);
+        if (m.api === 'responses' && typeof type === 'string' && type !== 'openai' && type !== 'openai-compatible') {
+          ctx.addIssue({ code: 'custom', path: ['models', i, 'api'], message: `"responses" needs an openai or openai-compatible provider, not ${type}` });
+        }
         if (typeof m.id !== 'string') continue;
         if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id "${m.id}"` });
         modelIds.add(m.id);

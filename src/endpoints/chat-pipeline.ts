@@ -3,7 +3,7 @@ import { readSSEBatches } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { fireHook } from '../observability/hooks.js';
 import { codecFor } from '../protocols/registry.js';
-import type { ProtocolCodec, ResponseMeta } from '../protocols/types.js';
+import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { jsonResponse, scrubError } from './common.js';
@@ -11,8 +11,8 @@ import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
 
 export interface ChatCall {
-  /** The client's protocol. */
-  client: ProtocolCodec;
+  /** The client's protocol (its client side). */
+  client: Pick<ProtocolCodec, 'client'>;
   model: ResolvedModel;
   /** The body exactly as received, and parsed. */
   raw: string;
@@ -24,6 +24,17 @@ export interface ChatCall {
   clientWantsUsage?: boolean;
   /** Content type of a streamed answer when it is not SSE (Gemini's JSON-array stream). */
   streamContentType?: string;
+  /** The request already decoded (an endpoint that needed async work first, e.g. stored history). */
+  ir?: IRChatRequest;
+  /** Pass through on this route although the provider's chat protocol differs (e.g. OpenAI's /responses). */
+  passthroughRoute?: PassthroughRoute;
+}
+
+/** Where and how a pass-through call goes when it is not the provider's chat endpoint. */
+export interface PassthroughRoute {
+  codec: PassthroughCodec;
+  target: { url: string; headers: Headers };
+  errorMessage: (status: number, bodyText: string) => string;
 }
 
 /** Headers and keep-alive policy of a streamed answer. */
@@ -37,8 +48,13 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Resp
   ctx.event.stream = call.stream;
   if (ctx.rt.hooks.onRequest) fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
   const provider = call.model.provider;
-  if (provider.chatProtocol === call.client.client.protocol) return passthrough(ctx, call);
-  const ir = call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
+  if (call.passthroughRoute) return passthrough(ctx, call, call.passthroughRoute);
+  if (provider.chatProtocol === call.client.client.protocol) {
+    const codec = codecFor(provider.chatProtocol);
+    const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
+    return passthrough(ctx, call, { codec: codec.passthrough, target, errorMessage: codec.upstream.errorMessage });
+  }
+  const ir = call.ir ?? call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
   return translate(ctx, call, ir);
 }
 
@@ -64,19 +80,18 @@ function finishEvent(ctx: RequestContext, status: number, usage: IRUsage | undef
   });
 }
 
-async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Response> {
+async function passthrough(ctx: RequestContext, call: ChatCall, route: PassthroughRoute): Promise<Response> {
   const provider = call.model.provider;
-  const codec = codecFor(provider.chatProtocol);
-  const body = codec.passthrough.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
-  const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
-  const upstream = await callUpstream(ctx, provider, { ...target, body }, codec.upstream.errorMessage);
+  const codec = route.codec;
+  const body = codec.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
+  const upstream = await callUpstream(ctx, provider, { ...route.target, body }, route.errorMessage);
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
-    const { body: out, usage } = codec.passthrough.finishSyncBody(json, ctx.traceId);
+    const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
     finishEvent(ctx, 200, usage);
     return jsonResponse(out);
   }
-  const relay = codec.passthrough.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
+  const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
   // `completed` is set only after the last byte was handed over: a client that leaves early
   // (cancel -> gen.return()) or an upstream failure leaves it false.
   let completed = false;
@@ -120,6 +135,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
   const upstream = await callUpstream(ctx, provider, { ...target, body: JSON.stringify(body) }, upstreamCodec.errorMessage);
   const m = meta(ctx, call);
+  if (warnings.length) m.warnings = warnings;
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);

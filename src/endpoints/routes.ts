@@ -6,6 +6,8 @@ import { getGeminiModel, listGeminiModels } from './gemini-models.js';
 import { countTokens, messages } from './messages.js';
 import { getModel, listModels } from './models.js';
 import { imageEdits, imageGenerations } from './images.js';
+import { countResponseInputTokens, createResponse } from './responses.js';
+import { cancelResponse, deleteResponse, getResponse, listInputItems } from './responses-stored.js';
 import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
 
 export interface Route {
@@ -18,6 +20,12 @@ export interface Route {
 
 export const ROUTES: Route[] = [
   { method: 'POST', pattern: /^\/v1\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
+  { method: 'POST', pattern: /^\/v1\/responses$/, errorShape: 'openai', handler: createResponse },
+  { method: 'POST', pattern: /^\/v1\/responses\/input_tokens$/, errorShape: 'openai', handler: countResponseInputTokens },
+  { method: 'GET', pattern: /^\/v1\/responses\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getResponse },
+  { method: 'DELETE', pattern: /^\/v1\/responses\/(?<id>[^/]+)$/, errorShape: 'openai', handler: deleteResponse },
+  { method: 'POST', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/cancel$/, errorShape: 'openai', handler: cancelResponse },
+  { method: 'GET', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/input_items$/, errorShape: 'openai', handler: listInputItems },
   { method: 'POST', pattern: /^\/v1\/images\/generations$/, errorShape: 'openai', handler: imageGenerations },
   { method: 'POST', pattern: /^\/v1\/images\/edits$/, errorShape: 'openai', handler: imageEdits },
   { method: 'POST', pattern: /^\/v1\/video\/generations$/, errorShape: 'openai', handler: submitVideoGeneration },

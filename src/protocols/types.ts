@@ -11,6 +11,8 @@ export interface ResponseMeta {
   newId: (prefix: string) => string;
   /** Protocol-specific switches (e.g. Gemini `alt=sse` vs JSON array stream). */
   options?: Record<string, unknown>;
+  /** What the upstream encoder could not express (stream encoders may report them at the end). */
+  warnings?: IRWarning[];
 }
 
 /** Turns IR stream events into the client's wire text, with per-request state in its closure. */

@@ -45,12 +45,19 @@ function httpProvider(
   };
 }
 
-/** OpenAI and OpenAI-compatible servers: baseURL includes `/v1`, as in the openai SDK. */
+/**
+ * OpenAI and OpenAI-compatible servers: baseURL includes `/v1`, as in the openai SDK. Chat
+ * Completions by default; `responsesApi` is the same server through the Responses API
+ * (`/responses`), for models configured with `"api": "responses"`.
+ */
 export function createOpenAIProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: number): Provider {
-  return httpProvider(cfg, fetch, timeoutMs, 'openai-chat', (base, headers) => {
+  const endpoint = (path: string) => (base: string, headers: Headers): string => {
     if (cfg.apiKey) headers.set('authorization', `Bearer ${cfg.apiKey}`);
-    return `${base}/chat/completions`;
-  });
+    return `${base}${path}`;
+  };
+  const chat = httpProvider(cfg, fetch, timeoutMs, 'openai-chat', endpoint('/chat/completions'));
+  chat.responsesApi = httpProvider(cfg, fetch, timeoutMs, 'openai-responses', endpoint('/responses'));
+  return chat;
 }
 
 /** Anthropic: baseURL without `/v1`, as in @anthropic-ai/sdk. */

@@ -20,6 +20,8 @@ export interface Provider {
   fetch: FetchLike;
   /** URL + headers of a chat call in `chatProtocol`. */
   chatRequest(call: UpstreamCall): { url: string; headers: Headers };
+  /** The same vendor reached through the OpenAI Responses API, for models with `"api": "responses"`. */
+  responsesApi?: Provider;
   /** Credentials to scrub from anything the upstream sends back. */
   secrets: string[];
   timeoutMs: number;

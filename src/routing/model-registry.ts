@@ -45,9 +45,12 @@ export class ModelRegistry {
   private build(m: ModelConfig, provider: Provider, createdAt: number, direct = false): ResolvedModel {
     const upstreamModel = m.upstreamModel ?? m.id;
     const capabilities = m.capabilities ?? guessCapabilities(upstreamModel);
+    // The config schema allows `api: responses` only on providers that have a Responses API side.
+    const via = m.api === 'responses' ? provider.responsesApi : provider;
+    if (!via) throw new Error(`Model ${m.id}: provider ${provider.id} has no Responses API.`);
     return {
       id: m.id,
-      provider,
+      provider: via,
       upstreamModel,
       capabilities,
       inputModalities: m.inputModalities ?? defaultModalities(capabilities, provider.type),

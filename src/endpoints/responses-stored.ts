@@ -1,0 +1,131 @@
+/**
+ * Stored responses: `GET /v1/responses/{id}` (also `?stream=true[&starting_after=N]`),
+ * `DELETE /v1/responses/{id}`, `POST /v1/responses/{id}/cancel`,
+ * `GET /v1/responses/{id}/input_items`. A key sees only its own responses (404 otherwise).
+ */
+import { FINAL_STATUSES, type ConversationRecord } from '../conversations/conversation-store.js';
+import { GatewayError } from '../errors.js';
+import { replayEvents } from '../protocols/openai-responses/client/replay-events.js';
+import type { RequestContext } from '../runtime.js';
+import { authenticate, jsonResponse } from './common.js';
+import { updateRecord } from '../conversations/update-record.js';
+import { backgroundResponses } from './responses-background.js';
+import { streamResponse } from './stream-response.js';
+
+async function ownRecord(ctx: RequestContext, id: string): Promise<ConversationRecord> {
+  const principal = await authenticate(ctx);
+  const record = await ctx.rt.conversations.store.get(id);
+  if (!record || record.ownerId !== principal.id) throw new GatewayError('not_found', `Response with id '${id}' not found.`);
+  return record;
+}
+
+function idParam(params: Record<string, string>): string {
+  return params.id as string;
+}
+
+function intParam(ctx: RequestContext, name: string, min: number, max: number): number | undefined {
+  const v = ctx.url.searchParams.get(name);
+  if (v === null || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new GatewayError('invalid_request', `${name} must be an integer from ${min} to ${max}.`, { param: name });
+  return n;
+}
+
+function frame(type: string, data: string): string {
+  return `event: ${type}\ndata: ${data}\n\n`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * The events of a stored response after `startingAfter`: a background run's recorded events,
+ * followed live (polling the store) until it finishes; a response that was not recorded event by
+ * event is replayed from its stored object.
+ */
+export function streamStoredResponse(ctx: RequestContext, record: ConversationRecord, startingAfter = -1): Response {
+  const store = ctx.rt.conversations.store;
+  const signal = ctx.signal;
+  const gen = (async function* () {
+    if (!record.background) {
+      for (const ev of replayEvents(record.object)) if (ev.seq > startingAfter) yield frame(ev.type, ev.data);
+      return;
+    }
+    let from = 0;
+    for (;;) {
+      const current = await store.get(record.id);
+      const final = !current || FINAL_STATUSES.includes(current.status);
+      // Events are appended before the final status is written: after seeing it, one more read has them all.
+      const events = await store.events(record.id, from);
+      from += events.length;
+      let text = '';
+      for (const ev of events) if (ev.seq > startingAfter) text += frame(ev.type, ev.data);
+      if (text) yield text;
+      if (final || signal.aborted) return;
+      await sleep(ctx.rt.conversations.pollIntervalMs, signal);
+    }
+  })();
+  return streamResponse(gen, () => undefined);
+}
+
+/** GET /v1/responses/{id} */
+export async function getResponse(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+  const record = await ownRecord(ctx, idParam(params));
+  const stream = ctx.url.searchParams.get('stream');
+  if (stream === 'true') return streamStoredResponse(ctx, record, intParam(ctx, 'starting_after', -1, Number.MAX_SAFE_INTEGER) ?? -1);
+  return jsonResponse(record.object);
+}
+
+/** DELETE /v1/responses/{id} (a running background response is stopped first). */
+export async function deleteResponse(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+  const record = await ownRecord(ctx, idParam(params));
+  backgroundResponses(ctx.rt).cancelLocal(record.id);
+  await ctx.rt.conversations.store.delete(record.id);
+  return jsonResponse({ id: record.id, object: 'response', deleted: true });
+}
+
+/** POST /v1/responses/{id}/cancel: only background responses; a finished one is returned as it is. */
+export async function cancelResponse(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+  const record = await ownRecord(ctx, idParam(params));
+  if (!record.background) throw new GatewayError('invalid_request', 'Only responses created with background: true can be cancelled.', { param: 'response_id' });
+  const updated = await updateRecord(ctx.rt.conversations.store, record.id, (r) =>
+    FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled' } },
+  );
+  backgroundResponses(ctx.rt).cancelLocal(record.id);
+  return jsonResponse((updated ?? record).object);
+}
+
+/** GET /v1/responses/{id}/input_items: cursor pages as at OpenAI (after/before item ids, limit, order). */
+export async function listInputItems(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+  const record = await ownRecord(ctx, idParam(params));
+  const q = ctx.url.searchParams;
+  const order = q.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') throw new GatewayError('invalid_request', "order must be 'asc' or 'desc'.", { param: 'order' });
+  const limit = intParam(ctx, 'limit', 1, 100) ?? 20;
+  let items = order === 'asc' ? record.inputItems : [...record.inputItems].reverse();
+  const after = q.get('after');
+  const before = q.get('before');
+  if (after) {
+    const at = items.findIndex((i) => i.id === after);
+    if (at < 0) throw new GatewayError('invalid_request', `No input item with id '${after}' in this response.`, { param: 'after' });
+    items = items.slice(at + 1);
+  }
+  if (before) {
+    const at = items.findIndex((i) => i.id === before);
+    if (at < 0) throw new GatewayError('invalid_request', `No input item with id '${before}' in this response.`, { param: 'before' });
+    items = items.slice(Math.max(0, at - limit), at);
+    const data = items;
+    return jsonResponse({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: at - limit > 0 });
+  }
+  const data = items.slice(0, limit);
+  return jsonResponse({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: items.length > limit });
+}

@@ -1,0 +1,168 @@
+/**
+ * One `POST /v1/responses` turn, prepared: the gateway's response id, the earlier turns it
+ * continues, and the route. OpenAI upstreams are passed through (with the upstream's own
+ * `previous_response_id` when it answered the previous turn, else with the stored conversation as
+ * input items); other vendors are translated through the IR, the stored conversation rebuilt as IR
+ * history. Also the record a finished turn leaves in the conversation store.
+ */
+import type { Principal } from '../auth/principal.js';
+import type { ConversationRecord } from '../conversations/conversation-store.js';
+import { irHistory, loadChain } from '../conversations/history.js';
+import { GatewayError } from '../errors.js';
+import type { ProtocolName } from '../ir/types.js';
+import { decodeInputItems, type DecodedItems } from '../protocols/openai-responses/client/convert-input-items.js';
+import { decodeResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
+import { decodeTools, type ToolNames } from '../protocols/openai-responses/client/decode-tools.js';
+import { echoFields, type Json, type ResponsesEncodeOptions, type ResponseStatus, type TurnSink } from '../protocols/openai-responses/client/response-object.js';
+import { inputItemsForListing, replayableItems } from '../protocols/openai-responses/client/stored-items.js';
+import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
+import { openAIResponsesClient } from '../protocols/openai-responses/index.js';
+import { responsesPassthrough, type ResponsesPassthroughPlan } from '../protocols/openai-responses/passthrough.js';
+import type { ResponsesRequest } from '../protocols/openai-responses/responses-api.js';
+import type { Provider } from '../providers/types.js';
+import type { ResolvedModel } from '../routing/model-registry.js';
+import type { RequestContext } from '../runtime.js';
+import type { ChatCall } from './chat-pipeline.js';
+
+const RESPONSES = { client: openAIResponsesClient };
+export const RESPONSES_API = 'openai-responses';
+
+/**
+ * The provider view that reaches a model through OpenAI's Responses API, if there is one: models
+ * configured with `"api": "responses"`, and every model of an `openai` provider (OpenAI serves all
+ * its chat models there too). A Responses client is passed through to it.
+ */
+export function responsesUpstreamOf(model: ResolvedModel): Provider | undefined {
+  const provider = model.provider;
+  if (provider.chatProtocol === 'openai-responses') return provider;
+  return provider.type === 'openai' ? provider.responsesApi : undefined;
+}
+
+export interface ResponsesTurn {
+  id: string;
+  /** Epoch ms. */
+  createdAtMs: number;
+  principal: Principal;
+  model: ResolvedModel;
+  req: ResponsesRequest;
+  stream: boolean;
+  background: boolean;
+  store: boolean;
+  /** Earlier turns, oldest first. */
+  chain: ConversationRecord[];
+  echo: Json;
+  sink: TurnSink;
+  passthrough: boolean;
+  /** The chat call of this turn; background runs stream whatever the client asked. */
+  call(stream: boolean): ChatCall;
+  /** This turn's input as IR (translated turns; pass-through turns decode it when stored). */
+  decoded?: { names: ToolNames; turn: DecodedItems };
+}
+
+interface Body {
+  raw: string;
+  parsed: Record<string, unknown>;
+  req: ResponsesRequest;
+  model: ResolvedModel;
+}
+
+/** The stored conversation as input items for an OpenAI upstream (only Responses records can be). */
+function historyItems(chain: ConversationRecord[], model: string): Json[] {
+  return chain.flatMap((r) => {
+    if (r.api !== RESPONSES_API) throw new GatewayError('unsupported', `The earlier response '${r.id}' belongs to another API and cannot be continued with the model '${model}'.`, { param: 'previous_response_id' });
+    return replayableItems(r.inputItems, r.object.output);
+  });
+}
+
+export async function prepareResponsesTurn(ctx: RequestContext, principal: Principal, body: Body): Promise<ResponsesTurn> {
+  const { rt } = ctx;
+  const { raw, parsed, req, model } = body;
+  const id = rt.newId('resp_');
+  const createdAtMs = rt.now();
+  const background = req.background === true;
+  const store = req.store !== false;
+  const previousResponseId = req.previous_response_id ?? undefined;
+  const chain = previousResponseId ? await loadChain(rt.conversations.store, previousResponseId, principal.id) : [];
+  const echo = echoFields(req, { ...(previousResponseId ? { previousResponseId } : {}), background, store });
+  const sink: TurnSink = {};
+  const provider = model.provider;
+  const base = { id, createdAtMs, principal, model, req, stream: req.stream === true, background, store, chain, echo, sink };
+
+  const responsesUpstream = responsesUpstreamOf(model);
+  if (responsesUpstream) {
+    const last = chain[chain.length - 1];
+    const sameUpstream = last?.upstream?.providerId === provider.id ? last.upstream.responseId : undefined;
+    const plan: ResponsesPassthroughPlan = { responseId: id, background, sink, ...(previousResponseId ? { previousResponseId } : {}) };
+    if (sameUpstream) plan.upstreamPreviousId = sameUpstream;
+    else if (chain.length) plan.historyItems = historyItems(chain, model.id);
+    const codec = responsesPassthrough(plan);
+    return {
+      ...base,
+      passthrough: true,
+      call: (stream) => {
+        const target = responsesUpstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
+        return { client: RESPONSES, model, raw, parsed, stream, passthroughRoute: { codec, target, errorMessage: responsesErrorMessage } };
+      },
+    };
+  }
+
+  const history = chain.length ? irHistory(chain, model.id) : undefined;
+  const decoded = decodeResponsesRequest(parsed, { model: model.id, stream: base.stream, target: provider.chatProtocol, ...(history ? { history } : {}) });
+  const options = (stream: boolean): ResponsesEncodeOptions => ({
+    responseId: id,
+    createdAt: Math.floor(createdAtMs / 1000),
+    echo,
+    names: decoded.names,
+    origin: provider.chatProtocol,
+    sink,
+    background: background && stream,
+    now: rt.now,
+  });
+  return {
+    ...base,
+    passthrough: false,
+    decoded: { names: decoded.names, turn: decoded.turn },
+    call: (stream) => ({ client: RESPONSES, model, raw, parsed, stream, ir: { ...decoded.ir, stream }, clientOptions: { responses: options(stream) } }),
+  };
+}
+
+/** This turn as IR (its input, then the output of `final`), or why it cannot be. */
+function irTurn(turn: ResponsesTurn, final: Json): Pick<ConversationRecord, 'turn' | 'untranslatable'> {
+  try {
+    const names = turn.decoded?.names ?? decodeTools(turn.req, turn.model.id, { skipHosted: true }).names;
+    const callNames = new Map<string, string>();
+    for (const r of turn.chain) for (const m of r.turn?.messages ?? []) for (const p of m.content) if (p.type === 'tool-call') callNames.set(p.id, p.name);
+    const ctx = { model: turn.model.id, names, callNames };
+    const input = turn.decoded?.turn ?? decodeInputItems(turn.req.input ?? [], ctx);
+    const output = decodeInputItems(Array.isArray(final.output) ? (final.output as Json[]) : [], ctx, 'output');
+    return { turn: { system: input.system, messages: [...input.messages, ...output.messages] } };
+  } catch (err) {
+    return { turn: null, untranslatable: err instanceof GatewayError ? err.message : 'it could not be read' };
+  }
+}
+
+/** The record a finished (or, for background runs, a queued) turn leaves in the store. */
+export function turnRecord(ctx: RequestContext, turn: ResponsesTurn, object: Json, inputItems?: Json[]): ConversationRecord {
+  const status = (typeof object.status === 'string' ? object.status : 'completed') as ResponseStatus;
+  const provider = turn.model.provider;
+  const finished = status !== 'queued' && status !== 'in_progress';
+  const origin: ProtocolName = turn.passthrough ? 'openai-responses' : provider.chatProtocol;
+  const record: ConversationRecord = {
+    id: turn.id,
+    api: RESPONSES_API,
+    ownerId: turn.principal.id,
+    version: 0,
+    createdAt: turn.createdAtMs,
+    expiresAt: turn.createdAtMs + ctx.rt.conversations.ttlMs,
+    status,
+    background: turn.background,
+    object,
+    inputItems: inputItems ?? inputItemsForListing(turn.req.input, (prefix) => ctx.rt.newId(prefix)),
+    turn: null,
+    origin,
+    ...(turn.chain.length ? { previousId: turn.chain[turn.chain.length - 1]?.id } : {}),
+  };
+  if (finished) Object.assign(record, irTurn(turn, object));
+  if (turn.passthrough && turn.sink.upstreamResponseId) record.upstream = { providerId: provider.id, responseId: turn.sink.upstreamResponseId };
+  return record;
+}

@@ -1,0 +1,114 @@
+/**
+ * POST /v1/responses (sync, `stream: true`, `background: true`) and POST /v1/responses/input_tokens
+ * (OpenAI Responses protocol). Every response is stored unless `store: false`; a streamed one is
+ * stored before its last event leaves, so a client that reacts to `response.completed` with a
+ * retrieve or a follow-up turn finds it.
+ */
+import { loadChain, irHistory } from '../conversations/history.js';
+import { GatewayError } from '../errors.js';
+import { parseJsonObject, readBodyText } from '../http/body.js';
+import { decodeResponsesRequest, validateResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
+import { estimateResponsesInputTokens } from '../protocols/openai-responses/client/estimate-tokens.js';
+import { buildResponseObject } from '../protocols/openai-responses/client/response-object.js';
+import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
+import { responsesPassthrough } from '../protocols/openai-responses/passthrough.js';
+import type { RequestContext } from '../runtime.js';
+import { runChat } from './chat-pipeline.js';
+import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
+import { backgroundResponses } from './responses-background.js';
+import { streamStoredResponse } from './responses-stored.js';
+import { prepareResponsesTurn, responsesUpstreamOf, turnRecord, type ResponsesTurn } from './responses-turn.js';
+import { callUpstream, readUpstreamJson } from './upstream-call.js';
+
+async function readResponsesCall(ctx: RequestContext) {
+  const principal = await authenticate(ctx);
+  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const parsed = parseJsonObject(raw);
+  const req = validateResponsesRequest(parsed);
+  const model = resolveModel(ctx, principal, req.model);
+  requireCapability(model, 'chat');
+  return { principal, raw, parsed, req, model };
+}
+
+/** POST /v1/responses */
+export async function createResponse(ctx: RequestContext): Promise<Response> {
+  const { principal, ...body } = await readResponsesCall(ctx);
+  const turn = await prepareResponsesTurn(ctx, principal, body);
+  if (turn.background) return startBackground(ctx, turn);
+  const res = await runChat(ctx, turn.call(turn.stream));
+  if (!turn.store) return res;
+  const persist = (): Promise<void> => storeFinal(ctx, turn);
+  if (!turn.stream) {
+    await persist();
+    return res;
+  }
+  return persistBeforeLastEvent(res, turn, persist);
+}
+
+/** Stores a finished turn. A store failure does not take the answer away from the client. */
+async function storeFinal(ctx: RequestContext, turn: ResponsesTurn): Promise<void> {
+  const final = turn.sink.final;
+  if (!final) return;
+  try {
+    await ctx.rt.conversations.store.create(turnRecord(ctx, turn, final));
+  } catch {
+    // The response was produced and is delivered; it just cannot be retrieved or continued later.
+  }
+}
+
+/** The stream, with the record written before the chunk holding the terminal event goes out. */
+function persistBeforeLastEvent(res: Response, turn: ResponsesTurn, persist: () => Promise<void>): Response {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let persisted = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (!persisted && (done || turn.sink.final)) {
+        persisted = true;
+        await persist();
+      }
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: res.status, headers: res.headers });
+}
+
+/** Stores the response as queued, starts the detached run, answers at once (or streams the run). */
+async function startBackground(ctx: RequestContext, turn: ResponsesTurn): Promise<Response> {
+  const queued = buildResponseObject(
+    { responseId: turn.id, createdAt: Math.floor(turn.createdAtMs / 1000), echo: turn.echo },
+    { status: 'queued', model: turn.model.upstreamModel, output: [] },
+    ctx.traceId,
+  );
+  await backgroundResponses(ctx.rt).start(ctx, turn, queued);
+  if (!turn.stream) return jsonResponse(queued);
+  const record = await ctx.rt.conversations.store.get(turn.id);
+  if (!record) throw new GatewayError('internal', 'The background response vanished from the store.');
+  return streamStoredResponse(ctx, record);
+}
+
+/** POST /v1/responses/input_tokens: forwarded to OpenAI upstreams, estimated locally for others. */
+export async function countResponseInputTokens(ctx: RequestContext): Promise<Response> {
+  const { principal, raw, parsed, req, model } = await readResponsesCall(ctx);
+  const provider = model.provider;
+  if (!responsesUpstreamOf(model)) {
+    const previous = req.previous_response_id ?? undefined;
+    const chain = previous ? await loadChain(ctx.rt.conversations.store, previous, principal.id) : [];
+    const history = chain.length ? irHistory(chain, model.id) : undefined;
+    const { ir } = decodeResponsesRequest(parsed, { model: model.id, stream: false, target: provider.chatProtocol, ...(history ? { history } : {}) });
+    return jsonResponse({ object: 'response.input_tokens', input_tokens: estimateResponsesInputTokens(ir) });
+  }
+  const turn = await prepareResponsesTurn(ctx, principal, { raw, parsed, req: { ...req, background: null }, model });
+  const route = turn.call(false).passthroughRoute;
+  if (!route) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');
+  const body = route.codec.prepareBody(raw, parsed, model.upstreamModel, false);
+  const url = `${route.target.url.replace(/\/+$/, '')}/input_tokens`;
+  const upstream = await callUpstream(ctx, provider, { url, headers: route.target.headers, body }, responsesErrorMessage);
+  const json = await readUpstreamJson(upstream, provider.id);
+  if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered input_tokens without input_tokens.`);
+  return jsonResponse({ object: 'response.input_tokens', input_tokens: json.input_tokens });
+}

@@ -1,0 +1,84 @@
+/** Responses request -> IR chat request (for upstreams of other vendors). */
+import { GatewayError } from '../../../errors.js';
+import type { IRChatRequest, IRMessage, IRTextPart, ProtocolName } from '../../../ir/types.js';
+import { DEFAULT_MAX_TOKENS } from '../../openai-chat/schema.js';
+import { parseBodyOnce } from '../../zod-error.js';
+import { responsesRequestSchema, type ResponsesRequest } from '../responses-api.js';
+import { decodeInputItems, keepOwnSignatures, type DecodedItems } from './convert-input-items.js';
+import { decodeTools, type ToolNames } from './decode-tools.js';
+
+/** Fields the IR (or the endpoint) handles; the rest travels in providerOptions['openai-responses']. */
+const MODELED = new Set([
+  'model', 'input', 'instructions', 'stream', 'stream_options', 'background', 'store', 'previous_response_id', 'conversation',
+  'max_output_tokens', 'temperature', 'top_p', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'metadata',
+  'include', 'user', 'prompt',
+]);
+
+const VALIDATED = Symbol('openai-responses request');
+
+/** Validated once per body object (the endpoint validates, the decoder reuses the result). */
+export function validateResponsesRequest(body: Record<string, unknown>): ResponsesRequest {
+  return parseBodyOnce(responsesRequestSchema, body, VALIDATED);
+}
+
+export interface ResponsesDecodeOptions {
+  /** The public model id (for the IR and error messages). */
+  model: string;
+  stream: boolean;
+  /** The upstream's protocol: reasoning signatures of other vendors are not sent to it. */
+  target: ProtocolName;
+  /** The conversation so far, rebuilt from stored responses (`previous_response_id`). */
+  history?: DecodedItems;
+}
+
+export interface DecodedResponsesRequest {
+  ir: IRChatRequest;
+  names: ToolNames;
+  /** This request's own input (no instructions, no history): what a stored turn keeps. */
+  turn: DecodedItems;
+}
+
+export function decodeResponsesRequest(body: Record<string, unknown>, opts: ResponsesDecodeOptions): DecodedResponsesRequest {
+  const req = validateResponsesRequest(body);
+  if (req.conversation != null) {
+    throw new GatewayError('unsupported', `The Conversations API cannot be used with the model '${opts.model}'; chain turns with previous_response_id.`, { param: 'conversation' });
+  }
+  if (req.prompt != null) {
+    throw new GatewayError('unsupported', `Stored prompts live at OpenAI and cannot be used with the model '${opts.model}'.`, { param: 'prompt' });
+  }
+  const { tools, toolChoice, names } = decodeTools(req, opts.model);
+  const callNames = new Map<string, string>();
+  for (const m of opts.history?.messages ?? []) for (const p of m.content) if (p.type === 'tool-call') callNames.set(p.id, p.name);
+  const turn = decodeInputItems(req.input ?? [], { model: opts.model, names, callNames });
+
+  const system: IRTextPart[] = [];
+  if (req.instructions) system.push({ type: 'text', text: req.instructions });
+  system.push(...(opts.history?.system ?? []), ...turn.system);
+  const messages: IRMessage[] = keepOwnSignatures([...(opts.history?.messages ?? []), ...turn.messages], opts.target);
+  if (messages.length === 0) throw new GatewayError('invalid_request', 'input is empty: there is nothing for the model to answer.', { param: 'input' });
+
+  const ir: IRChatRequest = { model: opts.model, messages, stream: opts.stream, maxTokens: req.max_output_tokens ?? DEFAULT_MAX_TOKENS };
+  if (system.length) ir.system = system;
+  if (tools.length) ir.tools = tools;
+  if (toolChoice) ir.toolChoice = toolChoice;
+  if (req.temperature != null) ir.temperature = req.temperature;
+  if (req.top_p != null) ir.topP = req.top_p;
+  if (req.parallel_tool_calls != null) ir.parallelToolCalls = req.parallel_tool_calls;
+  if (req.user != null) ir.user = req.user;
+  const r = req.reasoning;
+  const summary = r?.summary ?? r?.generate_summary;
+  if (r?.effort != null || summary != null) {
+    ir.reasoning = { ...(r?.effort != null ? { effort: r.effort } : {}), ...(summary != null ? { includeThoughts: true } : {}) };
+  }
+  const format = req.text?.format;
+  if (format?.type === 'json_object') ir.responseFormat = { type: 'json' };
+  else if (format?.type === 'json_schema') {
+    const f = format as { name: string; schema: Record<string, unknown>; description?: string | null; strict?: boolean | null };
+    ir.responseFormat = { type: 'json_schema', name: f.name, schema: f.schema, ...(f.description ? { description: f.description } : {}), ...(f.strict != null ? { strict: f.strict } : {}) };
+  } else if (format?.type === 'text') ir.responseFormat = { type: 'text' };
+
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (!MODELED.has(k) && v !== undefined) extra[k] = v;
+  if (Object.keys(extra).length) ir.providerOptions = { 'openai-responses': extra };
+  return { ir, names, turn };
+}

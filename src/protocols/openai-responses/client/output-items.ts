@@ -1,0 +1,38 @@
+/** Output items as OpenAI writes them (message, function_call, custom_tool_call, reasoning). */
+import type { IRReasoningPart, ProtocolName } from '../../../ir/types.js';
+import { customInputOf, type ClientToolRef } from './decode-tools.js';
+import { encodeReasoningToken } from './reasoning-token.js';
+import type { Json } from './response-object.js';
+
+export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+export function outputText(text: string, annotations: unknown[] = []): Json {
+  return { type: 'output_text', text, annotations, logprobs: [] };
+}
+
+export function messageItem(id: string, status: ItemStatus, text?: string, annotations?: unknown[]): Json {
+  return { id, type: 'message', status, role: 'assistant', content: text === undefined ? [] : [outputText(text, annotations)] };
+}
+
+/** A tool call item: `function_call`, or `custom_tool_call` for the client's custom tools. */
+export function toolCallItem(id: string, status: ItemStatus, ref: ClientToolRef, callId: string, args: string): Json {
+  const ns = ref.namespace ? { namespace: ref.namespace } : {};
+  if (ref.kind === 'custom') return { id, type: 'custom_tool_call', status, call_id: callId, name: ref.name, input: status === 'in_progress' ? '' : customInputOf(args), ...ns };
+  return { id, type: 'function_call', status, arguments: args, call_id: callId, name: ref.name, ...ns };
+}
+
+export function reasoningItem(id: string, text: string, token?: string): Json {
+  const item: Json = { id, type: 'reasoning', summary: text ? [{ type: 'summary_text', text }] : [] };
+  if (token) item.encrypted_content = token;
+  return item;
+}
+
+/** The reasoning token of a finished reasoning block (signature/redacted data), if any. */
+export function tokenFor(text: string, signature: string | undefined, redactedData: string | undefined, origin: ProtocolName): string | undefined {
+  const part: IRReasoningPart = { type: 'reasoning', text, ...(signature ? { signature } : {}), ...(redactedData !== undefined ? { redactedData } : {}) };
+  return encodeReasoningToken(part, origin);
+}
+
+export function itemPrefix(kind: 'message' | 'reasoning' | 'function' | 'custom'): string {
+  return kind === 'message' ? 'msg_' : kind === 'reasoning' ? 'rs_' : kind === 'custom' ? 'ctc_' : 'fc_';
+}

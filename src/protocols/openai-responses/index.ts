@@ -1,0 +1,29 @@
+/**
+ * The OpenAI Responses protocol. Client side (a Responses client in front of any vendor): client/
+ * decodes requests and encodes responses and streams. Upstream side (upstream/): IR -> Responses,
+ * for models only the Responses API serves. passthrough.ts serves a Responses client meeting a
+ * Responses upstream; the endpoint builds it per request (the gateway answers with its own
+ * response id), so the registry's entry below is the plain form that rewrites nothing but `model`.
+ */
+import type { ClientCodec, ProtocolCodec } from '../types.js';
+import { decodeResponsesRequest } from './client/decode-request.js';
+import { encodeResponsesResponse } from './client/encode-response.js';
+import { createResponsesStreamEncoder } from './client/stream-encoder.js';
+import { responsesErrorBody } from './errors.js';
+import { responsesPassthrough } from './passthrough.js';
+import { openAIResponsesUpstream } from './upstream/index.js';
+
+export const openAIResponsesClient: ClientCodec = {
+  protocol: 'openai-responses',
+  // Without stored history or a known upstream: the endpoint decodes with both (see endpoints/responses-turn.ts).
+  decodeRequest: (body, ctx) => decodeResponsesRequest(body, { model: ctx.model, stream: ctx.stream, target: 'openai-chat' }).ir,
+  encodeResponse: encodeResponsesResponse,
+  createStreamEncoder: createResponsesStreamEncoder,
+  errorBody: responsesErrorBody,
+};
+
+export const openAIResponsesProtocol: ProtocolCodec = {
+  client: openAIResponsesClient,
+  upstream: openAIResponsesUpstream,
+  passthrough: responsesPassthrough({ background: false, sink: {} }),
+};

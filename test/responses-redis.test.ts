@@ -1,0 +1,147 @@
+/**
+ * Stored responses in Redis: the store's atomic operations, and two gateway instances on one Redis
+ * (a conversation started on one continues on the other, on another vendor and on the same OpenAI
+ * upstream; a background run on one is read, streamed and cancelled from the other). Runs when
+ * REDIS_URL is set — and then fails if Redis cannot be reached; skipped with a notice otherwise.
+ */
+import { Redis } from 'ioredis';
+import type OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisConversationStore, type ConversationRecord } from '../src/index.js';
+import { closeMocks, eventually, startGateway, startMocks, type ResponsesMocks } from './helpers/responses-gateway.js';
+
+const REDIS_URL = process.env.REDIS_URL;
+
+if (!REDIS_URL) {
+  console.warn('[responses-redis.test] REDIS_URL is not set: skipping the Redis conversation store tests (run with REDIS_URL=redis://127.0.0.1:6379 to include them).');
+}
+
+describe.skipIf(!REDIS_URL)('Redis conversation store', () => {
+  const prefix = `modelgate-test:${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:`;
+  let redisA: Redis;
+  let redisB: Redis;
+  let mocks: ResponsesMocks;
+  let a: Awaited<ReturnType<typeof startGateway>>;
+  let b: Awaited<ReturnType<typeof startGateway>>;
+  let clientA: OpenAI;
+  let clientB: OpenAI;
+
+  beforeAll(async () => {
+    // No retries: with REDIS_URL set, an unreachable Redis must fail the suite, not hang or skip it.
+    const opts = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null };
+    redisA = new Redis(REDIS_URL as string, opts);
+    redisB = new Redis(REDIS_URL as string, opts);
+    try {
+      await redisA.connect();
+      await redisB.connect();
+    } catch (err) {
+      throw new Error(`REDIS_URL is set (${REDIS_URL}) but Redis cannot be reached: ${(err as Error).message}`);
+    }
+    mocks = await startMocks();
+    const conversations = { cancelCheckMs: 50, pollIntervalMs: 20 };
+    a = await startGateway(mocks, { conversationStore: new RedisConversationStore(redisA, { prefix }), conversations });
+    b = await startGateway(mocks, { conversationStore: new RedisConversationStore(redisB, { prefix }), conversations });
+    clientA = a.client();
+    clientB = b.client();
+  });
+
+  afterAll(async () => {
+    await a?.server.close();
+    await b?.server.close();
+    await a?.gateway.close();
+    await b?.gateway.close();
+    if (mocks) await closeMocks(mocks);
+    if (redisA?.status === 'ready') {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redisA.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 200);
+        if (keys.length) await redisA.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    redisA?.disconnect();
+    redisB?.disconnect();
+  });
+
+  function record(id: string, now: number): ConversationRecord {
+    return {
+      id,
+      api: 'test',
+      ownerId: 'owner-1',
+      version: 0,
+      createdAt: now,
+      expiresAt: now + 60_000,
+      status: 'queued',
+      background: true,
+      object: { id, status: 'queued' },
+      inputItems: [{ id: 'msg_1', type: 'message' }],
+      turn: { system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+    };
+  }
+
+  it('creates, reads, compare-and-sets, appends events for as long as the record lives, and deletes', async () => {
+    const storeA = new RedisConversationStore(redisA, { prefix: `${prefix}unit:` });
+    const storeB = new RedisConversationStore(redisB, { prefix: `${prefix}unit:` });
+    const now = Date.now();
+    const created = await storeA.create(record('r1', now));
+    expect(created.version).toBe(1);
+    await expect(storeA.create(record('r1', now))).rejects.toThrow(/already exists/);
+    const read = await storeB.get('r1');
+    expect(read).toEqual(created);
+    const next = await storeB.update({ ...(read as ConversationRecord), status: 'in_progress' }, 1);
+    expect(next?.version).toBe(2);
+    expect(await storeA.update({ ...(read as ConversationRecord), status: 'failed' }, 1)).toBeUndefined();
+    await storeA.appendEvents('r1', [{ seq: 0, type: 'a', data: '{}' }, { seq: 1, type: 'b', data: '{}' }]);
+    await storeB.appendEvents('r1', [{ seq: 2, type: 'c', data: '{}' }]);
+    expect((await storeB.events('r1', 1)).map((e) => e.type)).toEqual(['b', 'c']);
+    const ttl = await redisA.pttl(`${prefix}unit:conv-events:r1`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    // Events of a record that does not exist are not kept.
+    await storeA.appendEvents('missing', [{ seq: 0, type: 'a', data: '{}' }]);
+    expect(await storeA.events('missing', 0)).toEqual([]);
+    expect(await storeB.delete('r1')).toBe(true);
+    expect(await storeA.get('r1')).toBeUndefined();
+    expect(await storeA.events('r1', 0)).toEqual([]);
+    expect(await storeA.delete('r1')).toBe(false);
+  });
+
+  it('a conversation started on one instance continues on the other (another vendor, then the same OpenAI upstream)', async () => {
+    const t1 = await clientA.responses.create({ model: 'claude', input: 'my name is Ada' });
+    expect((await clientB.responses.retrieve(t1.id)).output_text).toBe(t1.output_text);
+    const t2 = await clientB.responses.create({ model: 'gemini', previous_response_id: t1.id, input: 'who am I?' });
+    expect(t2.output_text).toBe('[gemini] you said: who am I?');
+    expect(((mocks.gemini.requests.at(-1)?.body as { contents: unknown[] }).contents)).toHaveLength(3);
+    const items = await clientA.responses.inputItems.list(t2.id);
+    expect(items.data.map((i) => (i.type === 'message' ? i.content : null))).toEqual([[{ type: 'input_text', text: 'who am I?' }]]);
+
+    const o1 = await clientA.responses.create({ model: 'gpt-4.1', input: 'remember 42' });
+    await clientB.responses.create({ model: 'gpt-4.1', previous_response_id: o1.id, input: 'what number?' });
+    const sent = mocks.responses.requests.at(-1)?.body as { previous_response_id?: string; input: unknown };
+    expect(sent.previous_response_id).toMatch(/^resp_/);
+    expect(sent.previous_response_id).not.toBe(o1.id);
+    expect(sent.input).toBe('what number?');
+  });
+
+  it('a background run on one instance is read and streamed on the other', async () => {
+    const queued = await clientA.responses.create({ model: 'claude', input: 'shared background', background: true });
+    const done = await eventually(() => clientB.responses.retrieve(queued.id), (r) => r.status === 'completed');
+    expect(done.output_text).toBe('[anthropic] you said: shared background');
+    const replay = clientB.responses.stream({ response_id: queued.id });
+    const types: string[] = [];
+    for await (const ev of replay) types.push(ev.type);
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+  });
+
+  it('a cancel on the other instance stops the upstream call of the running one', async () => {
+    mocks.anthropic.hangNext(60_000);
+    const disconnected = mocks.anthropic.nextDisconnect();
+    const queued = await clientA.responses.create({ model: 'claude', input: 'cancel me elsewhere', background: true });
+    await eventually(() => clientB.responses.retrieve(queued.id), (r) => r.status === 'in_progress');
+    const cancelled = await clientB.responses.cancel(queued.id);
+    expect(cancelled.status).toBe('cancelled');
+    await disconnected;
+    expect((await clientA.responses.retrieve(queued.id)).status).toBe('cancelled');
+  });
+});
