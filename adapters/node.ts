@@ -13,6 +13,7 @@ import type { Gateway, HandleContext, Principal } from '../src/index.js';
 import { allowedMethods, shapeForPath } from '../src/endpoints/routes.js';
 import { GatewayError } from '../src/errors.js';
 import { knownBodyText } from '../src/http/known-body.js';
+import { FIXED_ORIGIN } from '../src/http/request-guards.js';
 import { errorBodyFor } from '../src/protocols/error-shapes.js';
 import { deferContinue, nodeBodyReader } from './node-body.js';
 
@@ -32,8 +33,6 @@ export interface NodeBridgeOptions {
 
 const STANDALONE_LIMIT = 32 * 1024 * 1024;
 const DEFAULT_BODY_IDLE_MS = 30_000;
-/** Every Request gets this origin; only the path and query come from the client. */
-const ORIGIN = 'http://localhost';
 
 export function stripPrefix(path: string, prefix: string | undefined): string | undefined {
   if (!prefix || prefix === '/') return path;
@@ -108,7 +107,7 @@ export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, 
       delete headers['transfer-encoding'];
     }
   }
-  return new Request(ORIGIN + target, init);
+  return new Request(FIXED_ORIGIN + target, init);
 }
 
 /** An error the bridge answers itself (before the gateway could), in the path's protocol shape. */
@@ -218,7 +217,7 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
   }
   let request: Request;
   try {
-    request = new Request(ORIGIN + target, { method, headers });
+    request = new Request(FIXED_ORIGIN + target, { method, headers });
   } catch {
     // Methods a Fetch Request cannot carry (TRACE, TRACK): no route takes them.
     const allow = allowedMethods(target.split('?')[0] ?? '/');

@@ -3,7 +3,7 @@ import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
 import { errorResponse } from './endpoints/common.js';
 import { setBodySource } from './http/body.js';
-import { carriesBody, checkBodyHeaders, checkHost } from './http/request-guards.js';
+import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { fireHook } from './observability/hooks.js';
@@ -87,7 +87,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   async function handle(request: Request, context: HandleContext = {}): Promise<Response> {
     if (context.body || context.readBody) setBodySource(request, context);
     const startedAt = rt.now();
-    const url = new URL(request.url);
+    const parsedUrl = requestURL(request.url);
+    const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
     const traceId = rt.newId();
     const requestId = request.headers.get('request-id') ?? undefined;
     const ctx: RequestContext = {
@@ -105,6 +106,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     let response: Response;
     try {
       if (closed) throw new GatewayError('unavailable', 'The gateway is shutting down.');
+      if (!parsedUrl) throw new GatewayError('invalid_request', 'Malformed request URL.');
       response = await route(ctx, carriesBody(request, context));
     } catch (err) {
       const gerr = toGatewayError(err);

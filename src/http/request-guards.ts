@@ -5,6 +5,22 @@
 import { GatewayError } from '../errors.js';
 import { contentCodings } from './body.js';
 
+/** The origin of every request URL a bridge builds: only the path and query come from the client. */
+export const FIXED_ORIGIN = 'http://localhost';
+
+/**
+ * The request URL, also when a host runtime hands over a bare path (Bun does when the Host header
+ * is malformed): a path is put under FIXED_ORIGIN by concatenation, so `//x/y` stays a path.
+ * Undefined when it cannot be parsed.
+ */
+export function requestURL(raw: string): URL | undefined {
+  try {
+    return raw.startsWith('/') ? new URL(FIXED_ORIGIN + raw) : new URL(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Body media types a route takes; JSON unless the route says otherwise. */
 export type BodyKind = 'json' | 'multipart';
 
