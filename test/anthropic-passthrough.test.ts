@@ -159,7 +159,7 @@ describe('errors in Anthropic shape', () => {
     const noMax = await postRaw(h, '/v1/messages', JSON.stringify({ model: 'claude-pass', messages: [{ role: 'user', content: 'x' }] }));
     expect(noMax.status).toBe(400);
     expect(await noMax.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } });
-    const noVersion = await fetch(`${h.server.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY_ALL }, body: '{}' });
+    const noVersion = await fetch(`${h.server.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY_ALL, 'content-type': 'application/json' }, body: '{}' });
     expect(noVersion.status).toBe(400);
     expect(await noVersion.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } });
 
