@@ -128,7 +128,7 @@ describe('streams', () => {
 describe('count_tokens', () => {
   it('forwards to the Anthropic upstream', async () => {
     const count = await h.client.messages.countTokens({ model: 'claude-pass', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }] });
-    expect(count).toEqual({ input_tokens: 30 });
+    expect(count).toEqual({ input_tokens: 30, traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
     const sent = h.anthropic.requests.at(-1);
     expect(sent?.path).toBe('/v1/messages/count_tokens');
     expect((sent?.body as { model: string }).model).toBe('claude-sonnet-4-5-20250929');

@@ -74,7 +74,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
     const json = await readUpstreamJson(upstream, provider.id);
     const { body: out, usage } = codec.passthrough.finishSyncBody(json, ctx.traceId);
     finishEvent(ctx, 200, usage);
-    return jsonResponse(out);
+    return jsonResponse(ctx, out);
   }
   const relay = codec.passthrough.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
   // `completed` is set only after the last byte was handed over: a client that leaves early
@@ -124,7 +124,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
     finishEvent(ctx, 200, res.usage);
-    return jsonResponse(call.client.client.encodeResponse(res, m, warnings));
+    return jsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings));
   }
   const decoder = upstreamCodec.createStreamDecoder();
   const encoder = call.client.client.createStreamEncoder(m);
