@@ -103,7 +103,8 @@ describe('streams', () => {
     const text = await res.text();
     expect(res.status).toBe(200);
     expect(text).toContain('event: message_start');
-    expect(text.trimEnd().split('\n\n').at(-1)).toBe('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
+    const traceId = res.headers.get('x-trace-id');
+    expect(text.trimEnd().split('\n\n').at(-1)).toBe(`event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"${traceId}","traceId":"${traceId}"}`);
     expect(text).not.toContain('message_stop');
     await expect.poll(() => h.responses.at(-1)?.streamCompleted).toBe(false);
     expect(h.responses.at(-1)?.error).toMatchObject({ code: 'unavailable', message: 'Overloaded' });

@@ -17,6 +17,12 @@ export interface MockOpenAI extends MockVendorServer {
   pauseStreamNext(): { release(): void };
   /** Next streamed answer sends its first chunks, then the connection is destroyed (no [DONE]). */
   breakStreamNext(): void;
+  /**
+   * The next stream ends cleanly but early (a truncated body, no error): after the first content
+   * chunk, before any finish_reason (`content`), or with everything but `data: [DONE]` (`done`,
+   * as some OpenAI-compatible servers end their streams).
+   */
+  endStreamEarlyNext(at: 'content' | 'done'): void;
 }
 
 export interface MockOpenAIOptions {
@@ -244,6 +250,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
   const suffix = opts.modelSuffix ?? '-2024-08-06';
   let holdNext = false;
   let breakNext = false;
+  let endEarly: 'content' | 'done' | undefined;
   let pauseNext: Promise<void> | undefined;
 
   function sendJson(res: ServerResponse, seq: number, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -292,9 +299,11 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       const hold = holdNext;
       const cut = breakNext;
       const pause = pauseNext;
+      const early = endEarly;
       holdNext = false;
       breakNext = false;
       pauseNext = undefined;
+      endEarly = undefined;
       const includeUsage = isObj(body.stream_options) && body.stream_options.include_usage === true;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${seq}` });
       res.flushHeaders();
@@ -317,6 +326,10 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
             send(chunk(c, { content: words[w] }));
             if (cut && c === 0 && w === 0) {
               ex.cut();
+              return;
+            }
+            if (early === 'content' && c === 0 && w === 0) {
+              res.end();
               return;
             }
             if (pause && c === 0 && w === 0) {
@@ -346,7 +359,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       if (includeUsage) {
         send({ id, object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_mock', choices: [], usage: usageOf(reply) });
       }
-      send('[DONE]');
+      if (early !== 'done') send('[DONE]');
       if (!ex.closed()) res.end();
       return;
     }
@@ -380,6 +393,9 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     },
     breakStreamNext() {
       breakNext = true;
+    },
+    endStreamEarlyNext(at: 'content' | 'done') {
+      endEarly = at;
     },
     pauseStreamNext() {
       let release = () => {};
