@@ -62,6 +62,20 @@ function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Standard, padded base64 only, as the real API decodes it (URL-safe `-`/`_` or missing padding is refused). */
+function isStandardBase64(data: string): boolean {
+  return data.length > 0 && data.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(data);
+}
+
+/** An inline image or file must be a `data:<type>;base64,<standard base64>` URL. */
+function checkDataUrl(url: unknown, param: string, kind: 'an image' | 'a file'): void {
+  if (typeof url !== 'string' || !url.startsWith('data:')) return;
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (!m || !isStandardBase64(m[2] ?? '')) {
+    throw new OpenAIError(400, `Invalid '${param}'. Expected a base64-encoded data URL with ${kind} MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got invalid base64-encoded bytes.`, param, 'invalid_value');
+  }
+}
+
 function errorBody(e: OpenAIError): Json {
   return { error: { message: e.message, type: e.type, param: e.param, code: e.code } };
 }
@@ -135,6 +149,9 @@ export function validateChatRequest(body: unknown): asserts body is Json {
         if (typeof type !== 'string' || !allowed.includes(type)) {
           throw new OpenAIError(400, `Invalid value: '${String(type)}'. Supported values are: ${allowed.map((a) => `'${a}'`).join(', ')}.`, `messages[${i}].content[${j}].type`, 'invalid_value');
         }
+        const part = p as Json;
+        if (type === 'image_url' && isObj(part.image_url)) checkDataUrl(part.image_url.url, `messages[${i}].content[${j}].image_url.url`, 'an image');
+        if (type === 'file' && isObj(part.file)) checkDataUrl(part.file.file_data, `messages[${i}].content[${j}].file.file_data`, 'a file');
       });
     } else if (typeof content !== 'string' && !(role === 'assistant' && (content === null || content === undefined))) {
       throw new OpenAIError(400, `Invalid type for 'messages[${i}].content': expected one of a string or array of objects.`, `messages[${i}].content`, 'invalid_type');

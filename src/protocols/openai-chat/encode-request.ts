@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors.js';
-import { dataUrl } from '../../ir/media.js';
+import { dataUrl, toStandardBase64 } from '../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRWarning } from '../../ir/types.js';
 
 export interface OpenAITarget {
@@ -112,12 +112,13 @@ function encodeUserPart(p: IRContentPart, i: number, j: number): unknown {
     case 'text':
       return { type: 'text', text: p.text };
     case 'image':
-      return { type: 'image_url', image_url: { url: p.source.kind === 'url' ? p.source.url : dataUrl(p.source.mediaType, p.source.data), ...(p.detail ? { detail: p.detail } : {}) } };
+      // OpenAI decodes only standard, padded base64 (a Gemini client may send the URL-safe alphabet).
+      return { type: 'image_url', image_url: { url: p.source.kind === 'url' ? p.source.url : dataUrl(p.source.mediaType, toStandardBase64(p.source.data)), ...(p.detail ? { detail: p.detail } : {}) } };
     case 'file': {
       const s = p.source;
       if (s.kind === 'file-id') return { type: 'file', file: { file_id: s.fileId } };
       if (s.kind === 'url') throw new GatewayError('unsupported', 'OpenAI models accept documents only as inline data, not by URL.', { param: `messages[${i}].content[${j}]` });
-      return { type: 'file', file: { file_data: dataUrl(s.mediaType, s.data), filename: p.filename ?? 'document.pdf' } };
+      return { type: 'file', file: { file_data: dataUrl(s.mediaType, toStandardBase64(s.data)), filename: p.filename ?? 'document.pdf' } };
     }
     case 'reasoning':
       return { type: 'text', text: p.text };
