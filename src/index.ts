@@ -11,5 +11,5 @@ export { MemoryTaskStore } from './tasks/memory-task-store.js';
 export { RedisTaskStore, type RedisTaskClient, type RedisTaskStoreOptions } from './tasks/redis-task-store.js';
 export type { VideoTaskOptions } from './tasks/video-tasks.js';
 export { verifyCallbackSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './tasks/callback.js';
-export type { GatewayHooks, RequestEvent, ResponseEvent } from './observability/hooks.js';
+export type { GatewayHooks, RequestEvent, ResponseEvent, SettingWarning } from './observability/hooks.js';
 export type * from './ir/types.js';

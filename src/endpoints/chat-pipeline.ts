@@ -1,5 +1,5 @@
 import { GatewayError, toGatewayError } from '../errors.js';
-import { readSSEBatches } from '../http/sse.js';
+import { readSSEBatches, SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { fireHook } from '../observability/hooks.js';
 import { codecFor } from '../protocols/registry.js';
@@ -7,6 +7,7 @@ import type { ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { jsonResponse, scrubError } from './common.js';
+import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
 
@@ -27,19 +28,26 @@ export interface ChatCall {
 }
 
 /** Headers and keep-alive policy of a streamed answer. */
-function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => void): Response {
-  if (!call.streamContentType) return streamResponse(gen, onCancel);
-  return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache' }, false);
+function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => void, extra: Record<string, string> = {}): Response {
+  if (!call.streamContentType) return streamResponse(gen, onCancel, { ...SSE_HEADERS, ...extra });
+  return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache', ...extra }, false);
 }
 
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
 export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
   ctx.event.stream = call.stream;
-  if (ctx.rt.hooks.onRequest) fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
   const provider = call.model.provider;
-  if (provider.chatProtocol === call.client.client.protocol) return passthrough(ctx, call);
+  if (provider.chatProtocol === call.client.client.protocol) {
+    requestEvent(ctx);
+    return passthrough(ctx, call);
+  }
   const ir = call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
   return translate(ctx, call, ir);
+}
+
+/** onRequest, once the request is ready to go upstream (translated ones with their warnings). */
+function requestEvent(ctx: RequestContext): void {
+  if (ctx.rt.hooks.onRequest) fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
 }
 
 function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
@@ -116,7 +124,14 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
 async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Response> {
   const provider = call.model.provider;
   const upstreamCodec = codecFor(provider.chatProtocol).upstream;
-  const { body, warnings } = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, { providerType: provider.type });
+  const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, { providerType: provider.type });
+  const body = encoded.body;
+  // Dropped or adjusted settings, in the client's field names: header, hook events, sync body.
+  const warnings = settingWarnings(call.client.client, encoded.warnings, call.parsed);
+  const warningHeader = warningsHeaderValue(warnings);
+  const headers: Record<string, string> = warningHeader ? { [WARNINGS_HEADER]: warningHeader } : {};
+  if (warnings.length) ctx.event.warnings = warnings;
+  requestEvent(ctx);
   const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
   const upstream = await callUpstream(ctx, provider, { ...target, body: JSON.stringify(body) }, upstreamCodec.errorMessage);
   const m = meta(ctx, call);
@@ -124,7 +139,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
     finishEvent(ctx, 200, res.usage);
-    return jsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings));
+    return jsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder();
   const encoder = call.client.client.createStreamEncoder(m);
@@ -167,10 +182,15 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       finishEvent(ctx, 200, usage, failure, completed);
     }
   })();
-  return streamOf(call, gen, () => {
-    cancelled = true;
-    upstream.abort(new DOMException('Client disconnected', 'AbortError'));
-  });
+  return streamOf(
+    call,
+    gen,
+    () => {
+      cancelled = true;
+      upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+    },
+    headers,
+  );
 }
 
 function upstreamBody(upstream: UpstreamResult): ReadableStream<Uint8Array> {

@@ -32,6 +32,8 @@ export interface ClientCodec {
   createStreamEncoder(meta: ResponseMeta): StreamEncoder;
   /** Status + JSON body of an error in this protocol's shape. */
   errorBody(err: GatewayError, traceId: string): unknown;
+  /** An IRWarning setting (`topK`) as this client's request names it (`generationConfig.topK`); other names unchanged. */
+  settingName(setting: string, body: Record<string, unknown>): string;
 }
 
 /** Turns an upstream's stream into IR events, with per-request state in its closure. */

@@ -88,7 +88,7 @@ function encodePart(p: IRContentPart, role: 'user' | 'assistant', param: string,
     case 'tool-call': {
       const input = toolInput(p.arguments);
       if (p.arguments.trim() && p.arguments.trim() !== '{}' && Object.keys(input).length === 0) {
-        warnings.push({ setting: param, message: `The arguments of tool call ${p.id} are not a JSON object; sent as {}.` });
+        warnings.push({ setting: 'messages', action: 'tool call arguments that are not a JSON object sent as {}', message: `The arguments of tool call ${p.id} (${param}) are not a JSON object; sent as {}.` });
       }
       return { type: 'tool_use', id: p.id, name: p.name, input, ...anthropicExtras(p.providerOptions) };
     }
@@ -131,7 +131,7 @@ export function convertToAnthropicMessages(messages: IRMessage[], warnings: IRWa
     else out.push({ role, content });
   });
   if (droppedReasoning) {
-    warnings.push({ setting: 'messages', message: 'Reasoning without an Anthropic signature cannot be replayed to Anthropic models; it was left out.' });
+    warnings.push({ setting: 'messages', action: 'reasoning without an anthropic signature left out', message: 'Reasoning without an Anthropic signature cannot be replayed to Anthropic models; it was left out.' });
   }
   // Tool results must come first in their user message.
   for (const m of out) {
