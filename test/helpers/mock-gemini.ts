@@ -19,6 +19,8 @@ export interface MockGemini extends MockVendorServer {
   holdStreamNext(): void;
   /** Next streamed answer sends its first chunk, then an in-band `{"error":...}` chunk, then closes. */
   failStreamNext(status?: number, message?: string): void;
+  /** The next stream sends its first chunk (no finishReason) and ends cleanly: a truncated body, no error. */
+  endStreamEarlyNext(): void;
 }
 
 export interface MockGeminiOptions {
@@ -62,6 +64,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
   const apiKey = opts.apiKey ?? 'upstream-secret-gemini-0123456789';
   let holdNext = false;
   let streamFail: { status: number; message: string } | undefined;
+  let endEarly = false;
 
   function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
@@ -167,6 +170,8 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     holdNext = false;
     const failure = streamFail;
     streamFail = undefined;
+    const early = endEarly;
+    endEarly = false;
     res.writeHead(200, sse ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } : { 'content-type': 'application/json; charset=UTF-8' });
     res.flushHeaders();
     let first = true;
@@ -186,6 +191,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
         write(googleErrorBody(new GoogleError(failure.status, failure.message, failure.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT')));
         break;
       }
+      if (i === 0 && early) break;
     }
     if (!sse && !isClosed()) res.write(first ? '[]' : '\n]');
     if (!isClosed()) res.end();
@@ -203,6 +209,9 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     },
     failStreamNext(status = 500, message = 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting') {
       streamFail = { status, message };
+    },
+    endStreamEarlyNext() {
+      endEarly = true;
     },
   });
 }
