@@ -2,11 +2,12 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import { readSSEBatches } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { fireHook } from '../observability/hooks.js';
+import { scrubbedStream } from '../redact.js';
 import { codecFor } from '../protocols/registry.js';
 import type { ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
-import { jsonResponse, scrubError } from './common.js';
+import { scrubError, upstreamJsonResponse } from './common.js';
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
 
@@ -26,8 +27,9 @@ export interface ChatCall {
   streamContentType?: string;
 }
 
-/** Headers and keep-alive policy of a streamed answer. */
-function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => void): Response {
+/** Headers and keep-alive policy of a streamed answer; every path's bytes pass the secret scrubber. */
+function streamOf(ctx: RequestContext, call: ChatCall, source: AsyncGenerator<string>, onCancel: () => void): Response {
+  const gen = scrubbedStream(source, ctx.rt.secrets);
   if (!call.streamContentType) return streamResponse(gen, onCancel);
   return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache' }, false);
 }
@@ -74,7 +76,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
     const json = await readUpstreamJson(upstream, provider.id);
     const { body: out, usage } = codec.passthrough.finishSyncBody(json, ctx.traceId);
     finishEvent(ctx, 200, usage);
-    return jsonResponse(out);
+    return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.passthrough.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
   // `completed` is set only after the last byte was handed over: a client that leaves early
@@ -107,7 +109,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall): Promise<Respons
       finishEvent(ctx, 200, relay.usage(), failure, completed);
     }
   })();
-  return streamOf(call, gen, () => {
+  return streamOf(ctx, call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
   });
@@ -124,7 +126,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
     finishEvent(ctx, 200, res.usage);
-    return jsonResponse(call.client.client.encodeResponse(res, m, warnings));
+    return upstreamJsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings));
   }
   const decoder = upstreamCodec.createStreamDecoder();
   const encoder = call.client.client.createStreamEncoder(m);
@@ -167,7 +169,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       finishEvent(ctx, 200, usage, failure, completed);
     }
   })();
-  return streamOf(call, gen, () => {
+  return streamOf(ctx, call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
   });

@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors.js';
 import type { IRChatRequest, IRWarning } from '../../ir/types.js';
 import type { UpstreamTarget } from '../types.js';
 import { convertToGeminiContents } from './convert-to-gemini-contents.js';
+import { quoteInput } from '../../quote-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,7 +26,7 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
     const builtIns: Json[] = [];
     for (const t of req.tools) {
       if (t.type === 'provider') {
-        if (t.protocol !== 'gemini') throw new GatewayError('unsupported', `The tool ${t.name} is specific to ${t.protocol} and cannot be sent to a Gemini model.`, { param: 'tools' });
+        if (t.protocol !== 'gemini') throw new GatewayError('unsupported', `The tool ${quoteInput(t.name)} is specific to ${t.protocol} and cannot be sent to a Gemini model.`, { param: 'tools' });
         builtIns.push(t.raw);
         continue;
       }

@@ -7,6 +7,7 @@ import { GatewayError } from '../../errors.js';
 import type { VideoLimits } from '../../providers/video/types.js';
 import type { VideoJob } from '../../tasks/video-task.js';
 import { parseOrThrow } from '../zod-error.js';
+import { quoteInput } from '../../quote-input.js';
 
 const wholeSeconds = z.union([z.number().int().positive(), z.string().regex(/^\d+$/, 'expected whole seconds').transform(Number)]);
 
@@ -46,7 +47,7 @@ function rejectUnknown(obj: Record<string, unknown>, allowed: Set<string>, prefi
   for (const key of Object.keys(obj)) {
     if (!allowed.has(key)) {
       const param = prefix ? `${prefix}.${key}` : key;
-      throw new GatewayError('invalid_request', `Unknown parameter '${param}'. Supported: ${[...allowed].join(', ')}.`, { param, detail: 'unknown_parameter' });
+      throw new GatewayError('invalid_request', `Unknown parameter '${quoteInput(param)}'. Supported: ${[...allowed].join(', ')}.`, { param, detail: 'unknown_parameter' });
     }
   }
 }
