@@ -4,11 +4,11 @@
  *   opened at once against a paced upstream (a chunk every BENCH_PACE_MS) and the RSS is sampled
  *   while all of them are open: the cost of holding them (target for modelgate: <= 50 MB);
  * - soak (modelgate only): BENCH_SOAK_MS of closed-loop load over the protocol scenarios; the
- *   first 10% is warm-up, then the RSS at the end must be within 10% of the RSS at the start.
+ *   first 10% (at least 5 s) is warm-up, then the RSS at the end must be within 10% of the RSS at the start.
  */
 import { Pool } from 'undici';
 import type { BenchChild } from './children.js';
-import { runLoad } from './load.js';
+import { probe, runLoad } from './load.js';
 import type { Check } from './report.js';
 import type { RequestSpec } from './scenarios.js';
 import { TARGETS, type BenchSettings } from './settings.js';
@@ -32,6 +32,8 @@ export interface StreamsResult {
 }
 
 export interface SoakResult {
+  /** Scenario ids in the load mix. */
+  scenarios: string[];
   durationMs: number;
   warmupMs: number;
   connections: number;
@@ -67,6 +69,7 @@ export interface MemoryTarget {
 }
 
 export interface SoakLoad {
+  id: string;
   spec: RequestSpec;
   complete: (t: string) => boolean;
 }
@@ -83,8 +86,11 @@ async function sampleRss(child: BenchChild, count: number, everyMs: number): Pro
   return out;
 }
 
-/** Opens `n` streams at once; resolves when every one has ended. `opened()` counts first bytes so far. */
-function openStreams(origin: string, spec: RequestSpec, n: number, complete: (t: string) => boolean) {
+/**
+ * Holds up to `n` streams; `launch(k)` opens k more, `opened()` counts first bytes so far and
+ * `done()` resolves when every launched stream has ended.
+ */
+function streamPool(origin: string, spec: RequestSpec, n: number, complete: (t: string) => boolean) {
   const pool = new Pool(origin, { connections: n, pipelining: 1, keepAliveTimeout: 30_000 });
   let opened = 0;
   let completed = 0;
@@ -109,9 +115,22 @@ function openStreams(origin: string, spec: RequestSpec, n: number, complete: (t:
       firstError ??= (err as Error).message;
     }
   };
-  const done = Promise.all(Array.from({ length: n }, one)).then(() => pool.close());
-  return { done, opened: () => opened, result: () => ({ completed, errors, ...(firstError ? { firstError } : {}) }) };
+  const running: Array<Promise<void>> = [];
+  return {
+    launch: (k: number) => {
+      for (let i = 0; i < k; i++) running.push(one());
+    },
+    done: () => Promise.all(running).then(() => pool.close()),
+    opened: () => opened,
+    result: () => ({ completed, errors, ...(firstError ? { firstError } : {}) }),
+  };
 }
+
+/**
+ * Opens the streams in batches below node's default listen backlog (511): a burst of 1,000
+ * connects overflows the accept queue, which stalls connects for seconds or resets them.
+ */
+const RAMP_BATCH = 100;
 
 async function streamsScenario(t: MemoryTarget, settings: BenchSettings, complete: (t: string) => boolean): Promise<StreamsResult> {
   const child = await t.start();
@@ -121,17 +140,24 @@ async function streamsScenario(t: MemoryTarget, settings: BenchSettings, complet
     await sleep(1000);
     const idleMb = median(await sampleRss(child, 5, 200));
     const peaks: number[] = [];
-    const run = openStreams(child.url, t.paced, settings.streams, complete);
-    // Wait until every stream delivered its first chunk (or half the hold time passed).
+    const run = streamPool(child.url, t.paced, settings.streams, complete);
+    // Ramp up until every stream delivered its first chunk (or half the hold time passed: the
+    // first streams must still be open when the RSS is sampled).
     const deadline = performance.now() + settings.streamHoldMs / 2;
+    let launched = 0;
     while (run.opened() < settings.streams && performance.now() < deadline) {
+      if (run.opened() + run.result().errors >= launched && launched < settings.streams) {
+        const batch = Math.min(RAMP_BATCH, settings.streams - launched);
+        run.launch(batch);
+        launched += batch;
+      }
       peaks.push((await child.rssBytes()) / MB);
-      await sleep(100);
+      await sleep(20);
     }
     const opened = run.opened();
     const open = await sampleRss(child, 8, 250);
     peaks.push(...open);
-    await run.done;
+    await run.done();
     const result = run.result();
     const openMb = median(open);
     console.log(
@@ -144,10 +170,17 @@ async function streamsScenario(t: MemoryTarget, settings: BenchSettings, complet
   }
 }
 
-async function soakScenario(start: () => Promise<BenchChild>, loads: SoakLoad[], settings: BenchSettings): Promise<SoakResult> {
+async function soakScenario(start: () => Promise<BenchChild>, candidates: SoakLoad[], settings: BenchSettings): Promise<SoakResult> {
   const child = await start();
+  // Only what this build can serve (a translation not written yet would be all errors).
+  const loads: SoakLoad[] = [];
+  for (const l of candidates) if ((await probe(child.url, l.spec, l.complete)).ok) loads.push(l);
+  if (loads.length === 0) {
+    await child.stop();
+    throw new Error('soak: modelgate serves none of the protocol scenarios');
+  }
   const durationMs = settings.soakMs;
-  const warmupMs = Math.max(2000, Math.round(durationMs * 0.1));
+  const warmupMs = Math.max(5000, Math.round(durationMs * 0.1));
   const perLoad = Math.max(1, Math.round(settings.soakConnections / loads.length));
   const samples: Array<[number, number]> = [];
   const t0 = performance.now();
@@ -172,6 +205,7 @@ async function soakScenario(start: () => Promise<BenchChild>, loads: SoakLoad[],
     const errors = results.reduce((n, r) => n + r.errors, 0);
     const firstError = results.find((r) => r.firstError)?.firstError;
     const soak: SoakResult = {
+      scenarios: loads.map((l) => l.id),
       durationMs,
       warmupMs,
       connections: perLoad * loads.length,

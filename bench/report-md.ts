@@ -94,7 +94,7 @@ export function memoryTable(m: MemoryReport): string {
     const s = m.soak;
     lines.push(
       '',
-      `Soak (modelgate, ${(s.durationMs / 1000).toFixed(0)} s of closed-loop load over the protocol scenarios at ${s.connections} connections, first ${(s.warmupMs / 1000).toFixed(0)} s warm-up): ` +
+      `Soak (modelgate, ${(s.durationMs / 1000).toFixed(0)} s of closed-loop load over ${s.scenarios.join(", ")} at ${s.connections} connections in all, first ${(s.warmupMs / 1000).toFixed(0)} s warm-up): ` +
         `${s.requests} requests, ${s.errors} errors; RSS ${n1(s.startMb)} MB at the start, ${n1(s.endMb)} MB at the end (**${signed(s.driftPct)}%**, target within ±${TARGETS.soakDriftPct}%), peak ${n1(s.peakMb)} MB.`,
     );
   } else lines.push('', 'Soak: not run (BENCH_SOAK_MS=0).');

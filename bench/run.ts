@@ -115,7 +115,7 @@ async function repetitions(plans: Plan[], upstream: BenchChild): Promise<Map<str
   return reps;
 }
 
-async function memoryPhase(launch: Launcher, upstream: BenchChild, plans: Plan[], withPeer: boolean): Promise<MemoryReport> {
+async function memoryPhase(launch: Launcher, upstream: BenchChild, withPeer: boolean): Promise<MemoryReport> {
   const path = '/v1/chat/completions';
   const paced = (model: string, headers: Record<string, string>): RequestSpec => ({ path, headers, body: openAIBody(model, true) });
   const streaming = SCENARIOS.find((s) => s.id === 'openai-stream') as Scenario;
@@ -128,7 +128,8 @@ async function memoryPhase(launch: Launcher, upstream: BenchChild, plans: Plan[]
     const peerPaced = peerRequest({ provider: 'openai', spec: { ...streaming.peer.spec, body: openAIBody(UPSTREAM_PACED_MODEL, true) } }, upstream.url);
     targets.splice(1, 0, { role: 'peer', start: () => launch.peer(), paced: peerPaced, warm: peerRequest(streaming.peer, upstream.url), warmComplete: openAIStreamDone });
   }
-  const soakLoads = plans.filter((p) => p.scenario.kind !== 'host').map((p) => ({ spec: p.scenario.gateway, complete: p.scenario.complete }));
+  // Every protocol scenario modelgate can run (memory.ts probes them on the soak's own process).
+  const soakLoads = SCENARIOS.filter((s) => s.kind !== 'host').map((s) => ({ id: s.id, spec: s.gateway, complete: s.complete }));
   return runMemory(targets, () => launch.gateway(upstream, 'node', big), soakLoads, openAIStreamDone, settings);
 }
 
@@ -173,15 +174,16 @@ async function main(): Promise<void> {
     return child;
   };
   try {
+    // BENCH_SCENARIOS=none: only the sweep and/or the memory scenarios.
     const wanted = settings.scenarios.length ? SCENARIOS.filter((s) => settings.scenarios.includes(s.id)) : SCENARIOS;
-    const unknown = settings.scenarios.filter((id) => !SCENARIOS.some((s) => s.id === id));
+    const unknown = settings.scenarios.filter((id) => id !== 'none' && !SCENARIOS.some((s) => s.id === id));
     if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
     const upstream = await started(launch.mock());
     const floor = await started(launch.floor(upstream));
     const profileArgs = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`, '--cpu-prof-interval=250'] : [];
     if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
     const gateway = await started(launch.gateway(upstream, 'node', {}, profileArgs));
-    const wantsPeer = peer.installed && (wanted.some((s) => s.peer) || settings.sweepConnections.length > 0);
+    const wantsPeer = peer.installed && (wanted.some((s) => s.peer) || settings.sweepConnections.length > 0 || settings.memory);
     const peerChild = wantsPeer ? await started(launch.peer()) : undefined;
     const hosts: Partial<Record<string, BenchChild>> = {};
     for (const s of wanted) {
@@ -209,7 +211,7 @@ async function main(): Promise<void> {
     }
     // Memory runs on fresh processes: stop everything but the mock first.
     await stopAll([upstream]);
-    const memory = settings.memory ? await memoryPhase(launch, upstream, plans, peerChild !== undefined) : undefined;
+    const memory = settings.memory ? await memoryPhase(launch, upstream, peerChild !== undefined) : undefined;
     environment.loadAvgEnd = load1();
     await stopAll();
 
@@ -231,7 +233,7 @@ async function main(): Promise<void> {
       };
       writeReports(report, join(benchDir, 'results.json'), join(benchDir, 'RESULTS.md'));
       if (sweep) {
-        const how = `${pinning.enabled ? `per core (proxy on CPU ${pinning.targetCpu}, load + mock on CPU ${pinning.loadCpu})` : 'NOT PINNED'}; ${settings.sweepReps} reps, medians; node ${process.version}; ${report.date.slice(0, 10)}`;
+        const how = `${pinning.enabled ? `per core (proxy on CPU ${pinning.targetCpu}, load + mock on CPU ${pinning.loadCpu})` : 'NOT PINNED'}; ${settings.sweepReps} rep(s), medians; node ${process.version}; ${report.date.slice(0, 10)}`;
         writeSweepPlot(sweep, join(benchDir, 'plot.png'), 'Connection sweep: OpenAI chat pass-through, JSON', how);
       }
       console.log(`wrote bench/results.json and bench/RESULTS.md${sweep ? ' and bench/plot.png' : ''}`);

@@ -77,8 +77,8 @@ export function readSettings(): BenchSettings {
     sweepReps: intEnv('BENCH_SWEEP_REPS', intEnv('BENCH_REPS', 3, 1), 1),
     memory: process.env.BENCH_MEMORY !== '0',
     streams: intEnv('BENCH_STREAMS', 1000, 1),
-    paceMs: intEnv('BENCH_PACE_MS', 100, 1),
-    streamHoldMs: intEnv('BENCH_STREAM_HOLD_MS', 20_000, 1000),
+    paceMs: intEnv('BENCH_PACE_MS', 500, 1),
+    streamHoldMs: intEnv('BENCH_STREAM_HOLD_MS', 30_000, 1000),
     soakMs: intEnv('BENCH_SOAK_MS', 600_000, 0),
     soakConnections: intEnv('BENCH_SOAK_CONNECTIONS', 24, 1),
   };
