@@ -14,8 +14,8 @@ const TEXT = REPLY_WORDS.join('');
 const CREATED = 1_700_000_000;
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const PACE_MS = Number(process.env.BENCH_PACE_MS ?? 100);
-const PACE_CHUNKS = Number(process.env.BENCH_PACE_CHUNKS ?? 100);
+const PACE_MS = Number(process.env.BENCH_PACE_MS ?? 500);
+const PACE_CHUNKS = Number(process.env.BENCH_PACE_CHUNKS ?? 60);
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -183,7 +183,7 @@ async function main(): Promise<void> {
     const profileArgs = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`, '--cpu-prof-interval=250'] : [];
     if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
     const gateway = await started(launch.gateway(upstream, 'node', {}, profileArgs));
-    const wantsPeer = peer.installed && (wanted.some((s) => s.peer) || settings.sweepConnections.length > 0 || settings.memory);
+    const wantsPeer = peer.installed && (wanted.some((s) => s.peer) || settings.sweepConnections.length > 0);
     const peerChild = wantsPeer ? await started(launch.peer()) : undefined;
     const hosts: Partial<Record<string, BenchChild>> = {};
     for (const s of wanted) {
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     }
     // Memory runs on fresh processes: stop everything but the mock first.
     await stopAll([upstream]);
-    const memory = settings.memory ? await memoryPhase(launch, upstream, peerChild !== undefined) : undefined;
+    const memory = settings.memory ? await memoryPhase(launch, upstream, peer.installed) : undefined;
     environment.loadAvgEnd = load1();
     await stopAll();
 
