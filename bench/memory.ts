@@ -19,6 +19,8 @@ export type MemoryRole = 'floor' | 'peer' | 'gateway';
 export interface StreamsResult {
   role: MemoryRole;
   streams: number;
+  /** Streams started (the ramp stops at half the hold time). */
+  launched: number;
   /** Streams that had delivered their first byte when the RSS was sampled. */
   opened: number;
   completed: number;
@@ -164,7 +166,7 @@ async function streamsScenario(t: MemoryTarget, settings: BenchSettings, complet
       `[memory] ${t.role.padEnd(8)} ${opened}/${settings.streams} streams open: RSS idle ${idleMb.toFixed(1)} MB, open ${openMb.toFixed(1)} MB (+${(openMb - idleMb).toFixed(1)} MB), ` +
         `${result.completed} completed${result.errors ? `, ERRORS ${result.errors}: ${result.firstError}` : ''}`,
     );
-    return { role: t.role, streams: settings.streams, opened, ...result, idleMb, openMb, peakMb: Math.max(...peaks), addedMb: openMb - idleMb };
+    return { role: t.role, streams: settings.streams, launched, opened, ...result, idleMb, openMb, peakMb: Math.max(...peaks), addedMb: openMb - idleMb };
   } finally {
     await child.stop();
   }

@@ -89,6 +89,7 @@ export function writeSweepPlot(points: SweepPoint[], file: string, title: string
   }
   const panel = { y: 170, w: 560, h: 400 };
   drawPanel(img, { ...panel, x: 110, title: 'throughput (req/s, higher is better)', unit: 'rps', value: (p) => p.rps }, points, connections);
-  drawPanel(img, { ...panel, x: 800, title: 'p99 latency (ms, lower is better)', unit: 'ms', value: (p) => p.p99 }, points, connections);
+  drawPanel(img, { ...panel, x: 790, title: 'p99 latency (ms, lower is better)', unit: 'ms', value: (p) => p.p99 }, points, connections);
+  img.text(40, 646, 'Medians over repetitions. A missing point: no request both started and ended inside that measured window.', [90, 90, 90], 2);
   writeFileSync(file, img.toPng());
 }

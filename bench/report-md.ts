@@ -88,7 +88,8 @@ export function memoryTable(m: MemoryReport): string {
   ];
   const label = { floor: 'floor', peer: 'peer (Portkey)', gateway: 'modelgate' } as const;
   for (const s of m.streams) {
-    lines.push(`| ${label[s.role]} | ${s.opened} / ${s.streams} | ${n1(s.idleMb)} | ${n1(s.openMb)} | ${s.role === 'gateway' ? `**${n1(s.addedMb)}**` : n1(s.addedMb)} | ${s.completed} / ${s.errors}${s.firstError ? ` (${s.firstError.slice(0, 80)})` : ''} |`);
+    const open = `${s.opened} / ${s.streams}${s.launched < s.streams ? ` (only ${s.launched} launched: the ramp ran out of time)` : ''}`;
+    lines.push(`| ${label[s.role]} | ${open} | ${n1(s.idleMb)} | ${n1(s.openMb)} | ${s.role === 'gateway' ? `**${n1(s.addedMb)}**` : n1(s.addedMb)} | ${s.completed} / ${s.errors}${s.firstError ? ` (${s.firstError.slice(0, 80)})` : ''} |`);
   }
   if (m.soak) {
     const s = m.soak;
@@ -105,7 +106,7 @@ export function memoryTable(m: MemoryReport): string {
 function settingsLine(s: BenchSettings, env: Record<string, unknown>): string {
   return (
     `Settings: ${s.connections} connections, ${s.warmupMs} ms warm-up + ${s.durationMs} ms measured per run, then ${s.latencyMs} ms at 1 connection (and the same straight to the mock); ` +
-    `${s.reps} repetitions, targets interleaved (order rotating); medians across repetitions; every scenario prewarmed ${s.prewarmMs} ms per target first. Children: ${String(env.childRuntime)}.`
+    `${s.reps} repetition(s), targets interleaved (order rotating); medians across repetitions; every scenario prewarmed ${s.prewarmMs} ms per target first. Children: ${String(env.childRuntime)}.`
   );
 }
 
@@ -128,7 +129,7 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     ...(report.skipped.length ? ['Not run:', '', ...report.skipped.map((k) => `- ${k.id}: ${k.reason}`), ''] : []),
     ...(report.peerSkipped.length ? ['The peer does not run:', '', ...report.peerSkipped.map((k) => `- ${k.id}: ${k.reason}`), ''] : []),
     ...(report.sweep?.length
-      ? [`## Connection sweep (openai-sync, ${s.sweepMs} ms per point, ${s.sweepReps} repetitions, medians)`, '', '![throughput and p99 against connections](plot.png)', '', sweepTable(report.sweep), '']
+      ? [`## Connection sweep (openai-sync, ${s.sweepMs} ms per point, ${s.sweepReps} repetition(s), medians)`, '', '![throughput and p99 against connections](plot.png)', '', sweepTable(report.sweep), '']
       : []),
     ...(report.memory ? ['## Memory', '', memoryTable(report.memory), ''] : []),
     '## Run conditions (share of one core used in the measured window)',
@@ -138,7 +139,7 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     '## How to read it',
     '',
     '- floor = a bare node:http + undici proxy that pipes bytes (for translated scenarios it forwards the client request to the mock endpoint of the client\'s own protocol, so the ratio is the cost of translation plus the gateway); peer = Portkey\'s gateway from npm; modelgate = the standalone server\'s node:http bridge, or in host-* rows the named host (compared with the node bridge in the same repetition).',
-    '- Per core: the proxy under test is pinned to one core, the load generator and the mock to the other. If the load core is near 100% in a run (see Run conditions), that run is limited by the load side, not by the proxy, and its req/s understates the proxy.',
+    '- Per core: the proxy under test is pinned to one core, the load generator and the mock to the other. If the load core is near 100% in a run (see Run conditions), that run is limited by the load side, not by the proxy, and its req/s understates the proxy. If neither core is near 100% in a saturated run, other processes were using the cores (a shared machine) and the run is not a valid per-core figure.',
     '- Ratios = medians over repetitions of per-repetition ratios. "added" = latency at 1 connection minus calling the mock directly (same repetition); TTFB = time to the first body byte.',
     '- CPU us/req = CPU time (user+system, all threads) of the process under test per completed request: the least noisy figure on a shared machine.',
     '- Profile the gateway with `BENCH_PROFILE=1 npm run bench` (see bench/README.md).',
