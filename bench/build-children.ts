@@ -1,5 +1,5 @@
 /**
- * Compiles the child processes (mock upstream, floor, gateway) and all of src/ and adapters/ to
+ * Compiles the child processes (mock upstream, floor, gateway, Bun host) and all of src/ and adapters/ to
  * plain JavaScript, file by file without type checking (like `npm run build` minus the checks,
  * so work in progress elsewhere in the tree cannot block a run). The children then run on plain
  * node, as `npm start` does, without a TypeScript loader in the process being measured.
@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, sym
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 
-export const CHILD_ENTRIES = ['bench/mock-upstream.ts', 'bench/floor-proxy.ts', 'bench/gateway-server.ts'];
+export const CHILD_ENTRIES = ['bench/mock-upstream.ts', 'bench/floor-proxy.ts', 'bench/gateway-server.ts', 'bench/host-bun.ts'];
 const CHILD_SUPPORT = ['bench/child-ipc.ts', 'bench/settings.ts'];
 
 function walk(dir: string): string[] {

@@ -2,8 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * Child side of the parent <-> child protocol: answer {type:'cpu'} with process.cpuUsage(), exit on
- * {type:'stop'} or when the parent goes away.
+ * Child side of the parent <-> child protocol: answer {type:'cpu'} with process.cpuUsage() and
+ * {type:'mem'} with the RSS (the parent reads /proc instead where it can), exit on {type:'stop'}
+ * or when the parent goes away.
  */
 export function onStopMessage(cleanup: () => void): void {
   const stop = () => {
@@ -20,7 +21,7 @@ export function onStopMessage(cleanup: () => void): void {
     else if (type === 'cpu') {
       const { user, system } = process.cpuUsage();
       process.send?.({ type: 'cpu', micros: user + system });
-    }
+    } else if (type === 'mem') process.send?.({ type: 'mem', rss: process.memoryUsage().rss });
   });
   process.on('disconnect', stop);
   process.on('SIGTERM', stop);

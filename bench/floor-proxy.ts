@@ -11,7 +11,8 @@ import { UPSTREAM_KEY } from './settings.js';
 
 const upstream = process.env.BENCH_UPSTREAM;
 if (!upstream) throw new Error('BENCH_UPSTREAM is required');
-const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 30_000, pipelining: 1 });
+// BENCH_UPSTREAM_CONNECTIONS: raised by the memory scenario (1,000 concurrent streams).
+const pool = new Pool(upstream, { connections: Number(process.env.BENCH_UPSTREAM_CONNECTIONS ?? 256), keepAliveTimeout: 30_000, pipelining: 1 });
 
 function upstreamHeaders(path: string, inbound: IncomingHttpHeaders): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': inbound['content-type'] ?? 'application/json' };

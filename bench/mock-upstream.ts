@@ -3,6 +3,8 @@
  * and Anthropic Messages (POST /v1/messages), each sync and SSE (one event per word, written as
  * separate writes). It checks only what would make a real vendor reject the call (key, required
  * fields), so translation mistakes show up as errors instead of fast garbage.
+ * OpenAI streams of a model ending in `-paced` send one chunk every BENCH_PACE_MS for
+ * BENCH_PACE_CHUNKS chunks (the memory scenario: many long-lived open streams).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { REPLY_WORDS, UPSTREAM_KEY } from './settings.js';
@@ -12,6 +14,8 @@ const TEXT = REPLY_WORDS.join('');
 const CREATED = 1_700_000_000;
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 const JSON_HEADERS = { 'content-type': 'application/json' };
+const PACE_MS = Number(process.env.BENCH_PACE_MS ?? 500);
+const PACE_CHUNKS = Number(process.env.BENCH_PACE_CHUNKS ?? 60);
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -64,12 +68,30 @@ function openAIChat(req: IncomingMessage, res: ServerResponse, body: Record<stri
   const frame = (choices: string, extra = '') => `data: ${head}"choices":${choices}${extra}}\n\n`;
   const choice = (delta: string, finish: string | null) =>
     `[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]`;
+  const finish = () => {
+    res.write(frame(choice('{}', 'stop')));
+    if (includeUsage) res.write(frame('[]', `,"usage":${JSON.stringify(usage)}`));
+    res.end('data: [DONE]\n\n');
+  };
   res.writeHead(200, SSE_HEADERS);
   res.write(frame(choice('{"role":"assistant","content":""}', null)));
+  if (model.endsWith('-paced')) return pacedWords(res, (w) => frame(choice(`{"content":${JSON.stringify(w)}}`, null)), finish);
   for (const w of REPLY_WORDS) res.write(frame(choice(`{"content":${JSON.stringify(w)}}`, null)));
-  res.write(frame(choice('{}', 'stop')));
-  if (includeUsage) res.write(frame('[]', `,"usage":${JSON.stringify(usage)}`));
-  res.end('data: [DONE]\n\n');
+  finish();
+}
+
+/** Writes PACE_CHUNKS words (cycling through the reply), one every PACE_MS; stops if the client leaves. */
+function pacedWords(res: ServerResponse, frameOf: (word: string) => string, finish: () => void): void {
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent === PACE_CHUNKS) {
+      clearInterval(timer);
+      return finish();
+    }
+    res.write(frameOf(REPLY_WORDS[sent % REPLY_WORDS.length] as string));
+    sent++;
+  }, PACE_MS);
+  res.once('close', () => clearInterval(timer));
 }
 
 function anthropicError(res: ServerResponse, status: number, type: string, message: string): void {

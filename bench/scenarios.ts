@@ -1,5 +1,13 @@
-/** What the benchmark sends: one request shape per scenario, for the floor and for modelgate. */
-import { MODEL_VIA_ANTHROPIC, MODEL_VIA_OPENAI, PLATFORM_KEY } from './settings.js';
+/** What the benchmark sends: one request shape per scenario, for each target and for the mock itself. */
+import {
+  MODEL_VIA_ANTHROPIC,
+  MODEL_VIA_OPENAI,
+  PLATFORM_KEY,
+  TARGETS,
+  UPSTREAM_ANTHROPIC_MODEL,
+  UPSTREAM_KEY,
+  UPSTREAM_OPENAI_MODEL,
+} from './settings.js';
 
 export interface RequestSpec {
   path: string;
@@ -7,17 +15,31 @@ export interface RequestSpec {
   body: string;
 }
 
+/** The peer (Portkey) routes by headers: which provider it should call (on the mock, via custom host). */
+export interface PeerRoute {
+  provider: 'openai' | 'anthropic';
+  spec: RequestSpec;
+}
+
+export type HostId = 'express' | 'koa' | 'bun';
+
 export interface Scenario {
   id: string;
   title: string;
-  kind: 'passthrough' | 'translated';
-  /** Minimum gateway/floor throughput ratio the issue asks for. */
+  /** `host`: modelgate served by another host, compared with the node:http bridge on the same request. */
+  kind: 'passthrough' | 'translated' | 'host';
+  stream: boolean;
+  /** Minimum modelgate/floor throughput ratio the issue asks for. */
   targetRatio: number;
-  /** Upper bound for the added p50 latency at one connection, in ms (pass-through only). */
-  targetAddedP50Ms?: number;
+  /** modelgate's request (to the node bridge, or to the host of a host scenario). */
   gateway: RequestSpec;
   /** The same client request through the bare proxy, to the mock endpoint of the client's protocol. */
   floor: RequestSpec;
+  /** The same call straight to the mock: the baseline of the "added latency" figures. */
+  direct: RequestSpec;
+  /** Portkey's form of the call; absent where the scenario is not the peer's (hosts). */
+  peer?: PeerRoute;
+  host?: HostId;
   /** Whether a 200 body is the complete answer (guards against measuring fast failures). */
   complete(text: string): boolean;
 }
@@ -29,7 +51,7 @@ const TURNS = [
   { role: 'user', content: 'Give me one sentence I can paste into the benchmark README.' },
 ];
 
-function openAIBody(model: string, stream: boolean): string {
+export function openAIBody(model: string, stream: boolean): string {
   return JSON.stringify({ model, messages: [{ role: 'system', content: SYSTEM }, ...TURNS], temperature: 0.7, max_tokens: 256, stream });
 }
 
@@ -37,37 +59,64 @@ function anthropicBody(model: string, stream: boolean): string {
   return JSON.stringify({ model, max_tokens: 256, system: SYSTEM, messages: TURNS, temperature: 0.7, stream });
 }
 
-const OPENAI_HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${PLATFORM_KEY}` };
+export const OPENAI_HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${PLATFORM_KEY}` };
 const ANTHROPIC_HEADERS = { 'content-type': 'application/json', 'x-api-key': PLATFORM_KEY, 'anthropic-version': '2023-06-01' };
+/** What a caller of the vendor itself sends (the mock wants the upstream key). */
+const OPENAI_DIRECT_HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` };
+const ANTHROPIC_DIRECT_HEADERS = { 'content-type': 'application/json', 'x-api-key': UPSTREAM_KEY, 'anthropic-version': '2023-06-01' };
+/** Portkey takes the provider key from the caller (it has no key store of its own in this mode). */
+const PEER_HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` };
 
 const openAISyncDone = (t: string) => t.includes('"finish_reason":"stop"') && t.includes('lazy dog.');
-const openAIStreamDone = (t: string) => t.includes('"finish_reason":"stop"') && t.includes(' lazy') && t.endsWith('data: [DONE]\n\n');
+export const openAIStreamDone = (t: string) => t.includes('"finish_reason":"stop"') && t.includes(' lazy') && t.endsWith('data: [DONE]\n\n');
 const anthropicSyncDone = (t: string) => t.includes('"stop_reason":"end_turn"') && t.includes('lazy dog.');
 const anthropicStreamDone = (t: string) => t.includes('"stop_reason":"end_turn"') && t.includes(' lazy') && t.includes('event: message_stop');
 
-function openAIClient(model: string, stream: boolean): Pick<Scenario, 'gateway' | 'floor' | 'complete'> {
+type Requests = Pick<Scenario, 'gateway' | 'floor' | 'direct' | 'peer' | 'complete' | 'stream'>;
+
+/** OpenAI chat client; `viaAnthropic`: the gateway's model lives on the Anthropic upstream. */
+function openAIClient(viaAnthropic: boolean, stream: boolean): Requests {
   const path = '/v1/chat/completions';
+  const upstreamModel = viaAnthropic ? UPSTREAM_ANTHROPIC_MODEL : UPSTREAM_OPENAI_MODEL;
   return {
-    gateway: { path, headers: OPENAI_HEADERS, body: openAIBody(model, stream) },
-    floor: { path, headers: OPENAI_HEADERS, body: openAIBody('gpt-bench', stream) },
+    stream,
+    gateway: { path, headers: OPENAI_HEADERS, body: openAIBody(viaAnthropic ? MODEL_VIA_ANTHROPIC : MODEL_VIA_OPENAI, stream) },
+    floor: { path, headers: OPENAI_HEADERS, body: openAIBody(UPSTREAM_OPENAI_MODEL, stream) },
+    direct: { path, headers: OPENAI_DIRECT_HEADERS, body: openAIBody(UPSTREAM_OPENAI_MODEL, stream) },
+    peer: { provider: viaAnthropic ? 'anthropic' : 'openai', spec: { path, headers: PEER_HEADERS, body: openAIBody(upstreamModel, stream) } },
     complete: stream ? openAIStreamDone : openAISyncDone,
   };
 }
 
-function anthropicClient(model: string, stream: boolean): Pick<Scenario, 'gateway' | 'floor' | 'complete'> {
+/** Anthropic Messages client whose model lives on the OpenAI upstream. */
+function anthropicClient(stream: boolean): Requests {
   const path = '/v1/messages';
   return {
-    gateway: { path, headers: ANTHROPIC_HEADERS, body: anthropicBody(model, stream) },
-    floor: { path, headers: ANTHROPIC_HEADERS, body: anthropicBody('claude-bench', stream) },
+    stream,
+    gateway: { path, headers: ANTHROPIC_HEADERS, body: anthropicBody(MODEL_VIA_OPENAI, stream) },
+    floor: { path, headers: ANTHROPIC_HEADERS, body: anthropicBody(UPSTREAM_ANTHROPIC_MODEL, stream) },
+    direct: { path, headers: ANTHROPIC_DIRECT_HEADERS, body: anthropicBody(UPSTREAM_ANTHROPIC_MODEL, stream) },
+    peer: { provider: 'openai', spec: { path, headers: { ...PEER_HEADERS, 'anthropic-version': '2023-06-01' }, body: anthropicBody(UPSTREAM_OPENAI_MODEL, stream) } },
     complete: stream ? anthropicStreamDone : anthropicSyncDone,
   };
 }
 
+function hostScenario(host: HostId, title: string): Scenario {
+  const { peer: _notForHosts, ...requests } = openAIClient(false, false);
+  return { id: `host-${host}`, title, kind: 'host', targetRatio: TARGETS.passthroughRatio, host, ...requests };
+}
+
+const PASS = TARGETS.passthroughRatio;
+const TRANSLATED = TARGETS.translatedRatio;
+
 export const SCENARIOS: Scenario[] = [
-  { id: 'openai-sync', title: 'OpenAI chat, pass-through, non-streamed', kind: 'passthrough', targetRatio: 0.7, targetAddedP50Ms: 1, ...openAIClient(MODEL_VIA_OPENAI, false) },
-  { id: 'openai-stream', title: 'OpenAI chat, pass-through, streamed', kind: 'passthrough', targetRatio: 0.7, targetAddedP50Ms: 1, ...openAIClient(MODEL_VIA_OPENAI, true) },
-  { id: 'openai-to-anthropic-sync', title: 'OpenAI client -> Anthropic upstream, non-streamed', kind: 'translated', targetRatio: 0.5, ...openAIClient(MODEL_VIA_ANTHROPIC, false) },
-  { id: 'openai-to-anthropic-stream', title: 'OpenAI client -> Anthropic upstream, streamed', kind: 'translated', targetRatio: 0.5, ...openAIClient(MODEL_VIA_ANTHROPIC, true) },
-  { id: 'anthropic-to-openai-sync', title: 'Anthropic client -> OpenAI upstream, non-streamed', kind: 'translated', targetRatio: 0.5, ...anthropicClient(MODEL_VIA_OPENAI, false) },
-  { id: 'anthropic-to-openai-stream', title: 'Anthropic client -> OpenAI upstream, streamed', kind: 'translated', targetRatio: 0.5, ...anthropicClient(MODEL_VIA_OPENAI, true) },
+  { id: 'openai-sync', title: 'OpenAI chat, pass-through, JSON', kind: 'passthrough', targetRatio: PASS, ...openAIClient(false, false) },
+  { id: 'openai-stream', title: 'OpenAI chat, pass-through, SSE', kind: 'passthrough', targetRatio: PASS, ...openAIClient(false, true) },
+  { id: 'openai-to-anthropic-sync', title: 'OpenAI client -> Anthropic upstream, JSON', kind: 'translated', targetRatio: TRANSLATED, ...openAIClient(true, false) },
+  { id: 'openai-to-anthropic-stream', title: 'OpenAI client -> Anthropic upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, ...openAIClient(true, true) },
+  { id: 'anthropic-to-openai-sync', title: 'Anthropic client -> OpenAI upstream, JSON', kind: 'translated', targetRatio: TRANSLATED, ...anthropicClient(false) },
+  { id: 'anthropic-to-openai-stream', title: 'Anthropic client -> OpenAI upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, ...anthropicClient(true) },
+  hostScenario('express', 'Express 5 middleware (adapters/express.ts), pass-through JSON'),
+  hostScenario('koa', 'Koa 3 middleware (adapters/koa.ts), pass-through JSON'),
+  hostScenario('bun', 'Bun.serve + fetch adapter (adapters/fetch.ts), pass-through JSON'),
 ];

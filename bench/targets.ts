@@ -1,0 +1,54 @@
+/** Starts the benchmark's processes: the mock upstream, the floor, modelgate on each host, the peer. */
+import { join } from 'node:path';
+import { startChild, type BenchChild } from './children.js';
+import { peerChildSpec, type PeerStatus } from './peer.js';
+import type { Pinning } from './pinning.js';
+import type { HostId } from './scenarios.js';
+import type { BenchSettings } from './settings.js';
+
+export interface LaunchContext {
+  settings: BenchSettings;
+  pinning: Pinning;
+  /** Directory of the child entry points: compiled `<build>/bench` (.js) or bench/ itself (.ts, tsx). */
+  entryDir: string;
+  extension: '.js' | '.ts';
+  peer: PeerStatus;
+  bun?: string;
+}
+
+export type NodeHost = 'node' | Exclude<HostId, 'bun'>;
+
+export function launcher(ctx: LaunchContext) {
+  const { settings, pinning } = ctx;
+  const entry = (name: string) => join(ctx.entryDir, `${name}${ctx.extension}`);
+  const onTarget = settings.targetCpu;
+  return {
+    /** On the load core with the load generator; paced streams last `streamHoldMs`. */
+    mock: (): Promise<BenchChild> =>
+      startChild(
+        {
+          name: 'mock-upstream',
+          file: entry('mock-upstream'),
+          env: { BENCH_PACE_MS: String(settings.paceMs), BENCH_PACE_CHUNKS: String(Math.ceil(settings.streamHoldMs / settings.paceMs)) },
+          cpu: settings.loadCpu,
+        },
+        pinning,
+      ),
+    floor: (upstream: BenchChild, env: Record<string, string> = {}): Promise<BenchChild> =>
+      startChild({ name: 'floor', file: entry('floor-proxy'), env: { BENCH_UPSTREAM: upstream.url, ...env }, cpu: onTarget }, pinning),
+    /** modelgate on node: the node:http bridge (`node`), Express or Koa. */
+    gateway: (upstream: BenchChild, host: NodeHost, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchChild> =>
+      startChild(
+        { name: host === 'node' ? 'modelgate' : `modelgate on ${host}`, file: entry('gateway-server'), env: { BENCH_UPSTREAM: upstream.url, BENCH_HOST: host, ...env }, nodeArgs, cpu: onTarget },
+        pinning,
+      ),
+    bun: (upstream: BenchChild): Promise<BenchChild> =>
+      startChild({ name: 'modelgate on Bun', file: entry('host-bun'), env: { BENCH_UPSTREAM: upstream.url }, runtime: 'bun', cpu: onTarget }, pinning, ctx.bun),
+    peer: (): Promise<BenchChild> => {
+      if (!ctx.peer.installed) throw new Error(`peer ${ctx.peer.reason}`);
+      return startChild(peerChildSpec(ctx.peer, onTarget), pinning);
+    },
+  };
+}
+
+export type Launcher = ReturnType<typeof launcher>;
