@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node.js';
 import { embeddedDefault } from './config/defaults.js';
-import { ConfigError, parseConfigText } from './config/load.js';
+import { ConfigError, readConfigJson } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
 import { createGateway } from './gateway.js';
 import { SUPPORTED_PROVIDER_TYPES } from './providers/registry.js';
@@ -79,8 +79,12 @@ async function main(): Promise<void> {
   const env = process.env;
   const limits = serverLimits(values, env);
   let config: GatewayConfigInput;
+  // A config file's `${VAR}` references are filled in once, by createGateway (a value that itself
+  // contains `${...}` is not expanded a second time); the embedded default is built final.
+  let configEnv: Record<string, string | undefined> | false = false;
   if (values.config) {
-    config = parseConfigText(readFileSync(values.config, 'utf8'), env);
+    config = readConfigJson(readFileSync(values.config, 'utf8')) as GatewayConfigInput;
+    configEnv = env;
     console.log(`modelgate: config ${values.config}`);
   } else {
     const def = embeddedDefault(env, SUPPORTED_PROVIDER_TYPES, () => `sk-mg-${randomBytes(18).toString('base64url')}`);
@@ -100,7 +104,7 @@ async function main(): Promise<void> {
   const upstreamFetch = createUndiciFetch();
   const gateway = createGateway(config, {
     fetch: upstreamFetch,
-    env: {},
+    env: configEnv,
     video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined },
     ...(shared?.options ?? {}),
   });

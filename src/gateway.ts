@@ -38,7 +38,8 @@ function defaultId(): string {
 
 /** Builds the runtime shared by every request; throws ConfigError listing every bad field. */
 export function createRuntime(config: GatewayConfigInput, options: GatewayOptions = {}): GatewayRuntime {
-  const env = options.env ?? defaultEnv();
+  // `env: false`: the config's values are final (already interpolated, e.g. by a CLI that read a file).
+  const env = options.env === false ? undefined : (options.env ?? defaultEnv());
   const interpolated = env ? interpolateEnv(config, env) : config;
   const cfg = parseConfig(interpolated);
   const now = options.now ?? Date.now;

@@ -25,8 +25,8 @@ export interface GatewayOptions {
   authenticate?: (token: string, request: Request) => Principal | null | undefined | Promise<Principal | null | undefined>;
   /** Counters for per-key limits (default: in memory; RedisRateLimiter for several instances). */
   rateLimiter?: RateLimiter;
-  /** Environment for `${VAR}` interpolation in the config (default: process.env when present). */
-  env?: Record<string, string | undefined>;
+  /** Environment for `${VAR}` interpolation in the config (default: process.env when present; `false`: the config is final, nothing is interpolated). */
+  env?: Record<string, string | undefined> | false;
   /** Async task records (video generations): in memory by default; RedisTaskStore for several instances. */
   taskStore?: TaskStore;
   /** Video task polling, retention and callback signing. */

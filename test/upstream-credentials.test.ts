@@ -120,7 +120,7 @@ describe('chat: a refused gateway credential is a 502 naming the provider', () =
   it('other upstream errors keep their status (a 400 about the input stays the caller’s 400)', async () => {
     openai.failNext(400, { error: { message: "Invalid 'messages'.", type: 'invalid_request_error', param: 'messages', code: null } });
     const good = createGateway({ ...config(), providers: [{ id: 'oa', type: 'openai', baseURL: openai.baseURL, apiKey: openai.apiKey }], models: [{ id: 'gpt-4o', provider: 'oa' }] }, { env: {} });
-    const res = await good.handle(new Request('http://gateway.test/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }) }));
+    const res = await good.handle(new Request('http://gateway.test/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }) }));
     expect(res.status).toBe(400);
     await good.close();
   });

@@ -48,15 +48,18 @@ export function parseConfig(input: unknown, env?: Env): GatewayConfig {
   return result.data;
 }
 
-/** Parses config file text (JSON with `${VAR}` references). */
-export function parseConfigText(text: string, env: Env): GatewayConfig {
-  let json: unknown;
+/** Config file text -> the JSON value, `${VAR}` references left in place. */
+export function readConfigJson(text: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw new ConfigError([`(file): not valid JSON: ${(err as Error).message}`]);
   }
-  return parseConfig(json, env);
+}
+
+/** Parses config file text (JSON with `${VAR}` references). */
+export function parseConfigText(text: string, env: Env): GatewayConfig {
+  return parseConfig(readConfigJson(text), env);
 }
 
 export function defineConfig(config: GatewayConfigInput): GatewayConfigInput {

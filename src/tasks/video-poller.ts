@@ -75,6 +75,12 @@ export class VideoTaskService {
     const provider = this.rt.providers.get(data.providerId);
     const adapter = provider ? videoAdapterFor(provider) : undefined;
     if (!provider || !adapter) {
+      // Instances sharing a task store may run different configs for a while (a rolling deploy that
+      // adds a provider): leave the task to an instance that knows the provider, and only give up
+      // once none has polled it for the submit grace period.
+      if (now - (data.poll.lastPolledAt ?? data.createdAt) < this.settings.submitGraceMs) {
+        return { ...data, poll: { ...data.poll, nextAt: now + this.settings.maxPollIntervalMs } };
+      }
       return endTask(data, 'failed', { code: 'provider_unavailable', message: `The provider '${data.providerId}' of this task is no longer configured.` }, now);
     }
     try {
