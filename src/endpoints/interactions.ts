@@ -53,12 +53,13 @@ const PARAMS: Record<string, string> = {
   tool_choice: 'generation_config.tool_choice',
 };
 
+/** The Gemini error shape has no `param`: the message names the request field instead. */
 function inRequestTerms(err: unknown): unknown {
   if (!(err instanceof GatewayError) || !err.param || err.status >= 500) return err;
   const head = /^[a-z_]+/.exec(err.param)?.[0] ?? '';
-  const mapped = PARAMS[head];
-  if (!mapped) return err;
-  return new GatewayError(err.code, err.message, {
+  const mapped = PARAMS[head] ?? err.param;
+  if (err.message.includes(mapped)) return err;
+  return new GatewayError(err.code, `${err.message} (field: ${mapped})`, {
     param: mapped,
     status: err.status,
     ...(err.retryAfter !== undefined ? { retryAfter: err.retryAfter } : {}),
@@ -77,6 +78,14 @@ export async function runInteraction(ctx: RequestContext, call: ChatCall): Promi
 
 /** POST /v1beta/interactions */
 export async function createInteraction(ctx: RequestContext): Promise<Response> {
+  try {
+    return await create(ctx);
+  } catch (err) {
+    throw inRequestTerms(err);
+  }
+}
+
+async function create(ctx: RequestContext): Promise<Response> {
   const principal = await authenticate(ctx);
   const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
   const parsed = parseJsonObject(raw);

@@ -202,7 +202,8 @@ export function createInteractionsStreamEncoder(meta: ResponseMeta): StreamEncod
       finished = true;
       const error = interactionsError(err);
       opts.sink.final = finalObject('failed', { errors: [error] });
-      return emit('error', { error }) + DONE_FRAME;
+      // The interaction exists (and is stored as failed): the client learns its id first.
+      return start() + emit('error', { error }) + DONE_FRAME;
     },
   };
 }
