@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PDF, PNG, RESP_KEY_B, RESP_KEY_CLAUDE, startResponsesBed, type ResponsesBed } from './helpers/responses-gateway.js';
+import { eventually, PDF, PNG, RESP_KEY_B, RESP_KEY_CLAUDE, startResponsesBed, type ResponsesBed } from './helpers/responses-gateway.js';
 
 type Json = Record<string, unknown>;
 
@@ -143,6 +143,28 @@ describe('streams', () => {
     expect(types[0]).toBe('response.created');
     expect(types.at(-1)).toBe('response.completed');
     expect((await client.responses.retrieve(final.id)).background).toBe(true);
+  });
+
+  it('a background stream opens with the queued response at once, and the run goes on when the client leaves', async () => {
+    // The client leaves after the first event, while the upstream still holds its answer.
+    bed.mocks.anthropic.hangNext(500);
+    const disconnects = bed.mocks.anthropic.disconnects;
+    const controller = new AbortController();
+    const res = await fetch(`${bed.server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer mg-responses-key-a-0001', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude', input: 'keep going without me', background: true, stream: true }),
+      signal: controller.signal,
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    const first = JSON.parse(/data: (.*)/.exec(text)?.[1] as string) as { type: string; sequence_number: number; response: { id: string; status: string } };
+    expect(first).toMatchObject({ type: 'response.created', sequence_number: 0, response: { status: 'queued' } });
+    const done = await eventually(() => client.responses.retrieve(first.response.id), (r) => r.status === 'completed');
+    expect(done.output_text).toBe('[anthropic] you said: keep going without me');
+    expect(bed.mocks.anthropic.disconnects).toBe(disconnects);
   });
 
   it('GET ?stream=true replays a stored response that was not run in the background, after starting_after', async () => {

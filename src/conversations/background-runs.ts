@@ -20,6 +20,8 @@ export interface BackgroundJob {
   id: string;
   /** Stored before the run starts (status `queued`). */
   queued: ConversationRecord;
+  /** Events recorded with the queued record, before any of the run's (a stream of it opens with them). */
+  initialEvents?: StoredEvent[];
   /** Starts the work, streamed; every event it sends goes to `record`, in order. */
   run(ctx: RequestContext, record: (event: StoredEvent) => void): Promise<Response>;
   /** The record of a run that produced its final object; undefined when it produced none. */
@@ -37,7 +39,9 @@ export class BackgroundRuns {
 
   /** Stores the queued record and starts the run; resolves once the record is stored. */
   async start(ctx: RequestContext, job: BackgroundJob): Promise<void> {
-    await this.rt.conversations.store.create(job.queued);
+    const store = this.rt.conversations.store;
+    await store.create(job.queued);
+    if (job.initialEvents?.length) await store.appendEvents(job.id, job.initialEvents);
     const controller = new AbortController();
     const done = this.run(ctx, job, controller).finally(() => this.running.delete(job.id));
     this.running.set(job.id, { controller, done });

@@ -11,9 +11,12 @@ import { runChat } from './chat-pipeline.js';
 import { turnRecord, type ResponsesTurn } from './responses-turn.js';
 
 function responsesJob(ctx: RequestContext, turn: ResponsesTurn, queued: Json): BackgroundJob {
+  // A stream of the run opens at once with this event; the run's own events continue at 1.
+  const created = JSON.stringify({ type: 'response.created', sequence_number: 0, response: queued });
   return {
     id: turn.id,
     queued: turnRecord(ctx, turn, queued),
+    initialEvents: [{ seq: 0, type: 'response.created', data: created }],
     run(detached, record) {
       let count = 0;
       turn.sink.onEvent = (type, data) => {

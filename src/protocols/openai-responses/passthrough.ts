@@ -26,7 +26,7 @@ export interface ResponsesPassthroughPlan {
   upstreamPreviousId?: string;
   /** The conversation so far as input items, when the upstream does not know it. */
   historyItems?: Json[];
-  /** A background run: the upstream is streamed to and the echo says background. */
+  /** A background run: the upstream is streamed to, the echo says background, its `response.created` is not relayed. */
   background: boolean;
   sink: TurnSink;
 }
@@ -94,6 +94,8 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
             if (typeof json.sequence_number === 'number') lastSeq = json.sequence_number;
             if (type && LIFECYCLE.has(type) && json.response && typeof json.response === 'object') {
               last = rewrite(json.response as Json, traceId);
+              // A background run's own `response.created` (queued) was recorded at submission.
+              if (plan.background && type === 'response.created') return '';
               data = JSON.stringify(json);
               if (TERMINAL.has(type)) {
                 plan.sink.final = last;

@@ -108,8 +108,11 @@ function reasoningPart(raw: unknown, param: string): IRReasoningPart | undefined
   return { type: 'reasoning', text, providerOptions: { 'openai-responses': own } };
 }
 
-/** Item types that only record what OpenAI's hosted tools did; the text that follows carries the result. */
-const RECORD_ONLY = new Set(['web_search_call']);
+/**
+ * Items with nothing to translate: records of what OpenAI's hosted tools did (the text that follows
+ * carries the result), and `additional_tools` (its tools are declared with the request's tools).
+ */
+const RECORD_ONLY = new Set(['web_search_call', 'additional_tools']);
 
 export function decodeInputItems(input: string | ReadonlyArray<Record<string, unknown>>, ctx: ItemDecodeContext, prefix = 'input'): DecodedItems {
   const out: DecodedItems = { system: [], messages: [] };

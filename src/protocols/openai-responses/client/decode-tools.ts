@@ -101,11 +101,33 @@ function functionToIR(tool: FunctionToolWire, upstreamName: string): IRFunctionT
 }
 
 /**
- * OpenAI's hosted tools. `web_search` is mapped to the vendors' own search tools by a later change;
- * until then it is refused like the others.
+ * OpenAI's hosted tools (`param` names where the tool was declared, e.g. `tools[2]`). `web_search`
+ * is mapped to the vendors' own search tools by a later change; until then it is refused like the
+ * others.
  */
-export function decodeHostedTool(tool: { type: string }, i: number, model: string): IRTool {
-  throw new GatewayError('unsupported', `The tool '${tool.type}' (tools[${i}]) is one of OpenAI's hosted tools; the model '${model}' cannot run it.`, { param: `tools[${i}]` });
+export function decodeHostedTool(tool: { type: string }, param: string, model: string): IRTool {
+  throw new GatewayError('unsupported', `The tool '${tool.type}' (${param}) is one of OpenAI's hosted tools; the model '${model}' cannot run it.`, { param });
+}
+
+/**
+ * Every tool declaration of a request: `tools`, then the tools of `additional_tools` input items
+ * (tools a client makes available mid-conversation; other vendors need them declared up front).
+ */
+function declarations(req: Pick<ResponsesRequest, 'tools' | 'input'>): Array<{ raw: { type: string } & Record<string, unknown>; param: string }> {
+  const out = (req.tools ?? []).map((raw, i) => ({ raw, param: `tools[${i}]` }));
+  if (Array.isArray(req.input)) {
+    req.input.forEach((item, i) => {
+      if (item.type !== 'additional_tools' || !Array.isArray(item.tools)) return;
+      (item.tools as unknown[]).forEach((raw, j) => {
+        const param = `input[${i}].tools[${j}]`;
+        if (!raw || typeof raw !== 'object' || typeof (raw as { type?: unknown }).type !== 'string') {
+          throw new GatewayError('invalid_request', 'A tool needs a type.', { param: `${param}.type` });
+        }
+        out.push({ raw: raw as { type: string } & Record<string, unknown>, param });
+      });
+    });
+  }
+  return out;
 }
 
 interface Declared {
@@ -121,24 +143,24 @@ export interface DecodedTools {
 }
 
 /** `skipHosted`: leave OpenAI's hosted tools out instead of refusing them (reading a pass-through turn). */
-export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice'>, model: string, opts: { skipHosted?: boolean } = {}): DecodedTools {
+export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice' | 'input'>, model: string, opts: { skipHosted?: boolean } = {}): DecodedTools {
   const names = new ToolNames();
   const declared: Declared[] = [];
   const hosted: IRTool[] = [];
-  (req.tools ?? []).forEach((raw, i) => {
+  for (const { raw, param } of declarations(req)) {
     if (raw.type === 'function') {
-      const wire = parseOrThrow(functionToolSchema, raw, `tools[${i}]`);
-      declared.push({ ref: { name: wire.name, kind: 'function' }, wire, param: `tools[${i}]` });
+      const wire = parseOrThrow(functionToolSchema, raw, param);
+      declared.push({ ref: { name: wire.name, kind: 'function' }, wire, param });
     } else if (raw.type === 'custom') {
-      const wire = parseOrThrow(customToolSchema, raw, `tools[${i}]`);
-      declared.push({ ref: { name: wire.name, kind: 'custom' }, wire, param: `tools[${i}]` });
+      const wire = parseOrThrow(customToolSchema, raw, param);
+      declared.push({ ref: { name: wire.name, kind: 'custom' }, wire, param });
     } else if (raw.type === 'namespace') {
-      const ns = parseOrThrow(namespaceToolSchema, raw, `tools[${i}]`);
+      const ns = parseOrThrow(namespaceToolSchema, raw, param);
       ns.tools.forEach((wire, j) => {
-        declared.push({ ref: { name: wire.name, namespace: ns.name, kind: wire.type === 'custom' ? 'custom' : 'function' }, wire, param: `tools[${i}].tools[${j}]` });
+        declared.push({ ref: { name: wire.name, namespace: ns.name, kind: wire.type === 'custom' ? 'custom' : 'function' }, wire, param: `${param}.tools[${j}]` });
       });
-    } else if (!opts.skipHosted) hosted.push(decodeHostedTool(raw, i, model));
-  });
+    } else if (!opts.skipHosted) hosted.push(decodeHostedTool(raw, param, model));
+  }
 
   const counts = new Map<string, number>();
   for (const d of declared) counts.set(d.ref.name, (counts.get(d.ref.name) ?? 0) + 1);

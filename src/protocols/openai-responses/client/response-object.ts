@@ -38,7 +38,7 @@ export interface ResponsesEncodeOptions {
   /** The upstream's protocol (the origin recorded in reasoning tokens). */
   origin: ProtocolName;
   sink: TurnSink;
-  /** A background run: the first event reports the response as queued. */
+  /** A background run: its `response.created` (queued) was recorded at submission; numbering continues at 1. */
   background?: boolean;
   /** Clock (epoch ms) for `completed_at`. */
   now: () => number;

@@ -31,7 +31,8 @@ interface Slot {
 
 export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder {
   const opts = responsesOptions(meta);
-  let seq = 0;
+  // A background run's `response.created` (status queued) was recorded when it was queued.
+  let seq = opts.background ? 1 : 0;
   let model = meta.requestedModel;
   let usage: IRUsage = {};
   let started = false;
@@ -52,10 +53,8 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
   const start = (): string => {
     if (started) return '';
     started = true;
-    return (
-      emit('response.created', { response: snapshot({ status: opts.background ? 'queued' : 'in_progress', output: [] }) }) +
-      emit('response.in_progress', { response: snapshot({ status: 'in_progress', output: [] }) })
-    );
+    const created = opts.background ? '' : emit('response.created', { response: snapshot({ status: 'in_progress', output: [] }) });
+    return created + emit('response.in_progress', { response: snapshot({ status: 'in_progress', output: [] }) });
   };
 
   const where = (s: Slot): Json => ({ item_id: s.itemId, output_index: s.outputIndex });
