@@ -251,6 +251,24 @@ describe('stream encoder', () => {
     expect(opts.sink.final?.usage).toEqual({ total_input_tokens: 1, total_output_tokens: 5, total_thought_tokens: 4, total_tokens: 10 });
   });
 
+  it('thinking_summaries none: the thought step carries only its signature (the token still holds the text)', () => {
+    const { enc, events, opts } = encoderFor('anthropic-messages');
+    opts.hideThoughtSummaries = true;
+    run(enc, [
+      { type: 'message-start', id: 'm', model: 'up' },
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'reasoning-delta', id: 'r', delta: 'secret plan' },
+      { type: 'reasoning-signature', id: 'r', signature: 'SIG' },
+      { type: 'reasoning-end', id: 'r' },
+      { type: 'finish', finishReason: { unified: 'stop' }, usage: {} },
+    ]);
+    expect(events.some((e) => (e.data.delta as Json | undefined)?.type === 'thought_summary')).toBe(false);
+    expect(JSON.stringify(events)).not.toContain('secret plan');
+    const step = (opts.sink.final?.steps as Json[])[0]!;
+    expect(step.summary).toBeUndefined();
+    expect(decodeReasoningToken(step.signature as string)).toEqual({ origin: 'anthropic-messages', text: 'secret plan', signature: 'SIG' });
+  });
+
   it('a failure announces the interaction, then sends the error event and [DONE]; the final object is failed', () => {
     const { enc, events, opts } = encoderFor();
     const out = enc.error(new GatewayError('bad_gateway', 'broke'));

@@ -173,6 +173,16 @@ describe('thinking signatures travel with the conversation', () => {
     expect(first.content[0]).toEqual({ type: 'thinking', thinking: 'Let me think about this.', signature: mockSignature('Let me think about this.') });
   });
 
+  it('thinking_summaries none hides the summary; the signature still replays the thinking to Anthropic', async () => {
+    const t1 = await ai.interactions.create({ model: 'claude', input: 'quietly', generation_config: { thinking_level: 'low', thinking_summaries: 'none' } });
+    const thought = thoughtOf(t1.steps)!;
+    expect(thought.summary).toBeUndefined();
+    expect(thought.signature).toMatch(/^mg1\./);
+    await ai.interactions.create({ model: 'claude', input: 'go on', previous_interaction_id: t1.id, generation_config: { thinking_level: 'low' } });
+    const first = (lastBody(mocks.anthropic.requests).messages as Array<{ content: Json[] }>)[1]!.content[0];
+    expect(first).toEqual({ type: 'thinking', thinking: 'Let me think about this.', signature: mockSignature('Let me think about this.') });
+  });
+
   it("Gemini's thought signatures replay to Gemini after turns on other vendors", async () => {
     const t1 = await ai.interactions.create({ model: 'gemini', input: 'ponder', generation_config: { thinking_level: 'high', thinking_summaries: 'auto' } });
     const thought = thoughtOf(t1.steps)!;

@@ -278,6 +278,31 @@ describe('errors in Gemini shape', () => {
   });
 });
 
+describe('request details', () => {
+  it('a JSON schema response_format reaches another vendor as its structured output; include_input shows the input', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const r = await ai.interactions.create({ model: 'gpt', input: 'json please', response_format: { type: 'text', mime_type: 'application/json', schema } });
+    expect(r.status).toBe('completed');
+    expect(r.response_format).toEqual({ type: 'text', mime_type: 'application/json', schema });
+    const sent = mocks.openai.requests.at(-1)!.body as { response_format: { type: string; json_schema: { schema: unknown } } };
+    expect(sent.response_format.type).toBe('json_schema');
+    expect(sent.response_format.json_schema.schema).toEqual(schema);
+    const withInput = await ai.interactions.get(r.id, { include_input: true });
+    expect(withInput.input).toEqual([{ type: 'user_input', content: [{ type: 'text', text: 'json please' }] }]);
+    expect((await ai.interactions.get(r.id)).input).toBeUndefined();
+  });
+
+  it('generation settings reach another vendor in its own terms', async () => {
+    await ai.interactions.create({
+      model: 'claude',
+      input: 'settings',
+      system_instruction: 'be terse',
+      generation_config: { temperature: 0.5, top_p: 0.9, max_output_tokens: 300, stop_sequences: ['END'] },
+    });
+    expect(mocks.anthropic.requests.at(-1)!.body).toMatchObject({ system: 'be terse', temperature: 0.5, top_p: 0.9, max_tokens: 300, stop_sequences: ['END'] });
+  });
+});
+
 describe('failures in the middle of a stream', () => {
   it('Gemini pass-through: the upstream error event is relayed; the interaction is stored as failed', async () => {
     mocks.gemini.interactions.failNext('upstream exploded');

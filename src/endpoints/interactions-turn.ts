@@ -120,7 +120,15 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
 
   const history = chain.length ? irHistory(chain, model.id, PARAM, 'interaction') : undefined;
   const decoded = decodeInteractionRequest(parsed, { model: model.id, stream: base.stream, target: provider.chatProtocol, ...(history ? { history } : {}) });
-  const options: InteractionsEncodeOptions = { interactionId: id, createdAtMs, echo, origin: provider.chatProtocol, sink, now: rt.now };
+  const options: InteractionsEncodeOptions = {
+    interactionId: id,
+    createdAtMs,
+    echo,
+    origin: provider.chatProtocol,
+    sink,
+    now: rt.now,
+    ...(req.generation_config?.thinking_summaries === 'none' ? { hideThoughtSummaries: true } : {}),
+  };
   return {
     ...base,
     passthrough: false,

@@ -6,7 +6,7 @@ import { buildInteraction, interactionsOptions, statusOfFinish, toInteractionsUs
 
 export function encodeInteractionResponse(res: IRChatResponse, meta: ResponseMeta, warnings: IRWarning[]): unknown {
   const opts = interactionsOptions(meta);
-  const steps = outputSteps(res.content, opts.origin);
+  const steps = outputSteps(res.content, opts.origin, opts.hideThoughtSummaries);
   const { status, errors } = statusOfFinish(res.finishReason, steps.some((s) => s.type === 'function_call'));
   const usage = toInteractionsUsage(res.usage);
   const object = buildInteraction(

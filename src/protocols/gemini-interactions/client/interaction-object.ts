@@ -31,6 +31,8 @@ export interface InteractionsEncodeOptions {
   sink: InteractionsSink;
   /** Clock (epoch ms) for `updated`. */
   now: () => number;
+  /** `thinking_summaries: "none"`: thought steps carry only their signature (which still holds the text). */
+  hideThoughtSummaries?: boolean;
 }
 
 export function interactionsOptions(meta: ResponseMeta): InteractionsEncodeOptions {

@@ -39,8 +39,8 @@ export function thoughtStep(text: string, signature: string | undefined): Json {
   return { type: 'thought', ...(signature ? { signature } : {}), ...(text ? { summary: [{ type: 'text', text }] } : {}) };
 }
 
-/** A translated answer's content as output steps. */
-export function outputSteps(content: IRContentPart[], origin: ProtocolName): Json[] {
+/** A translated answer's content as output steps (thought summaries left out when `hideSummaries`). */
+export function outputSteps(content: IRContentPart[], origin: ProtocolName, hideSummaries = false): Json[] {
   const steps: Json[] = [];
   let output: Json[] | undefined;
   for (const p of content) {
@@ -56,7 +56,8 @@ export function outputSteps(content: IRContentPart[], origin: ProtocolName): Jso
     output = undefined;
     if (p.type === 'reasoning') {
       const signature = thoughtSignature(p, origin);
-      if (p.text || signature) steps.push(thoughtStep(p.text, signature));
+      const text = hideSummaries ? '' : p.text;
+      if (text || signature) steps.push(thoughtStep(text, signature));
     } else if (p.type === 'tool-call') steps.push({ type: 'function_call', id: p.id, name: p.name, arguments: parseArguments(p.arguments) });
   }
   return steps;

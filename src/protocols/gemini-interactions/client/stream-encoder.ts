@@ -53,6 +53,9 @@ export function createInteractionsStreamEncoder(meta: ResponseMeta): StreamEncod
     return emit('interaction.created', { interaction: lifecycleOf(opts, 'in_progress', opts.now()) });
   };
 
+  /** What of a slot's text the client sees (a hidden thought summary keeps its text for the signature only). */
+  const visible = (s: Slot): string => (s.kind === 'thought' && opts.hideThoughtSummaries ? '' : s.text);
+
   const deltaOf = (s: Slot, d: string): Json => {
     if (s.kind === 'text') return { type: 'text', text: d };
     if (s.kind === 'thought') return { type: 'thought_summary', content: { type: 'text', text: d } };
@@ -65,17 +68,17 @@ export function createInteractionsStreamEncoder(meta: ResponseMeta): StreamEncod
       s.kind === 'text' ? { type: 'model_output', content: [] } : s.kind === 'thought' ? { type: 'thought', summary: [] } : { type: 'function_call', id: s.callId, name: s.name, arguments: {} };
     steps.push(initial);
     let out = emit('step.start', { index: s.index, step: initial });
-    if (s.text) out += emit('step.delta', { index: s.index, delta: deltaOf(s, s.text) });
+    if (visible(s)) out += emit('step.delta', { index: s.index, delta: deltaOf(s, s.text) });
     return out;
   };
 
   const finish = (s: Slot): string => {
     const signature = s.kind === 'thought' ? thoughtSignature({ type: 'reasoning', text: s.text, ...(s.signature ? { signature: s.signature } : {}) }, opts.origin) : undefined;
-    if (s.index < 0 && s.kind !== 'call' && !s.text && !signature) return '';
+    if (s.index < 0 && s.kind !== 'call' && !visible(s) && !signature) return '';
     let out = s.index < 0 ? announce(s) : '';
     if (signature) out += emit('step.delta', { index: s.index, delta: { type: 'thought_signature', signature } });
     if (s.kind === 'text') steps[s.index] = { type: 'model_output', content: [{ type: 'text', text: s.text }] };
-    else if (s.kind === 'thought') steps[s.index] = thoughtStep(s.text, signature);
+    else if (s.kind === 'thought') steps[s.index] = thoughtStep(visible(s), signature);
     else steps[s.index] = { type: 'function_call', id: s.callId, name: s.name, arguments: parseArguments(s.text) };
     return out + emit('step.stop', { index: s.index });
   };
@@ -85,7 +88,7 @@ export function createInteractionsStreamEncoder(meta: ResponseMeta): StreamEncod
     while (!current && queue.length) {
       const s = queue.shift() as Slot;
       current = s;
-      if (s.kind === 'call' || s.text) out += announce(s);
+      if (s.kind === 'call' || visible(s)) out += announce(s);
       if (s.ended) {
         current = undefined;
         out += finish(s);
@@ -109,7 +112,7 @@ export function createInteractionsStreamEncoder(meta: ResponseMeta): StreamEncod
     }
     const s = open.get(key) as Slot;
     s.text += d;
-    if (s !== current) return out;
+    if (s !== current || !visible(s)) return out;
     if (s.index < 0) return out + announce(s);
     return out + emit('step.delta', { index: s.index, delta: deltaOf(s, d) });
   };
