@@ -56,8 +56,9 @@ async function main(): Promise<void> {
     await shared.ready();
     console.log('modelgate: REDIS_URL set; task records, rate limits and stored responses are shared through Redis.');
   }
+  const upstreamFetch = createUndiciFetch();
   const gateway = createGateway(config, {
-    fetch: createUndiciFetch(),
+    fetch: upstreamFetch,
     env: {},
     video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined },
     ...(shared?.options ?? {}),
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     server
       .close()
       .then(() => gateway.close())
+      .then(() => upstreamFetch.close())
       .then(() => shared?.close())
       .then(() => {
         console.log('modelgate: stopped.');

@@ -1,33 +1,39 @@
 /**
  * Node-only: the upstream client of the standalone server, on an undici keep-alive pool.
  *
- * Calls with a string/bytes body (every chat call) go straight to undici's dispatcher: headers
- * and body leave in one write, and the answer's bytes go from the HTTP parser into the Response's
- * ReadableStream without a WHATWG Request, a request-body stream, fetch's per-call bookkeeping or
- * a node Readable in between. Those were most of the gateway's own CPU per call in the benchmark
- * (bench/). The answer is still a standard Response whose body streams as it arrives.
- * Everything else (Request inputs, stream bodies, redirects) goes through undici's fetch.
+ * Every call goes to undici's dispatcher: headers and body leave in one write, and the answer's
+ * bytes go from the HTTP parser into the Response's ReadableStream without a WHATWG Request,
+ * fetch's per-call bookkeeping or a node Readable in between. Those were most of the gateway's own
+ * CPU per call in the benchmark (bench/). The answer is still a standard Response whose body
+ * streams as it arrives.
+ *
+ * Bodies: any body fetch takes is sent as fetch sends it (node-fetch-body.ts). Redirects are never
+ * followed, whatever `redirect` says: the 3xx comes back as it is (`redirect: 'error'` rejects), so
+ * upstream credentials and a POST body never travel to another address.
  */
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent } from 'undici';
+import { directBody, isDirectBody, prepareBody, type PreparedBody } from './node-fetch-body.js';
 import type { FetchLike } from './providers/types.js';
 
-type FetchInit = Parameters<typeof undiciFetch>[1];
-type SimpleBody = string | Uint8Array | null | undefined;
+/** The standalone server's upstream client: a fetch plus `close()` for its connection pool. */
+export type NodeUpstreamFetch = FetchLike & {
+  /** Closes the pool: idle keep-alive connections at once, calls still running are cut. */
+  close(): Promise<void>;
+};
+
 type HeaderBytes = Buffer | string;
+type DispatchBody = Parameters<Agent['dispatch']>[0]['body'];
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-function isSimpleBody(body: unknown): body is SimpleBody {
-  return body === null || body === undefined || typeof body === 'string' || body instanceof Uint8Array;
-}
-
-function plainHeaders(init: HeadersInit | undefined, secure: boolean): Record<string, string> {
+function plainHeaders(init: HeadersInit | undefined, secure: boolean, contentType: string | null): Record<string, string> {
   const out: Record<string, string> = {};
   if (init) (init instanceof Headers ? init : new Headers(init)).forEach((value, key) => (out[key] = value));
   // What fetch would ask for; the answer is decompressed below, as fetch does.
   out['accept-encoding'] ??= secure ? 'gzip, deflate, br' : 'gzip, deflate';
+  if (contentType !== null) out['content-type'] ??= contentType;
   return out;
 }
 
@@ -52,15 +58,23 @@ const abortError = (reason: unknown): unknown => reason ?? new DOMException('Thi
 /** undici's abort() wants an Error; the caller still sees the original reason. */
 const asError = (reason: unknown): Error => (reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
 
-/**
- * One call through `dispatcher.dispatch` with undici's handler callbacks. Resolves with the
- * Response once the status line and headers arrived; the body then streams with backpressure
- * (the socket pauses while the consumer has an unread chunk). Bytes that one socket read brought
- * are enqueued as one chunk, so an SSE consumer handles what arrived together in one go.
- */
-function dispatchCall(dispatcher: Agent, url: URL, method: string, headers: Record<string, string>, body: SimpleBody, signal: AbortSignal | null | undefined, onRedirect: () => Promise<Response>): Promise<Response> {
+interface Call {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: PreparedBody;
+  signal: AbortSignal | null | undefined;
+  redirect: RequestRedirect | undefined;
+}
+
+function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
+  const { url, method, signal } = call;
+  const upload = call.body;
   return new Promise<Response>((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal.reason));
+    if (signal?.aborted) {
+      upload.cancel?.(signal.reason);
+      return reject(abortError(signal.reason));
+    }
     let abortCall: ((reason: Error) => void) | undefined;
     let abortReason: unknown;
     let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -75,6 +89,7 @@ function dispatchCall(dispatcher: Agent, url: URL, method: string, headers: Reco
 
     const onAbort = () => {
       abortReason = abortError(signal?.reason);
+      upload.cancel?.(abortReason);
       abortCall?.(asError(abortReason));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -103,6 +118,7 @@ function dispatchCall(dispatcher: Agent, url: URL, method: string, headers: Reco
     };
     const fail = (err: unknown) => {
       cleanup();
+      upload.cancel?.(err);
       if (!settled) {
         settled = true;
         reject(err);
@@ -114,8 +130,10 @@ function dispatchCall(dispatcher: Agent, url: URL, method: string, headers: Reco
       stream?.error(err);
     };
 
+    // undici's dispatcher sends async iterables chunked (client-h1 writeIterable); its types only list Readable.
+    const body = upload.body as DispatchBody;
     dispatcher.dispatch(
-      { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as 'GET', headers, body: body ?? null },
+      { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as 'GET', headers: call.headers, body },
       {
         onConnect(abort: (err?: Error) => void) {
           abortCall = abort;
@@ -126,12 +144,11 @@ function dispatchCall(dispatcher: Agent, url: URL, method: string, headers: Reco
           resume = resumeFn;
           settled = true;
           const pairs = headerPairs(rawHeaders);
-          const location = pairs.some(([k]) => k === 'location');
-          if (REDIRECTS.has(statusCode) && location) {
-            // Rare for an API; let fetch apply its redirect rules (the body is a string/bytes, so it can be re-sent).
+          if (call.redirect === 'error' && REDIRECTS.has(statusCode)) {
+            // fetch's redirect: 'error'. Any other mode gets the 3xx itself: never followed (see the top).
             ignoreBody = true;
             cleanup();
-            onRedirect().then(resolve, reject);
+            reject(new TypeError('fetch failed', { cause: new Error('unexpected redirect') }));
             return true;
           }
           if (method === 'HEAD' || NULL_BODY.has(statusCode)) {
@@ -194,20 +211,34 @@ function dispatchCall(dispatcher: Agent, url: URL, method: string, headers: Reco
   });
 }
 
-export function createUndiciFetch(options: { connections?: number } = {}): FetchLike {
-  const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1 });
-  const viaFetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as object), dispatcher } as FetchInit) as unknown as Promise<Response>;
+/** fetch(Request, init): init's fields win; a Request's body is read whole (its length is then known). */
+async function fromRequest(request: Request, init: RequestInit | undefined): Promise<{ url: string; init: RequestInit }> {
+  const body = init?.body != null ? init.body : request.body ? new Uint8Array(await request.arrayBuffer()) : null;
+  return {
+    url: request.url,
+    init: {
+      method: init?.method ?? request.method,
+      headers: init?.headers ?? request.headers,
+      signal: init?.signal ?? request.signal,
+      redirect: init?.redirect ?? request.redirect,
+      body,
+    },
+  };
+}
 
-  return async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
-    if (input instanceof Request) {
-      // The global Request is not the npm undici's class: hand its parts over.
-      const { url, method, headers, body, signal, redirect } = input;
-      return viaFetch(url, { method, headers, body, signal, redirect, ...(body ? { duplex: 'half' } : {}), ...init } as RequestInit);
-    }
-    if (!isSimpleBody(init?.body) || (init?.redirect !== undefined && init.redirect !== 'follow')) return viaFetch(input, init);
+export function createUndiciFetch(options: { connections?: number } = {}): NodeUpstreamFetch {
+  const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1 });
+
+  const upstreamFetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    if (input instanceof Request) ({ url: input, init } = await fromRequest(input, init));
     const url = new URL(input);
     const method = (init?.method ?? 'GET').toUpperCase();
-    return dispatchCall(dispatcher, url, method, plainHeaders(init?.headers, url.protocol === 'https:'), init?.body as SimpleBody, init?.signal, () => viaFetch(input, init));
+    const raw = init?.body;
+    if (raw != null && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
+    // Chat calls (string/bytes) skip the async extraction step.
+    const body = isDirectBody(raw) ? directBody(raw) : await prepareBody(raw);
+    const headers = plainHeaders(init?.headers, url.protocol === 'https:', body.contentType);
+    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, redirect: init?.redirect });
   };
+  return Object.assign(upstreamFetch, { close: () => dispatcher.destroy() });
 }

@@ -11,11 +11,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
-import { createGateway, type Gateway, type ProviderConfig, type ResponseEvent } from '../src/index.js';
+import type { Gateway, ProviderConfig, ResponseEvent } from '../src/index.js';
 import { describeRun, runClaude, runGemini } from './helpers/agent-cli.js';
 import { startMockAnthropic } from './helpers/mock-anthropic.js';
 import { startMockGemini } from './helpers/mock-gemini.js';
 import { startMockOpenAI } from './helpers/mock-openai.js';
+import { createShippedGateway } from './helpers/shipped-gateway.js';
 
 type Vendor = 'anthropic' | 'openai' | 'gemini';
 type Json = Record<string, unknown>;
@@ -103,7 +104,7 @@ interface RunningGateway {
 
 async function startGateway(up: Upstream): Promise<RunningGateway> {
   const events: ResponseEvent[] = [];
-  const gateway: Gateway = createGateway(
+  const gateway: Gateway = createShippedGateway(
     {
       providers: [up.provider],
       models: AGENT_MODELS.map((id) => ({ id, provider: 'up', upstreamModel: up.upstreamModel })),

@@ -2,54 +2,27 @@
  * The standalone server (`npm start -- --port N`, i.e. `node dist/src/cli.js`): embedded default
  * with no config, a chat request, clean SIGTERM shutdown that lets an in-flight stream finish.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, spawnListening, stopChild } from './helpers/hosts.js';
+import { CLI, cleanEnv, ensureCliBuilt, spawnCli } from './helpers/cli-process.js';
+import { ROOT, stopChild } from './helpers/hosts.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 
-const CLI = join(ROOT, 'dist/src/cli.js');
 const PLATFORM_KEY = 'mg-cli-test-key-0001';
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Env without vendor keys, so the embedded default is exactly the mock provider. */
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
 
 const children: ChildProcess[] = [];
 /** Process groups started with `detached` (npm + its server). */
 const groups: number[] = [];
 let mock: MockOpenAI;
 
-beforeAll(() => {
+beforeAll(async () => {
   // `npm ci` builds dist (prepare script); rebuild when it is missing or older than the sources.
-  const stale = !existsSync(CLI) || statSync(CLI).mtimeMs < Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'adapters')));
-  if (stale) {
-    try {
-      execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
-    } catch {
-      // type errors elsewhere in the tree still emit JavaScript; the checks below tell if the CLI works
-    }
-  }
+  await ensureCliBuilt();
   expect(existsSync(CLI)).toBe(true);
 }, 120_000);
 
@@ -69,7 +42,7 @@ afterAll(async () => {
 });
 
 async function startCli(args: string[], env: Record<string, string>) {
-  const started = await spawnListening(process.execPath, [CLI, '--port', '0', ...args], cleanEnv(env));
+  const started = await spawnCli(args, env);
   children.push(started.child);
   return started;
 }

@@ -6,11 +6,12 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI, { APIError, toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
-import { createGateway, type Gateway } from '../src/index.js';
+import type { Gateway } from '../src/index.js';
 import { mediaProviders } from './helpers/gateway-config.js';
 import { startMockMediaGemini, type MockMediaGemini } from './helpers/mock-media-gemini.js';
 import { startMockMediaOpenAI, type MockMediaOpenAI } from './helpers/mock-media-openai.js';
 import { PNG_BASE64, sha256, type MultipartBody } from './helpers/mock-media-server.js';
+import { createShippedGateway } from './helpers/shipped-gateway.js';
 
 const KEY = 'mg-images-key-all-0001';
 const KEY_GEMINI_ONLY = 'mg-images-key-gem-0002';
@@ -50,7 +51,7 @@ async function expectApiError(p: Promise<unknown>, status: number, param?: strin
 beforeAll(async () => {
   openai = await startMockMediaOpenAI();
   gemini = await startMockMediaGemini();
-  gateway = createGateway({
+  gateway = createShippedGateway({
     providers: mediaProviders(openai, gemini),
     models: [
       { id: 'gpt-image-1', provider: 'openai' },

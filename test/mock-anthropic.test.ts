@@ -97,7 +97,7 @@ describe('mock anthropic', () => {
   it('accepts mid-conversation system messages only behind their beta flag', async () => {
     const body = JSON.stringify({ model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'hi there' }, { role: 'system', content: 'extra rules' }] });
     const send = (beta?: string) =>
-      fetch(`${mock.baseURL}/v1/messages`, { method: 'POST', headers: { 'x-api-key': mock.apiKey, 'anthropic-version': '2023-06-01', ...(beta ? { 'anthropic-beta': beta } : {}) }, body });
+      fetch(`${mock.baseURL}/v1/messages`, { method: 'POST', headers: { 'x-api-key': mock.apiKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...(beta ? { 'anthropic-beta': beta } : {}) }, body });
     expect((await send()).status).toBe(400);
     const ok = await send('claude-code-20250219,mid-conversation-system-2026-04-07');
     expect(await ok.json()).toMatchObject({ content: [{ type: 'text', text: '[anthropic] you said: hi there' }], usage: { input_tokens: 10 } });

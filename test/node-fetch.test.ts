@@ -1,7 +1,7 @@
 /**
- * createUndiciFetch (the standalone server's upstream client): string/bytes bodies take undici's
- * dispatcher API; the result must still behave like fetch — status, headers, streamed body,
- * decompression, abort, redirects, null-body statuses.
+ * createUndiciFetch (the standalone server's upstream client) on undici's dispatcher API: the result
+ * must still behave like fetch — status, headers, streamed body, decompression, abort, null-body
+ * statuses — except that redirects are never followed. Body kinds: node-fetch-bodies.test.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -90,6 +90,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  await fetchImpl.close();
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
 });
@@ -202,10 +203,21 @@ describe('createUndiciFetch', () => {
     expect(res.headers.get('x-empty')).toBe('1');
   });
 
-  it('follows a 307 redirect with the body, as fetch does', async () => {
-    const res = await fetchImpl(`${base}/moved`, { method: 'POST', body: 'again' });
-    expect(res.status).toBe(201);
-    expect(await res.json()).toEqual({ method: 'POST', body: 'again' });
+  it('never follows a redirect: the 307 comes back as it is, and the POST was sent once', async () => {
+    const before = seen.length;
+    for (const redirect of [undefined, 'follow', 'manual'] as const) {
+      const res = await fetchImpl(`${base}/moved`, { method: 'POST', body: 'again', ...(redirect ? { redirect } : {}) });
+      expect(res.status).toBe(307);
+      expect(res.headers.get('location')).toBe('/echo');
+      expect(await res.text()).toBe('');
+    }
+    expect(seen.slice(before).map((s) => s.url)).toEqual(['/moved', '/moved', '/moved']);
+  });
+
+  it("redirect: 'error' rejects on a redirect, as fetch does", async () => {
+    const before = seen.length;
+    await expect(fetchImpl(`${base}/moved`, { method: 'POST', body: 'x', redirect: 'error' })).rejects.toBeInstanceOf(TypeError);
+    expect(seen.slice(before).map((s) => s.url)).toEqual(['/moved']);
   });
 
   it('takes GET without a body and Request inputs', async () => {
@@ -227,7 +239,8 @@ describe('createUndiciFetch', () => {
 describe('the standalone server path: serve() + createUndiciFetch()', () => {
   it('answers sync and streamed chat, keeps upstream errors, and a client abort closes the upstream connection', async () => {
     const mock = await startMockOpenAI();
-    const gateway = createGateway(openAIConfig(mock), { fetch: createUndiciFetch() });
+    const upstreamFetch = createUndiciFetch();
+    const gateway = createGateway(openAIConfig(mock), { fetch: upstreamFetch });
     const running = await serve(gateway, { port: 0 });
     const post = (body: unknown, signal?: AbortSignal) =>
       fetch(`${running.url}/v1/chat/completions`, {
@@ -269,6 +282,7 @@ describe('the standalone server path: serve() + createUndiciFetch()', () => {
       running.server.closeAllConnections();
       await running.close();
       await gateway.close();
+      await upstreamFetch.close();
       await mock.close();
     }
   });

@@ -2,8 +2,9 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
-import { createGateway, type Gateway } from '../src/index.js';
+import type { Gateway } from '../src/index.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
+import { createShippedGateway } from './helpers/shipped-gateway.js';
 import { startMockAnthropic } from './helpers/mock-anthropic.js';
 import { startMockGemini } from './helpers/mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
@@ -15,7 +16,7 @@ let client: OpenAI;
 
 beforeAll(async () => {
   mock = await startMockOpenAI();
-  gateway = createGateway(openAIConfig(mock));
+  gateway = createShippedGateway(openAIConfig(mock));
   server = await serve(gateway, { port: 0 });
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY_ALL, maxRetries: 0 });
 });
@@ -154,7 +155,7 @@ describe('translated upstreams (OpenAI client -> Anthropic / Gemini)', () => {
   it('max_tokens defaults to 4096 on the translated request, and an explicit value is kept', async () => {
     const anthropic = await startMockAnthropic();
     const gemini = await startMockGemini();
-    const gw = createGateway({
+    const gw = createShippedGateway({
       providers: [
         { id: 'anthropic', type: 'anthropic', baseURL: anthropic.baseURL, apiKey: anthropic.apiKey },
         { id: 'google', type: 'gemini', baseURL: gemini.baseURL, apiKey: gemini.apiKey },

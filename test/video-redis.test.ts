@@ -6,8 +6,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
-import { createGateway, RedisTaskStore, type Gateway, type GatewayConfigInput, type TaskRecord, type VideoTaskOptions } from '../src/index.js';
+import { RedisTaskStore, type Gateway, type GatewayConfigInput, type TaskRecord, type VideoTaskOptions } from '../src/index.js';
 import { startMockMediaOpenAI, type MockMediaOpenAI } from './helpers/mock-media-openai.js';
+import { createShippedGateway } from './helpers/shipped-gateway.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 const KEY_A = 'mg-redis-video-a-0001';
@@ -109,8 +110,8 @@ describe.skipIf(!REDIS_URL)('Redis task store', () => {
     const video: VideoTaskOptions = { pollerTickMs: false, staleAfterMs: 1000, pollIntervalMs: 1000 };
 
     beforeAll(async () => {
-      gwA = createGateway(config(), { now: () => clock.now, taskStore: new RedisTaskStore(redisA, { prefix: `${prefix}gw:`, now: () => clock.now }), video });
-      gwB = createGateway(config(), { now: () => clock.now, taskStore: new RedisTaskStore(redisB, { prefix: `${prefix}gw:`, now: () => clock.now }), video });
+      gwA = createShippedGateway(config(), { now: () => clock.now, taskStore: new RedisTaskStore(redisA, { prefix: `${prefix}gw:`, now: () => clock.now }), video });
+      gwB = createShippedGateway(config(), { now: () => clock.now, taskStore: new RedisTaskStore(redisB, { prefix: `${prefix}gw:`, now: () => clock.now }), video });
       srvA = await serve(gwA, { port: 0 });
       srvB = await serve(gwB, { port: 0 });
     });
@@ -160,8 +161,8 @@ describe.skipIf(!REDIS_URL)('Redis task store', () => {
     });
 
     it('the background poller of B advances a task created on A', async () => {
-      const realA = createGateway(config(), { taskStore: new RedisTaskStore(redisA, { prefix: `${prefix}bg:` }), video: { pollerTickMs: false } });
-      const realB = createGateway(config(), { taskStore: new RedisTaskStore(redisB, { prefix: `${prefix}bg:` }), video: { pollerTickMs: 10, pollIntervalMs: 10, maxPollIntervalMs: 20, staleAfterMs: 3_600_000 } });
+      const realA = createShippedGateway(config(), { taskStore: new RedisTaskStore(redisA, { prefix: `${prefix}bg:` }), video: { pollerTickMs: false } });
+      const realB = createShippedGateway(config(), { taskStore: new RedisTaskStore(redisB, { prefix: `${prefix}bg:` }), video: { pollerTickMs: 10, pollIntervalMs: 10, maxPollIntervalMs: 20, staleAfterMs: 3_600_000 } });
       try {
         const res = await realA.handle(
           new Request('http://gw/v1/video/generations', {

@@ -8,11 +8,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
-import { createGateway, type Gateway, type GatewayConfigInput } from '../src/index.js';
+import type { Gateway, GatewayConfigInput, VideoTaskOptions } from '../src/index.js';
 import { mediaProviders } from './helpers/gateway-config.js';
 import { startMockMediaGemini, type MockMediaGemini } from './helpers/mock-media-gemini.js';
 import { startMockMediaOpenAI, type MockMediaOpenAI } from './helpers/mock-media-openai.js';
 import type { MultipartBody } from './helpers/mock-media-server.js';
+import { createShippedGateway } from './helpers/shipped-gateway.js';
 
 const KEY_A = 'mg-video-key-a-000001';
 const KEY_B = 'mg-video-key-b-000002';
@@ -46,9 +47,9 @@ interface Testbed {
   close(): Promise<void>;
 }
 
-async function startGateway(video: Parameters<typeof createGateway>[1] extends infer O ? (O extends { video?: infer V } ? V : never) : never, realClock = false): Promise<Testbed> {
+async function startGateway(video: VideoTaskOptions, realClock = false): Promise<Testbed> {
   const clock = { now: 1_767_225_600_000 };
-  const gateway = createGateway(config(), { ...(realClock ? {} : { now: () => clock.now }), video });
+  const gateway = createShippedGateway(config(), { ...(realClock ? {} : { now: () => clock.now }), video });
   const server = await serve(gateway, { port: 0 });
   return {
     gateway,

@@ -1,6 +1,7 @@
 import { codeForStatus, GatewayError, isAbortError } from '../errors.js';
 import { redact } from '../redact.js';
 import type { Provider } from '../providers/types.js';
+import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../providers/upstream-redirect.js';
 import type { RequestContext } from '../runtime.js';
 
 export interface UpstreamResult {
@@ -24,7 +25,7 @@ export interface UpstreamRequest {
 /**
  * Sends one request upstream with the client's abort signal and a timeout until headers arrive,
  * then an idle timeout while the body streams. Network failure -> 502, timeout -> 504, upstream
- * 4xx/5xx -> the same status with its message (credentials scrubbed).
+ * 4xx/5xx -> the same status with its message (credentials scrubbed), a redirect -> 502 (never followed).
  */
 export async function callUpstream(
   ctx: RequestContext,
@@ -58,6 +59,7 @@ export async function callUpstream(
       headers: req.headers,
       body: req.body ?? null,
       signal: controller.signal,
+      redirect: UPSTREAM_REDIRECT,
       // Node's fetch needs this to stream a ReadableStream request body.
       ...(req.body instanceof ReadableStream ? { duplex: 'half' } : {}),
     } as RequestInit);
@@ -69,6 +71,11 @@ export async function callUpstream(
   }
   clear();
 
+  const redirect = await upstreamRedirectError(provider.id, response);
+  if (redirect) {
+    done();
+    throw redirect;
+  }
   if (!response.ok) {
     let text = '';
     try {

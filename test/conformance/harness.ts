@@ -6,10 +6,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { serve, type RunningServer } from '../../adapters/node.js';
-import { createGateway, type Gateway } from '../../src/index.js';
+import type { Gateway } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic.js';
 import { startMockGemini, type MockGemini } from '../helpers/mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI, type RecordedRequest } from '../helpers/mock-openai.js';
+import { createShippedGateway } from '../helpers/shipped-gateway.js';
 import { anthropicDriver } from './anthropic-driver.js';
 import { geminiDriver } from './gemini-driver.js';
 import { openAIDriver } from './openai-driver.js';
@@ -32,7 +33,7 @@ export interface ConformanceBed {
 
 export async function startConformanceBed(): Promise<ConformanceBed> {
   const [openai, anthropic, gemini] = await Promise.all([startMockOpenAI(), startMockAnthropic(), startMockGemini()]);
-  const gateway = createGateway({
+  const gateway = createShippedGateway({
     providers: [
       { id: 'p-openai', type: 'openai', baseURL: openai.baseURL, apiKey: openai.apiKey },
       { id: 'p-anthropic', type: 'anthropic', baseURL: anthropic.baseURL, apiKey: anthropic.apiKey },

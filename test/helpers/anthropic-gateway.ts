@@ -1,9 +1,10 @@
 /** A gateway with an Anthropic and an OpenAI upstream, served on node:http, for the Anthropic SDK tests. */
 import Anthropic from '@anthropic-ai/sdk';
 import { serve, type RunningServer } from '../../adapters/node.js';
-import { createGateway, type Gateway, type GatewayConfigInput, type ResponseEvent } from '../../src/index.js';
+import type { Gateway, GatewayConfigInput, ResponseEvent } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';
+import { createShippedGateway } from './shipped-gateway.js';
 
 export const KEY_ALL = 'mg-anthropic-key-all-01';
 /** May use only `claude-*` models. */
@@ -42,7 +43,7 @@ export async function startAnthropicHarness(): Promise<AnthropicHarness> {
   const anthropic = await startMockAnthropic();
   const openai = await startMockOpenAI();
   const responses: ResponseEvent[] = [];
-  const gateway = createGateway(anthropicGatewayConfig(anthropic, openai), { hooks: { onResponse: (e) => void responses.push(e) } });
+  const gateway = createShippedGateway(anthropicGatewayConfig(anthropic, openai), { hooks: { onResponse: (e) => void responses.push(e) } });
   const server = await serve(gateway, { port: 0 });
   const client = new Anthropic({ baseURL: server.url, apiKey: KEY_ALL, maxRetries: 0 });
   return {

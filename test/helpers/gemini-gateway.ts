@@ -4,10 +4,11 @@
  */
 import { GoogleGenAI } from '@google/genai';
 import { serve, type RunningServer } from '../../adapters/node.js';
-import { createGateway, type Gateway, type GatewayConfigInput } from '../../src/index.js';
+import type { Gateway, GatewayConfigInput } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';
+import { createShippedGateway } from './shipped-gateway.js';
 
 /** May use every model. */
 export const GEMINI_KEY_ALL = 'mg-gemini-key-all-000001';
@@ -50,7 +51,7 @@ export async function startGeminiTestbed(): Promise<GeminiTestbed> {
   const gemini = await startMockGemini();
   const openai = await startMockOpenAI();
   const anthropic = await startMockAnthropic();
-  const gateway = createGateway(geminiTestConfig(gemini, openai, anthropic));
+  const gateway = createShippedGateway(geminiTestConfig(gemini, openai, anthropic));
   const server = await serve(gateway, { port: 0 });
   return {
     gemini,

@@ -146,9 +146,12 @@ export function childCommand(host: 'bun' | 'deno', script: string): { cmd: strin
   return { cmd: `${BIN}deno`, args: ['run', '--allow-net', '--allow-env', '--allow-read', '--unstable-sloppy-imports', script] };
 }
 
-/** Spawns a child and waits for its `LISTENING <url>` line. */
-export async function spawnListening(cmd: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Spawns a child and waits for its `LISTENING <url>` line. The child gets this process's env plus
+ * `env`, or only `env` with `inheritEnv: false` (a cleaned env must stay clean: no REDIS_URL, ...).
+ */
+export async function spawnListening(cmd: string, args: string[], env: Record<string, string>, inheritEnv = true): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...(inheritEnv ? process.env : {}), NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
   const url = await new Promise<string>((resolve, reject) => {

@@ -83,8 +83,14 @@ export interface MockVendorOptions {
   handle(ex: MockExchange): void | Promise<void>;
 }
 
-export function parseJsonBody(raw: Buffer): ParsedBody {
+/**
+ * A JSON body. One sent under another declared type (`text/plain;charset=UTF-8`, what fetch gives a
+ * bare string body; multipart; ...) is refused like one that does not parse, as a strict upstream
+ * would: the gateway must say what it sends. (A missing content-type is tolerated.)
+ */
+export function parseJsonBody(raw: Buffer, contentType?: string): ParsedBody {
   if (!raw.length) return { body: undefined, parseError: false };
+  if (contentType && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) return { body: undefined, parseError: true };
   try {
     return { body: JSON.parse(raw.toString('utf8')) as unknown, parseError: false };
   } catch {
@@ -137,7 +143,7 @@ export async function startMockVendorServer(opts: MockVendorOptions): Promise<Mo
     const raw = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const headers = headersOf(req);
-    const { body, parseError } = opts.parseBody ? await opts.parseBody(raw, headers) : parseJsonBody(raw);
+    const { body, parseError } = opts.parseBody ? await opts.parseBody(raw, headers) : parseJsonBody(raw, headers['content-type']);
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, rawBody: raw.toString('utf8'), body };
     requests.push(recorded);
 

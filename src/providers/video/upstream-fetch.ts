@@ -2,6 +2,7 @@ import { codeForStatus, GatewayError, isAbortError } from '../../errors.js';
 import { openAIErrorMessage } from '../../protocols/openai-chat/errors.js';
 import { redact } from '../../redact.js';
 import type { Provider } from '../types.js';
+import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../upstream-redirect.js';
 
 export interface MediaRequest {
   url: string;
@@ -15,7 +16,7 @@ export interface MediaRequest {
 /**
  * One upstream call outside the chat pipeline (task polls run with no client request). Network
  * failure -> 502, timeout -> 504, upstream 4xx/5xx -> that status with its message, credentials
- * scrubbed. The body of a successful answer is left unread for the caller.
+ * scrubbed, a redirect -> 502 (never followed). The body of a successful answer is left unread for the caller.
  */
 export async function fetchMedia(provider: Provider, req: MediaRequest): Promise<Response> {
   const controller = new AbortController();
@@ -29,13 +30,18 @@ export async function fetchMedia(provider: Provider, req: MediaRequest): Promise
   req.signal?.addEventListener('abort', onAbort, { once: true });
   let response: Response;
   try {
-    response = await provider.fetch(req.url, { method: req.method ?? 'GET', headers: req.headers, body: req.body ?? null, signal: controller.signal });
+    response = await provider.fetch(req.url, { method: req.method ?? 'GET', headers: req.headers, body: req.body ?? null, signal: controller.signal, redirect: UPSTREAM_REDIRECT });
   } catch (err) {
     if (timedOut) throw new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`);
     if (req.signal?.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
     throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err });
   } finally {
     clearTimeout(timer);
+  }
+  const redirect = await upstreamRedirectError(provider.id, response);
+  if (redirect) {
+    req.signal?.removeEventListener('abort', onAbort);
+    throw redirect;
   }
   if (!response.ok) {
     req.signal?.removeEventListener('abort', onAbort);
