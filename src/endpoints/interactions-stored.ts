@@ -13,6 +13,7 @@ import { isoTime } from '../protocols/gemini-interactions/client/interaction-obj
 import { replayInteractionEvents } from '../protocols/gemini-interactions/client/replay-events.js';
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
 import type { Json } from '../protocols/gemini-interactions/interactions-api.js';
+import { UPSTREAM_REDIRECT } from '../providers/upstream-redirect.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
@@ -147,7 +148,8 @@ export async function upstreamInteractionCall(rt: GatewayRuntime, providerId: st
   const { url, headers } = api.chatRequest({ upstreamModel: '', stream: false, inboundHeaders: new Headers() });
   const target = `${url}/${encodeURIComponent(upstreamId)}${action === 'cancel' ? '/cancel' : ''}`;
   try {
-    const res = await api.fetch(target, { method: action === 'cancel' ? 'POST' : 'DELETE', headers, signal: AbortSignal.timeout(api.timeoutMs) });
+    // Never follow a redirect: it would carry the provider's key elsewhere.
+    const res = await api.fetch(target, { method: action === 'cancel' ? 'POST' : 'DELETE', headers, redirect: UPSTREAM_REDIRECT, signal: AbortSignal.timeout(api.timeoutMs) });
     await res.body?.cancel();
   } catch {
     // best effort

@@ -1,5 +1,5 @@
 /**
- * A gateway (node:http, the shipped undici upstream client) in front of every strict mock upstream,
+ * A gateway (node:http, the shipped upstream client: createShippedGateway) in front of every strict mock upstream,
  * for the Interactions API suites driven by the official @google/genai SDK's `interactions` client:
  *
  *   gemini     Gemini mock (/v1beta/interactions)        -> pass-through
@@ -12,12 +12,12 @@
  */
 import { GoogleGenAI } from '@google/genai';
 import { serve, type RunningServer } from '../../adapters/node.js';
-import { createGateway, type Gateway, type GatewayConfigInput, type GatewayOptions } from '../../src/index.js';
-import { createUndiciFetch } from '../../src/node-fetch.js';
+import type { Gateway, GatewayConfigInput, GatewayOptions } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';
 import { startMockOpenAIResponses, type MockOpenAIResponses } from './mock-openai-responses.js';
+import { createShippedGateway } from './shipped-gateway.js';
 
 export const IX_KEY_A = 'mg-interactions-key-a-0001';
 export const IX_KEY_B = 'mg-interactions-key-b-0002';
@@ -77,7 +77,7 @@ export interface InteractionsGateway {
 }
 
 export async function startInteractionsGateway(mocks: InteractionsMocks, options: GatewayOptions = {}): Promise<InteractionsGateway> {
-  const gateway = createGateway(interactionsConfig(mocks), { fetch: createUndiciFetch(), ...options });
+  const gateway = createShippedGateway(interactionsConfig(mocks), options);
   const server = await serve(gateway, { port: 0 });
   return {
     gateway,
