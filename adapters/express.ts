@@ -6,7 +6,10 @@ import { handleNode } from './node.js';
 export interface ExpressOptions {
   /** Turns `req.user` (or anything on req) into the gateway principal, skipping the key check. */
   principal?: (req: ExpressRequest) => Principal | undefined;
+  /** Lowers the gateway's `limits.maxBodyBytes` for this mount (never raises it). */
   maxBodyBytes?: number;
+  /** A request body that sends nothing for this long is cut (408, connection closed); ms, default 30 s. */
+  bodyIdleTimeoutMs?: number;
 }
 
 export function modelgate(gateway: Gateway, opts: ExpressOptions = {}) {
@@ -20,6 +23,7 @@ export function modelgate(gateway: Gateway, opts: ExpressOptions = {}) {
     const principal = opts.principal?.(req);
     handleNode(gateway, req, res, path, {
       ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+      ...(opts.bodyIdleTimeoutMs !== undefined ? { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs } : {}),
       ...(principal ? { context: { principal } } : {}),
     }).catch(next);
   };

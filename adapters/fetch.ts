@@ -3,6 +3,7 @@
  * `Bun.serve({ fetch: createFetchHandler(gateway, { prefix: '/ai' }) })`.
  */
 import type { Gateway, HandleContext, Principal } from '../src/index.js';
+import { requestURL } from '../src/http/request-guards.js';
 
 export interface FetchHandlerOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
@@ -16,7 +17,10 @@ export function createFetchHandler(gateway: Gateway, opts: FetchHandlerOptions =
   return async (request) => {
     let req = request;
     if (prefix) {
-      const url = new URL(request.url);
+      // The runtime builds request.url from Host + path; with a malformed Host some (Bun) give the
+      // bare path. The gateway answers such a Host with a 400 itself.
+      const url = requestURL(request.url);
+      if (!url) return gateway.handle(request);
       if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
         return new Response(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: 'unknown_route' } }), {
           status: 404,

@@ -8,7 +8,10 @@ export interface KoaOptions {
   prefix?: string;
   /** Turns `ctx.state.user` (or anything on ctx) into the gateway principal. */
   principal?: (ctx: Context) => Principal | undefined;
+  /** Lowers the gateway's `limits.maxBodyBytes` for this mount (never raises it). */
   maxBodyBytes?: number;
+  /** A request body that sends nothing for this long is cut (408, connection closed); ms, default 30 s. */
+  bodyIdleTimeoutMs?: number;
 }
 
 export function modelgate(gateway: Gateway, opts: KoaOptions = {}) {
@@ -24,6 +27,7 @@ export function modelgate(gateway: Gateway, opts: KoaOptions = {}) {
     ctx.respond = false;
     await handleNode(gateway, ctx.req, ctx.res, path, {
       ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+      ...(opts.bodyIdleTimeoutMs !== undefined ? { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs } : {}),
       ...(parsed !== undefined && ctx.req.readableEnded ? { body: parsed } : {}),
       ...(principal ? { context: { principal } } : {}),
     });

@@ -1,23 +1,38 @@
 /**
  * The Node bridge: node:http request/response <-> Fetch Request/Response. Express and Koa reuse it.
- * It reuses a body a parser already read, caps what it buffers, waits for `drain`, flushes each
- * chunk and aborts the gateway's request signal when the client goes away.
+ * The route comes from the request path only (the URL origin is fixed; Host never picks it). The
+ * body is read lazily, once the gateway has checked key, route and method, and is held to the
+ * gateway's `limits.maxBodyBytes`; an answer sent before the body was read in full closes the
+ * connection instead of draining it. Responses wait for `drain`, flush each chunk, and the
+ * gateway's request signal aborts when the client goes away.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Gateway, HandleContext, Principal } from '../src/index.js';
+import { allowedMethods, shapeForPath } from '../src/endpoints/routes.js';
+import { GatewayError } from '../src/errors.js';
 import { knownBodyText } from '../src/http/known-body.js';
+import { FIXED_ORIGIN } from '../src/http/request-guards.js';
+import { errorBodyFor } from '../src/protocols/error-shapes.js';
+import { deferContinue, nodeBodyReader } from './node-body.js';
 
 export interface NodeBridgeOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
   prefix?: string;
-  /** Largest body buffered before the gateway answers 413 (default 32 MiB). */
+  /**
+   * Lowers the body limit for this bridge. The gateway's `limits.maxBodyBytes` is the limit; this
+   * can only make it smaller (used by toFetchRequest, which has no gateway: default 32 MiB there).
+   */
   maxBodyBytes?: number;
+  /** A request body that sends nothing for this long is cut (408, connection closed); ms, default 30 s, 0 = off. */
+  bodyIdleTimeoutMs?: number;
   /** Turns the host's authenticated user into the gateway principal (skips the key check). */
   principal?: (req: IncomingMessage) => Principal | undefined;
 }
 
-const DEFAULT_LIMIT = 32 * 1024 * 1024;
+const STANDALONE_LIMIT = 32 * 1024 * 1024;
+const DEFAULT_BODY_IDLE_MS = 30_000;
 
 export function stripPrefix(path: string, prefix: string | undefined): string | undefined {
   if (!prefix || prefix === '/') return path;
@@ -25,6 +40,21 @@ export function stripPrefix(path: string, prefix: string | undefined): string | 
   if (path === p) return '/';
   if (path.startsWith(`${p}/`) || path.startsWith(`${p}?`)) return path.slice(p.length);
   return undefined;
+}
+
+/**
+ * The request target as path + query: origin-form as is; absolute-form (`GET http://h/p`, which
+ * proxies send) reduced to its path; anything else (`*`, garbage) is undefined.
+ */
+function originForm(target: string): string | undefined {
+  if (target.startsWith('/')) return target;
+  if (!/^https?:\/\//i.test(target)) return undefined;
+  try {
+    const u = new URL(target);
+    return u.pathname + u.search;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Body already consumed by express.json()/koa-bodyparser etc., as bytes. */
@@ -37,84 +67,75 @@ function parsedBody(req: IncomingMessage, explicit?: unknown): Buffer | undefine
   return Buffer.from(JSON.stringify(body));
 }
 
-function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (c: Buffer) => {
-      size += c.length;
-      chunks.push(c);
-      // Past the limit: stop buffering; the gateway sees an oversized body and answers 413.
-      if (size > limit) {
-        req.off('data', onData);
-        req.resume();
-        resolve(Buffer.concat(chunks));
-      }
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
-}
-
-/** IncomingMessage -> Fetch Request (path relative to the mount point). */
-export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown } = {}): Promise<Request> {
-  return (await bridgeRequest(req, res, path, opts, true)).request;
-}
-
-interface BridgedRequest {
-  request: Request;
-  /** Fires when the client goes away. */
-  signal: AbortSignal;
-  /** The body bytes, when they were not put into the Request. */
-  body?: Uint8Array;
-}
-
-/**
- * For the gateway (`complete` false) the signal and the body bytes travel in HandleContext rather
- * than inside the Request: on Node a Request that follows a signal and carries a body stream
- * costs several times what the rest of the bridge does.
- */
-async function bridgeRequest(
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  opts: NodeBridgeOptions & { body?: unknown },
-  complete: boolean,
-): Promise<BridgedRequest> {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  // A plain record (repeated headers joined as Headers.append would): the Request copies it anyway.
+/** A plain record (repeated headers joined as Headers.append would): the Request copies it anyway. */
+function headerRecord(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined || k.startsWith(':')) continue;
     headers[k] = Array.isArray(v) ? v.join(', ') : v;
   }
-  const method = req.method ?? 'GET';
-  const init: RequestInit = complete ? { method, headers, signal: controller.signal } : { method, headers };
-  let bytes: Uint8Array | undefined;
-  if (method !== 'GET' && method !== 'HEAD') {
-    const reused = parsedBody(req, opts.body);
-    const body = reused ?? (await readAll(req, opts.maxBodyBytes ?? DEFAULT_LIMIT));
-    if (reused) delete headers['content-length'];
-    const view = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
-    if (complete) init.body = view;
-    else bytes = view;
-  }
-  const host = req.headers.host ?? 'localhost';
-  const request = new Request(`http://${host}${path}`, init);
-  return bytes ? { request, signal: controller.signal, body: bytes } : { request, signal: controller.signal };
+  return headers;
 }
 
-/** Writes a Fetch Response to a node response, streaming with backpressure. */
-export async function writeFetchResponse(res: ServerResponse, response: Response): Promise<void> {
+function abortOnClose(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/**
+ * IncomingMessage -> a complete Fetch Request with body and signal (path relative to the mount
+ * point), for code outside the gateway. The body limit is `maxBodyBytes` (default 32 MiB).
+ */
+export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown } = {}): Promise<Request> {
+  const target = originForm(path);
+  if (target === undefined) throw new GatewayError('invalid_request', 'Malformed request target.');
+  const headers = headerRecord(req);
+  const method = req.method ?? 'GET';
+  const init: RequestInit = { method, headers, signal: abortOnClose(res) };
+  if (method !== 'GET' && method !== 'HEAD') {
+    const reused = parsedBody(req, opts.body);
+    if (reused) {
+      delete headers['content-length'];
+      delete headers['content-encoding'];
+      init.body = new Uint8Array(reused.buffer as ArrayBuffer, reused.byteOffset, reused.byteLength);
+    } else {
+      const read = nodeBodyReader(req, res, { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_MS });
+      init.body = (await read(opts.maxBodyBytes ?? STANDALONE_LIMIT)) as Uint8Array<ArrayBuffer>;
+      delete headers['transfer-encoding'];
+    }
+  }
+  return new Request(FIXED_ORIGIN + target, init);
+}
+
+/** An error the bridge answers itself (before the gateway could), in the path's protocol shape. */
+function bridgeError(req: IncomingMessage, res: ServerResponse, path: string, err: GatewayError, headers: Record<string, string> = {}): void {
+  const traceId = randomUUID().replace(/-/g, '');
+  const text = JSON.stringify(errorBodyFor(shapeForPath(path.split('?')[0] ?? '/'), err, traceId));
+  res.writeHead(err.status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    'x-trace-id': traceId,
+    ...(req.complete ? {} : { connection: 'close' }),
+  });
+  res.end(text);
+}
+
+/**
+ * Writes a Fetch Response to a node response, streaming with backpressure. `close`: the request
+ * body was not read to its end, so the connection closes after this answer (Node would otherwise
+ * read and discard the rest to keep the connection alive).
+ */
+export async function writeFetchResponse(res: ServerResponse, response: Response, opts: { close?: boolean } = {}): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, key) => {
     if (key === 'set-cookie') return;
     headers[key] = value;
   });
+  if (opts.close) headers.connection = 'close';
   const cookies = response.headers.getSetCookie?.() ?? [];
   if (cookies.length) headers['set-cookie'] = cookies;
   const body = response.body;
@@ -175,23 +196,50 @@ export async function writeFetchResponse(res: ServerResponse, response: Response
 
 /** Handles one node request with the gateway. */
 export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}): Promise<void> {
-  const { request, signal, body } = await bridgeRequest(req, res, path, opts, false);
+  const target = originForm(path);
+  if (target === undefined) return bridgeError(req, res, '/', new GatewayError('invalid_request', 'Malformed request target; expected a path.'));
+  const headers = headerRecord(req);
+  const method = req.method ?? 'GET';
+  const context: HandleContext = { signal: abortOnClose(res) };
+  if (method !== 'GET' && method !== 'HEAD') {
+    const reused = parsedBody(req, opts.body);
+    if (reused) {
+      // A parser in front already read (and decoded) it: its bytes are what the gateway gets.
+      delete headers['content-length'];
+      delete headers['content-encoding'];
+      context.body = new Uint8Array(reused.buffer as ArrayBuffer, reused.byteOffset, reused.byteLength);
+    } else {
+      context.readBody = nodeBodyReader(req, res, {
+        ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+        bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_MS,
+      });
+    }
+  }
+  let request: Request;
+  try {
+    request = new Request(FIXED_ORIGIN + target, { method, headers });
+  } catch {
+    // Methods a Fetch Request cannot carry (TRACE, TRACK): no route takes them.
+    const allow = allowedMethods(target.split('?')[0] ?? '/');
+    if (!allow.length) return bridgeError(req, res, target, new GatewayError('not_found', `No route for ${method} ${target}.`, { detail: 'unknown_route' }));
+    return bridgeError(req, res, target, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${target}.`), { allow: allow.join(', ') });
+  }
   const principal = opts.context?.principal ?? opts.principal?.(req);
-  const response = await gateway.handle(request, { signal, ...(body ? { body } : {}), ...(principal ? { principal } : {}) });
-  await writeFetchResponse(res, response);
+  if (principal) context.principal = principal;
+  const response = await gateway.handle(request, context);
+  await writeFetchResponse(res, response, { close: !req.complete });
 }
 
 /** A node:http request listener serving the gateway (404 for paths outside `prefix`). */
 export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const path = stripPrefix(req.url ?? '/', opts.prefix);
+    const target = originForm(req.url ?? '/');
+    const path = target === undefined ? undefined : stripPrefix(target, opts.prefix);
     if (path === undefined) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: 'unknown_route' } }));
-      return;
+      return bridgeError(req, res, '/', new GatewayError('not_found', 'Not found', { detail: 'unknown_route' }));
     }
     handleNode(gateway, req, res, path, opts).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
+      if (!res.headersSent) return bridgeError(req, res, path, new GatewayError('internal', 'Internal gateway error.'));
       res.end();
     });
   };
@@ -200,6 +248,19 @@ export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions 
 export interface ServeOptions extends NodeBridgeOptions {
   port?: number;
   host?: string;
+  /** Time allowed to receive the request headers, ms (default 60 s). */
+  headersTimeoutMs?: number;
+  /**
+   * Time allowed to receive the whole request, headers and body, ms (default 300 s; 0 = none).
+   * It ends once the request is in: answers (streams lasting minutes) are not cut by it.
+   */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this, ms (default 65 s, above common load balancers' 60 s). */
+  keepAliveTimeoutMs?: number;
+  /** Connections beyond this many are dropped at once (default: no cap). */
+  maxConnections?: number;
+  /** Anything else for http.createServer (e.g. `connectionsCheckingInterval`, `maxHeaderSize`). */
+  serverOptions?: ServerOptions;
 }
 
 export interface RunningServer {
@@ -208,10 +269,32 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts a node:http server for the gateway. */
+export const SERVE_DEFAULTS = { headersTimeoutMs: 60_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 65_000, bodyIdleTimeoutMs: DEFAULT_BODY_IDLE_MS };
+
+function checkMs(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new RangeError(`${name} must be a whole number of ms >= 0, got ${value}`);
+}
+
+/** Starts a node:http server for the gateway, with timeouts against slow or stalled clients. */
 export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<RunningServer> {
-  const server = createServer(createRequestListener(gateway, opts));
-  server.keepAliveTimeout = 65_000;
+  for (const k of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'bodyIdleTimeoutMs'] as const) checkMs(k, opts[k]);
+  if (opts.maxConnections !== undefined && !(Number.isInteger(opts.maxConnections) && opts.maxConnections > 0)) {
+    throw new RangeError(`maxConnections must be a whole number > 0, got ${opts.maxConnections}`);
+  }
+  const requestTimeout = opts.requestTimeoutMs ?? SERVE_DEFAULTS.requestTimeoutMs;
+  // Node wants headersTimeout <= requestTimeout: the default follows a smaller requestTimeout.
+  const headersTimeout = opts.headersTimeoutMs ?? (requestTimeout > 0 ? Math.min(SERVE_DEFAULTS.headersTimeoutMs, requestTimeout) : SERVE_DEFAULTS.headersTimeoutMs);
+  if (requestTimeout > 0 && headersTimeout > requestTimeout) throw new RangeError(`headersTimeoutMs (${headersTimeout}) must not be above requestTimeoutMs (${requestTimeout})`);
+  const listener = createRequestListener(gateway, opts);
+  const server = createServer({ ...opts.serverOptions, headersTimeout, requestTimeout }, listener);
+  server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? SERVE_DEFAULTS.keepAliveTimeoutMs;
+  if (opts.maxConnections !== undefined) server.maxConnections = opts.maxConnections;
+  // `Expect: 100-continue`: the client waits for the go-ahead, which comes only when the gateway
+  // reads the body (after the key check); a 401 first means the body is never sent.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    deferContinue(req);
+    listener(req, res);
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', () => {

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-/** Standalone server: `modelgate [--config FILE] [--port N] [--host H]`. */
+/** Standalone server: `modelgate [--config FILE] [--port N] [--host H] [timeouts, connection cap]`. */
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { serve } from '../adapters/node.js';
+import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node.js';
 import { embeddedDefault } from './config/defaults.js';
 import { ConfigError, parseConfigText } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
@@ -14,14 +14,49 @@ import { redisSharedState } from './node-redis.js';
 
 const HELP = `modelgate - AI model gateway
 
-Usage: modelgate [--config FILE] [--port N] [--host H]
+Usage: modelgate [--config FILE] [--port N] [--host H] [options]
 
   --config FILE   JSON config (\${VAR} references are read from the environment).
                   Without it: the embedded default (mock provider + vendors whose
                   OPENAI_API_KEY / ANTHROPIC_API_KEY / GEMINI_API_KEY are set).
   --port N        default: $PORT or 8080
   --host H        default: 127.0.0.1
+
+Against slow or stalled clients (each also from the environment variable shown):
+  --headers-timeout-ms MS     receive the request headers within MS
+                              (MODELGATE_HEADERS_TIMEOUT_MS, default ${SERVE_DEFAULTS.headersTimeoutMs})
+  --request-timeout-ms MS     receive the whole request within MS; answers and streams
+                              are not limited by it (MODELGATE_REQUEST_TIMEOUT_MS,
+                              default ${SERVE_DEFAULTS.requestTimeoutMs}, 0 = none)
+  --body-idle-timeout-ms MS   cut a request body that sends nothing for MS
+                              (MODELGATE_BODY_IDLE_TIMEOUT_MS, default ${SERVE_DEFAULTS.bodyIdleTimeoutMs}, 0 = none)
+  --keep-alive-timeout-ms MS  close an idle keep-alive connection after MS
+                              (MODELGATE_KEEP_ALIVE_TIMEOUT_MS, default ${SERVE_DEFAULTS.keepAliveTimeoutMs})
+  --max-connections N         drop connections beyond N (MODELGATE_MAX_CONNECTIONS, default: no cap)
 `;
+
+/** Server timeouts and the connection cap from flags, else the environment; a bad value names its flag. */
+function serverLimits(values: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): ServeOptions {
+  const out: ServeOptions = {};
+  const read = (flag: string, envName: string, min: number): number | undefined => {
+    const raw = values[flag] ?? env[envName];
+    if (raw === undefined || raw === '' || typeof raw === 'boolean') return undefined;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || n < min) throw new Error(`--${flag} (${envName}) must be a whole number >= ${min}, got ${JSON.stringify(raw)}`);
+    return n;
+  };
+  const headers = read('headers-timeout-ms', 'MODELGATE_HEADERS_TIMEOUT_MS', 0);
+  const request = read('request-timeout-ms', 'MODELGATE_REQUEST_TIMEOUT_MS', 0);
+  const bodyIdle = read('body-idle-timeout-ms', 'MODELGATE_BODY_IDLE_TIMEOUT_MS', 0);
+  const keepAlive = read('keep-alive-timeout-ms', 'MODELGATE_KEEP_ALIVE_TIMEOUT_MS', 0);
+  const maxConnections = read('max-connections', 'MODELGATE_MAX_CONNECTIONS', 1);
+  if (headers !== undefined) out.headersTimeoutMs = headers;
+  if (request !== undefined) out.requestTimeoutMs = request;
+  if (bodyIdle !== undefined) out.bodyIdleTimeoutMs = bodyIdle;
+  if (keepAlive !== undefined) out.keepAliveTimeoutMs = keepAlive;
+  if (maxConnections !== undefined) out.maxConnections = maxConnections;
+  return out;
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -29,6 +64,11 @@ async function main(): Promise<void> {
       config: { type: 'string', short: 'c' },
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
+      'headers-timeout-ms': { type: 'string' },
+      'request-timeout-ms': { type: 'string' },
+      'body-idle-timeout-ms': { type: 'string' },
+      'keep-alive-timeout-ms': { type: 'string' },
+      'max-connections': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -37,6 +77,7 @@ async function main(): Promise<void> {
     return;
   }
   const env = process.env;
+  const limits = serverLimits(values, env);
   let config: GatewayConfigInput;
   if (values.config) {
     config = parseConfigText(readFileSync(values.config, 'utf8'), env);
@@ -63,7 +104,7 @@ async function main(): Promise<void> {
     video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined },
     ...(shared?.options ?? {}),
   });
-  const server = await serve(gateway, { port, host: values.host ?? '127.0.0.1' });
+  const server = await serve(gateway, { ...limits, port, host: values.host ?? '127.0.0.1' });
   console.log(`modelgate: listening on ${server.url}`);
 
   const deadlineMs = Number(env.MODELGATE_SHUTDOWN_MS ?? 10_000);

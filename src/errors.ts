@@ -6,6 +6,8 @@ export type GatewayErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'request_timeout'
   | 'rate_limited'
   | 'unsupported'
   | 'upstream_error'
@@ -21,7 +23,9 @@ const STATUS: Record<GatewayErrorCode, number> = {
   permission_denied: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
   upstream_error: 502,

@@ -2,8 +2,9 @@ import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
 import { errorResponse } from './endpoints/common.js';
-import { attachBufferedBody } from './http/body.js';
-import { ROUTES, shapeForPath } from './endpoints/routes.js';
+import { setBodySource } from './http/body.js';
+import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
+import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { fireHook } from './observability/hooks.js';
 import { createProvider } from './providers/registry.js';
@@ -73,14 +74,29 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
   return rt;
 }
 
+/** Named groups of a route match, percent-decoded; a malformed escape (`/v1/models/%`) is the caller's 400. */
+function pathParams(m: RegExpExecArray): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m.groups ?? {})) {
+    if (v === undefined) continue;
+    try {
+      params[k] = decodeURIComponent(v);
+    } catch {
+      throw new GatewayError('invalid_request', `Malformed percent-encoding in the path parameter '${k}'.`, { param: k });
+    }
+  }
+  return params;
+}
+
 export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
   const rt = createRuntime(config, options);
   let closed = false;
 
   async function handle(request: Request, context: HandleContext = {}): Promise<Response> {
-    if (context.body) attachBufferedBody(request, context.body);
+    if (context.body || context.readBody) setBodySource(request, context);
     const startedAt = rt.now();
-    const url = new URL(request.url);
+    const parsedUrl = requestURL(request.url);
+    const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
     const traceId = rt.newId();
     const requestId = request.headers.get('request-id') ?? undefined;
     const ctx: RequestContext = {
@@ -98,10 +114,12 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     let response: Response;
     try {
       if (closed) throw new GatewayError('unavailable', 'The gateway is shutting down.');
-      response = await route(ctx);
+      if (!parsedUrl) throw new GatewayError('invalid_request', 'Malformed request URL.');
+      response = await route(ctx, carriesBody(request, context));
     } catch (err) {
       const gerr = toGatewayError(err);
       response = errorResponse(ctx, gerr);
+      if (gerr.code === 'method_not_allowed') response.headers.set('allow', allowedMethods(url.pathname).join(', '));
       fireHook(rt.hooks.onResponse, {
         ...ctx.event,
         status: response.status,
@@ -114,19 +132,21 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     return response;
   }
 
-  async function route(ctx: RequestContext): Promise<Response> {
+  /** Host, route, method and body headers are all checked here, before a handler authenticates or reads. */
+  async function route(ctx: RequestContext, hasBody: boolean): Promise<Response> {
+    checkHost(ctx.request.headers);
     const path = ctx.url.pathname;
     let pathMatched = false;
     for (const r of ROUTES) {
       const m = r.pattern.exec(path);
       if (!m) continue;
+      if (!pathMatched && typeof r.errorShape === 'string') ctx.errorShape = r.errorShape;
       pathMatched = true;
       if (r.method !== ctx.request.method) continue;
       ctx.errorShape = typeof r.errorShape === 'function' ? r.errorShape(ctx) : r.errorShape;
       ctx.event.endpoint = `${r.method} ${r.pattern.source}`;
-      const params: Record<string, string> = {};
-      for (const [k, v] of Object.entries(m.groups ?? {})) if (v !== undefined) params[k] = decodeURIComponent(v);
-      return r.handler(ctx, params);
+      if (hasBody) checkBodyHeaders(ctx.request.headers, r.bodyKinds ?? ['json']);
+      return r.handler(ctx, pathParams(m));
     }
     if (pathMatched) throw new GatewayError('method_not_allowed', `Method ${ctx.request.method} is not allowed on ${path}.`);
     throw new GatewayError('not_found', `No route for ${ctx.request.method} ${path}.`, { detail: 'unknown_route' });

@@ -14,5 +14,5 @@ export type { ConversationOptions, ConversationRecord, ConversationStatus, Conve
 export { MemoryConversationStore } from './conversations/memory-conversation-store.js';
 export { RedisConversationStore, type RedisConversationClient, type RedisConversationStoreOptions } from './conversations/redis-conversation-store.js';
 export { verifyCallbackSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './tasks/callback.js';
-export type { GatewayHooks, RequestEvent, ResponseEvent } from './observability/hooks.js';
+export type { GatewayHooks, RequestEvent, ResponseEvent, SettingWarning } from './observability/hooks.js';
 export type * from './ir/types.js';

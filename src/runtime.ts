@@ -51,6 +51,14 @@ export interface HandleContext {
    * than parsing the JSON).
    */
   body?: Uint8Array;
+  /**
+   * A lazy body source, for a bridge that has not read the body yet (the node bridge): called at
+   * most once, only by an endpoint that takes a body and only after the key, route, method and
+   * media-type checks passed, with the gateway's `limits.maxBodyBytes`. It resolves to the bytes as
+   * sent (still content-encoded) or rejects, ideally with a 413 GatewayError once `limit` is passed;
+   * any other rejection becomes a 400. An anonymous caller thus gets its 401 before it sends a body.
+   */
+  readBody?: (limit: number) => Promise<Uint8Array>;
 }
 
 /** Everything a request handler needs; built once per gateway. */

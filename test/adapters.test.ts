@@ -2,11 +2,13 @@
  * One adapter suite, every host: node:http, Express (mounted under /ai, with and without
  * express.json()), Koa, Bun.serve and Deno.serve (child processes using the fetch adapter).
  */
+import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_ALL, KEY_GPT, openAIConfig } from './helpers/gateway-config.js';
 import { HOSTS, IN_PROCESS_HOSTS, startHost, type RunningHost } from './helpers/hosts.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { head, rawConnect } from './helpers/raw-http.js';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -141,6 +143,42 @@ describe.each(HOSTS)('host %s', (hostName) => {
       expect(body.error.type).toBe('invalid_request_error');
       expect(body.error.message).toMatch(/not valid JSON/);
     }
+  });
+
+  it('routes by the path: a Host header naming another route is refused, a foreign Host changes nothing', async () => {
+    const before = mock.requests.length;
+    const body = JSON.stringify({ model: 'gpt-4o', prompt: 'x', messages: [{ role: 'user', content: 'host trick' }] });
+    const origin = new URL(host.origin);
+    const send = async (hostHeader: string) => {
+      const conn = await rawConnect(Number(origin.port));
+      const headers = { host: hostHeader, authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json', 'content-length': body.length, connection: 'close' };
+      conn.socket.write(head(`POST ${new URL(host.baseURL).pathname.replace(/\/$/, '')}/v1/chat/completions HTTP/1.1`, headers) + body);
+      return conn.response();
+    };
+    const trick = await send(`${origin.host}/ai/v1/video/generations#`);
+    // Refused by the gateway (400 naming host) or by the host runtime itself (400): never a video task.
+    expect(trick.status).toBe(400);
+    expect(mock.requests.length).toBe(before);
+    const foreign = await send('video.example:9999');
+    expect(foreign.status).toBe(200);
+    expect(JSON.parse(foreign.body)).toMatchObject({ object: 'chat.completion' });
+  });
+
+  it('refuses a text/plain body with 415 and decodes a gzip body', async () => {
+    const plain = await fetch(`${host.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'text/plain' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+    const zipped = await fetch(`${host.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'zipped' }] })),
+    });
+    expect(zipped.status).toBe(200);
+    expect(((await zipped.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('[openai] you said: zipped');
   });
 
   it('leaves paths outside the gateway to the host', async () => {

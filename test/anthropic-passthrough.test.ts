@@ -103,7 +103,8 @@ describe('streams', () => {
     const text = await res.text();
     expect(res.status).toBe(200);
     expect(text).toContain('event: message_start');
-    expect(text.trimEnd().split('\n\n').at(-1)).toBe('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
+    const traceId = res.headers.get('x-trace-id');
+    expect(text.trimEnd().split('\n\n').at(-1)).toBe(`event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"${traceId}","traceId":"${traceId}"}`);
     expect(text).not.toContain('message_stop');
     await expect.poll(() => h.responses.at(-1)?.streamCompleted).toBe(false);
     expect(h.responses.at(-1)?.error).toMatchObject({ code: 'unavailable', message: 'Overloaded' });
@@ -128,7 +129,7 @@ describe('streams', () => {
 describe('count_tokens', () => {
   it('forwards to the Anthropic upstream', async () => {
     const count = await h.client.messages.countTokens({ model: 'claude-pass', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }] });
-    expect(count).toEqual({ input_tokens: 30 });
+    expect(count).toEqual({ input_tokens: 30, traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
     const sent = h.anthropic.requests.at(-1);
     expect(sent?.path).toBe('/v1/messages/count_tokens');
     expect((sent?.body as { model: string }).model).toBe('claude-sonnet-4-5-20250929');
@@ -159,7 +160,7 @@ describe('errors in Anthropic shape', () => {
     const noMax = await postRaw(h, '/v1/messages', JSON.stringify({ model: 'claude-pass', messages: [{ role: 'user', content: 'x' }] }));
     expect(noMax.status).toBe(400);
     expect(await noMax.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } });
-    const noVersion = await fetch(`${h.server.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY_ALL }, body: '{}' });
+    const noVersion = await fetch(`${h.server.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY_ALL, 'content-type': 'application/json' }, body: '{}' });
     expect(noVersion.status).toBe(400);
     expect(await noVersion.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } });
 

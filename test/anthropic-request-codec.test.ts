@@ -169,7 +169,11 @@ describe('encode (IR -> Anthropic upstream)', () => {
   it('turns a reasoning effort into a thinking budget below max_tokens', () => {
     const { body, warnings } = encodeAnthropicRequest(fromOpenAI({ max_tokens: 300, reasoning_effort: 'low', messages: [{ role: 'user', content: 'think' }] }), 'claude-up');
     expect(body).toMatchObject({ max_tokens: 2348, thinking: { type: 'enabled', budget_tokens: 2048 } });
-    expect(warnings).toEqual([]);
+    // The caller is told that max_tokens grew to make room for the thinking budget.
+    expect(warnings.map(({ setting, action }) => ({ setting, action }))).toEqual([{ setting: 'maxTokens', action: 'raised to 2348' }]);
+    const roomy = encodeAnthropicRequest(fromOpenAI({ max_tokens: 5000, reasoning_effort: 'low', messages: [{ role: 'user', content: 'think' }] }), 'claude-up');
+    expect(roomy.body).toMatchObject({ max_tokens: 5000, thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(roomy.warnings).toEqual([]);
     const off = encodeAnthropicRequest(fromOpenAI({ reasoning_effort: 'none', messages: [{ role: 'user', content: 'x' }] }), 'c').body;
     expect(off.thinking).toEqual({ type: 'disabled' });
   });

@@ -187,7 +187,7 @@ describe('stream encoder (IR -> Anthropic SSE)', () => {
   it('writes failures as an `event: error` frame', () => {
     const enc = createAnthropicStreamEncoder(meta);
     expect(enc.error(new GatewayError('unavailable', 'Upstream busy'))).toBe(
-      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Upstream busy"}}\n\n',
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Upstream busy"},"request_id":"trace1","traceId":"trace1"}\n\n',
     );
   });
 });

@@ -1,10 +1,12 @@
 /**
- * HandleContext.body / HandleContext.signal: a host bridge may hand over the body bytes and the
- * client-disconnect signal beside a bare Request (the node bridge does, to skip the cost of a
- * Request body stream and signal on Node). The gateway must behave exactly as with a full Request.
+ * HandleContext.body / readBody / signal: a host bridge may hand over the body bytes (or a lazy
+ * reader) and the client-disconnect signal beside a bare Request (the node bridge does, to skip the
+ * cost of a Request body stream and signal on Node, and to read nothing before the key check). The
+ * gateway must behave exactly as with a full Request.
  */
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, type ResponseEvent } from '../src/index.js';
+import { createGateway, GatewayError, type Gateway, type ResponseEvent } from '../src/index.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 
@@ -44,6 +46,70 @@ describe('HandleContext.body', () => {
     const res = await gateway.handle(bare(), { body: bytes({ model: 'gpt-4o', messages: [{ role: 'robot', content: 'hi' }] }) });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { param: string } }).error.param).toBe('messages[0].role');
+  });
+});
+
+describe('HandleContext.readBody', () => {
+  /** A reader that records each call and answers with `bytes` (or throws `error`). */
+  function reader(bytes: Uint8Array, error?: unknown) {
+    const calls: number[] = [];
+    return {
+      calls,
+      readBody: async (limit: number) => {
+        calls.push(limit);
+        if (error) throw error;
+        return bytes;
+      },
+    };
+  }
+  const post = (path: string, headers: Record<string, string>) => new Request(`http://gw.test${path}`, { method: 'POST', headers: { ...headers, 'content-length': '64' } });
+  const chat = bytes({ model: 'gpt-4o', messages: [{ role: 'user', content: 'lazy' }] });
+
+  it('is called once, with limits.maxBodyBytes, after the key check passed', async () => {
+    const r = reader(chat);
+    const res = await gateway.handle(post('/v1/chat/completions', HEADERS), { readBody: r.readBody });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('[openai] you said: lazy');
+    expect(r.calls).toEqual([2000]);
+  });
+
+  it('is never called for a request refused before its body matters (401, 404, 405, 415)', async () => {
+    const cases: Array<[string, string, Record<string, string>, number]> = [
+      ['POST', '/v1/chat/completions', { 'content-type': 'application/json' }, 401],
+      ['POST', '/v1/nowhere', HEADERS, 404],
+      ['PUT', '/v1/chat/completions', HEADERS, 405],
+      ['POST', '/v1/chat/completions', { ...HEADERS, 'content-type': 'text/plain' }, 415],
+    ];
+    for (const [method, path, headers, status] of cases) {
+      const r = reader(chat);
+      const res = await gateway.handle(new Request(`http://gw.test${path}`, { method, headers: { ...headers, 'content-length': '64' } }), { readBody: r.readBody });
+      expect(res.status, `${method} ${path}`).toBe(status);
+      await res.arrayBuffer();
+      expect(r.calls, `${method} ${path}`).toEqual([]);
+    }
+  });
+
+  it('passes a 413 from the reader through in the protocol shape', async () => {
+    const r = reader(chat, new GatewayError('payload_too_large', 'Request body is larger than the limit of 2000 bytes.'));
+    const res = await gateway.handle(post('/v1/messages', { 'x-api-key': KEY_ALL, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }), { readBody: r.readBody });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
+  });
+
+  it('turns any other reader failure into a 400, not a 500', async () => {
+    const r = reader(chat, new Error('socket hang up'));
+    const res = await gateway.handle(post('/v1/chat/completions', HEADERS), { readBody: r.readBody });
+    expect(res.status).toBe(400);
+    const json = (await res.json()) as { error: { message: string } };
+    expect(json.error.message).toMatch(/could not be read/);
+    expect(json.error.message).not.toContain('socket hang up');
+  });
+
+  it('gets the bytes as sent: a gzip body is decoded by the gateway', async () => {
+    const r = reader(gzipSync(Buffer.from(chat)));
+    const res = await gateway.handle(post('/v1/chat/completions', { ...HEADERS, 'content-encoding': 'gzip' }), { readBody: r.readBody });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('[openai] you said: lazy');
   });
 });
 

@@ -301,6 +301,14 @@ describe('request details', () => {
     });
     expect(mocks.anthropic.requests.at(-1)!.body).toMatchObject({ system: 'be terse', temperature: 0.5, top_p: 0.9, max_tokens: 300, stop_sequences: ['END'] });
   });
+
+  it('a setting the vendor has no field for is reported in the request terms (header and body), not dropped silently', async () => {
+    const res = await rawCall(gw.server.url, 'POST', '/v1beta/interactions', { model: 'claude', input: 'seeded', generation_config: { seed: 7 } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-modelgate-warnings')).toContain('generation_config.seed: dropped');
+    const body = (await res.json()) as { warnings?: Array<{ setting: string }> };
+    expect(body.warnings?.map((w) => w.setting)).toEqual(['generation_config.seed']);
+  });
 });
 
 describe('failures in the middle of a stream', () => {

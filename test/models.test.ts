@@ -55,6 +55,7 @@ describe('GET /v1/models', () => {
         { id: 'gpt-4o', object: 'model', created: 1715367049, owned_by: 'openai' },
         { id: 'gpt-image-1', object: 'model', created: 1767225600, owned_by: 'openai' },
       ],
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     const ids: string[] = [];
     for await (const m of sdk(KEY_ALL).models.list()) ids.push(m.id);

@@ -15,7 +15,7 @@ describe('OpenAI upstream encoding of reasoning settings', () => {
     expect(toO3.body.max_completion_tokens).toBe(4096);
     const toGpt4o = encodeOpenAIChatRequest(ir, 'gpt-4o', { providerType: 'openai' });
     expect(toGpt4o.body).not.toHaveProperty('reasoning_effort');
-    expect(toGpt4o.warnings).toEqual([{ setting: 'reasoning', message: "The model 'gpt-4o' takes no reasoning effort; ignored." }]);
+    expect(toGpt4o.warnings).toEqual([{ setting: 'reasoning', action: 'dropped (the model takes no reasoning effort)', message: "The model 'gpt-4o' takes no reasoning effort; ignored." }]);
     const compatible = encodeOpenAIChatRequest(ir, 'qwen3-8b', { providerType: 'openai-compatible' });
     expect(compatible.body.max_tokens).toBe(4096);
     expect(compatible.body).not.toHaveProperty('max_completion_tokens');

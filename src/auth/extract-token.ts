@@ -1,8 +1,14 @@
 import { GatewayError } from '../errors.js';
 
 /**
+ * The Gemini routes (`/v1beta/...`, `/v1/models/{model}:{action}`): the only ones whose clients send
+ * `?key=`. Elsewhere a key in the URL is refused, as URLs end up in access logs and browser history.
+ */
+const GEMINI_PATH = /^\/v1beta(?:\/|$)|^\/v1\/models\/.+:(?:generateContent|streamGenerateContent|countTokens)$/;
+
+/**
  * Finds the platform key the way each protocol's clients send it: `Authorization: Bearer` (OpenAI,
- * and accepted everywhere), `x-api-key` (Anthropic), `x-goog-api-key` or `?key=` (Gemini).
+ * and accepted everywhere), `x-api-key` (Anthropic), `x-goog-api-key` or `?key=` (Gemini routes only).
  * Returns undefined when no credential is present; throws 401 when one is malformed.
  */
 export function extractToken(request: Request, url: URL): string | undefined {
@@ -20,6 +26,9 @@ export function extractToken(request: Request, url: URL): string | undefined {
   }
   const queryKey = url.searchParams.get('key');
   if (queryKey !== null) {
+    if (!GEMINI_PATH.test(url.pathname)) {
+      throw new GatewayError('authentication', 'The key query parameter is accepted on Gemini routes only; send "Authorization: Bearer <key>".', { detail: 'invalid_api_key' });
+    }
     if (!queryKey.trim()) throw new GatewayError('authentication', 'Empty key query parameter.', { detail: 'invalid_api_key' });
     return queryKey.trim();
   }

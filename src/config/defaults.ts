@@ -1,5 +1,5 @@
-import type { GatewayConfigInput } from './schema.js';
-import type { Env } from './load.js';
+import { MIN_PLATFORM_KEY_LENGTH, type GatewayConfigInput } from './schema.js';
+import { ConfigError, type Env } from './load.js';
 
 export interface EmbeddedDefault {
   config: GatewayConfigInput;
@@ -43,6 +43,9 @@ export function embeddedDefault(env: Env, supportedTypes: readonly string[], ran
   if (!key) {
     key = randomKey();
     generatedKey = key;
+  } else if (key.length < MIN_PLATFORM_KEY_LENGTH) {
+    // Checked here so the message names the variable the user set, not the generated config path (keys.0.key).
+    throw new ConfigError([`MODELGATE_API_KEY: must be at least ${MIN_PLATFORM_KEY_LENGTH} characters (it has ${key.length}); unset it to get a random key printed at start`]);
   }
   return { config: { providers, models, keys: [{ id: 'default', key, models: ['*'] }] }, notices, generatedKey };
 }

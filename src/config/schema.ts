@@ -44,9 +44,12 @@ const modelSchema = z.object({
   api: z.enum(MODEL_APIS).optional(),
 });
 
+/** The shortest platform key accepted (also checked for MODELGATE_API_KEY in defaults.ts). */
+export const MIN_PLATFORM_KEY_LENGTH = 8;
+
 const keySchema = z.object({
   id: z.string().min(1),
-  key: z.string().min(8, 'must be at least 8 characters'),
+  key: z.string().min(MIN_PLATFORM_KEY_LENGTH, `must be at least ${MIN_PLATFORM_KEY_LENGTH} characters`),
   /** Glob patterns matched against the requested model id. */
   models: z.array(z.string().min(1)).default(['*']),
   disabled: z.boolean().optional(),

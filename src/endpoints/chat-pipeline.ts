@@ -1,5 +1,5 @@
 import { GatewayError, toGatewayError } from '../errors.js';
-import { readSSEBatches } from '../http/sse.js';
+import { readSSEBatches, SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { fireHook } from '../observability/hooks.js';
 import { codecFor } from '../protocols/registry.js';
@@ -7,6 +7,7 @@ import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { jsonResponse, scrubError } from './common.js';
+import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
 
@@ -38,24 +39,32 @@ export interface PassthroughRoute {
 }
 
 /** Headers and keep-alive policy of a streamed answer. */
-function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => void): Response {
-  if (!call.streamContentType) return streamResponse(gen, onCancel);
-  return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache' }, false);
+function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => void, extra: Record<string, string> = {}): Response {
+  if (!call.streamContentType) return streamResponse(gen, onCancel, { ...SSE_HEADERS, ...extra });
+  return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache', ...extra }, false);
 }
 
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
 export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
   ctx.event.stream = call.stream;
-  if (ctx.rt.hooks.onRequest) fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
   const provider = call.model.provider;
-  if (call.passthroughRoute) return passthrough(ctx, call, call.passthroughRoute);
+  if (call.passthroughRoute) {
+    requestEvent(ctx);
+    return passthrough(ctx, call, call.passthroughRoute);
+  }
   if (provider.chatProtocol === call.client.client.protocol) {
     const codec = codecFor(provider.chatProtocol);
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
+    requestEvent(ctx);
     return passthrough(ctx, call, { codec: codec.passthrough, target, errorMessage: codec.upstream.errorMessage });
   }
   const ir = call.ir ?? call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
   return translate(ctx, call, ir);
+}
+
+/** onRequest, once the request is ready to go upstream (translated ones with their warnings). */
+function requestEvent(ctx: RequestContext): void {
+  if (ctx.rt.hooks.onRequest) fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
 }
 
 function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
@@ -89,7 +98,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
     const json = await readUpstreamJson(upstream, provider.id);
     const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
     finishEvent(ctx, 200, usage);
-    return jsonResponse(out);
+    return jsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
   // `completed` is set only after the last byte was handed over: a client that leaves early
@@ -131,7 +140,14 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
 async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Response> {
   const provider = call.model.provider;
   const upstreamCodec = codecFor(provider.chatProtocol).upstream;
-  const { body, warnings } = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, { providerType: provider.type });
+  const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, { providerType: provider.type });
+  const body = encoded.body;
+  // Dropped or adjusted settings, in the client's field names: header, hook events, sync body.
+  const warnings = settingWarnings(call.client.client, encoded.warnings, call.parsed);
+  const warningHeader = warningsHeaderValue(warnings);
+  const headers: Record<string, string> = warningHeader ? { [WARNINGS_HEADER]: warningHeader } : {};
+  if (warnings.length) ctx.event.warnings = warnings;
+  requestEvent(ctx);
   const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
   const upstream = await callUpstream(ctx, provider, { ...target, body: JSON.stringify(body) }, upstreamCodec.errorMessage);
   const m = meta(ctx, call);
@@ -140,7 +156,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
     finishEvent(ctx, 200, res.usage);
-    return jsonResponse(call.client.client.encodeResponse(res, m, warnings));
+    return jsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder();
   const encoder = call.client.client.createStreamEncoder(m);
@@ -183,10 +199,15 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       finishEvent(ctx, 200, usage, failure, completed);
     }
   })();
-  return streamOf(call, gen, () => {
-    cancelled = true;
-    upstream.abort(new DOMException('Client disconnected', 'AbortError'));
-  });
+  return streamOf(
+    call,
+    gen,
+    () => {
+      cancelled = true;
+      upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+    },
+    headers,
+  );
 }
 
 function upstreamBody(upstream: UpstreamResult): ReadableStream<Uint8Array> {

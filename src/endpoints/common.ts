@@ -67,10 +67,15 @@ export function requireCapability(model: ResolvedModel, capability: 'chat' | 'im
   }
 }
 
-export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
+/**
+ * A JSON answer of the gateway. One rule for every endpoint: a JSON body (success or error) carries
+ * a top-level `traceId` equal to the `x-trace-id` header, so a logged body can be matched to hook
+ * events and gateway logs. Streamed events do not (only their in-band error event does).
+ */
+export function jsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Response {
   const h = new Headers(headers);
   h.set('content-type', 'application/json');
-  return textResponse(JSON.stringify(body), { status, headers: h });
+  return textResponse(JSON.stringify({ ...body, traceId: ctx.traceId }), { status, headers: h });
 }
 
 /** An error rendered in the endpoint's protocol shape, with secrets scrubbed. */

@@ -40,7 +40,7 @@ export async function listGeminiModels(ctx: RequestContext): Promise<Response> {
   if (!Number.isInteger(start) || start < 0) throw new GatewayError('invalid_request', 'Invalid pageToken.', { param: 'pageToken' });
   const page = all.slice(start, start + pageSize).map(geminiModel);
   const next = start + pageSize < all.length ? { nextPageToken: String(start + pageSize) } : {};
-  return jsonResponse({ models: page, ...next });
+  return jsonResponse(ctx, { models: page, ...next });
 }
 
 /** GET /v1beta/models/{model} */
@@ -51,5 +51,5 @@ export async function getGeminiModel(ctx: RequestContext, params: Record<string,
   if (!model || !mayUseModel(principal, model.id)) {
     throw new GatewayError('not_found', `models/${id} is not found or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
   }
-  return jsonResponse(geminiModel(model));
+  return jsonResponse(ctx, geminiModel(model));
 }

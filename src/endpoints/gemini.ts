@@ -69,7 +69,7 @@ async function geminiCountTokens(ctx: RequestContext, params: Record<string, str
     const system = inner?.systemInstruction === undefined ? undefined : parseOrThrow(systemInstructionSchema, inner.systemInstruction, 'generateContentRequest.systemInstruction');
     const tools = inner?.tools === undefined ? undefined : parseOrThrow(toolSchema.array(), inner.tools, 'generateContentRequest.tools');
     const totalTokens = estimateGeminiTokens(inner?.contents ?? req.contents ?? [], { systemInstruction: system, tools });
-    return jsonResponse({ totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] });
+    return jsonResponse(ctx, { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] });
   }
   const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
   const url = target.url.replace(/:generateContent$/, ':countTokens');
@@ -85,5 +85,5 @@ async function geminiCountTokens(ctx: RequestContext, params: Record<string, str
   const upstream = await callUpstream(ctx, provider, { url, headers: target.headers, body }, geminiErrorMessage);
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.totalTokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered countTokens without totalTokens.`);
-  return jsonResponse(json);
+  return jsonResponse(ctx, json);
 }

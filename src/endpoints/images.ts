@@ -103,7 +103,7 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   const json = await readUpstreamJson(upstream, provider.id);
   if (!Array.isArray(json.data)) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered without a 'data' list of images.`);
   finished(ctx, usageOf(json));
-  return jsonResponse(json);
+  return jsonResponse(ctx, json);
 }
 
 /** Image SSE from an OpenAI-style upstream, relayed as it arrives (events can be megabytes). */
@@ -161,5 +161,5 @@ async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   const answers = await Promise.all(Array.from({ length: n }, one));
   const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.rt.now() / 1000));
   finished(ctx, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens });
-  return jsonResponse(out);
+  return jsonResponse(ctx, out);
 }

@@ -115,7 +115,7 @@ export async function getInteraction(ctx: RequestContext, params: Record<string,
   const record = await ownInteraction(ctx, params);
   const q = ctx.url.searchParams;
   if (q.get('stream') === 'true') return streamStoredInteraction(ctx, record, q.get('last_event_id') ?? undefined);
-  return jsonResponse(timelineOf(record, q.get('include_input') === 'true'));
+  return jsonResponse(ctx, timelineOf(record, q.get('include_input') === 'true'));
 }
 
 /** POST /v1beta/interactions/{id}/cancel: only background interactions; a finished one is returned as it is. */
@@ -126,7 +126,7 @@ export async function cancelInteraction(ctx: RequestContext, params: Record<stri
     FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled', updated: isoTime(ctx.rt.now()) } },
   );
   backgroundRuns(ctx.rt).cancelLocal(record.id);
-  return jsonResponse(timelineOf(updated ?? record, false));
+  return jsonResponse(ctx, timelineOf(updated ?? record, false));
 }
 
 /** DELETE /v1beta/interactions/{id} (a running background interaction is stopped first; Gemini's copy is deleted too). */
@@ -135,7 +135,7 @@ export async function deleteInteraction(ctx: RequestContext, params: Record<stri
   backgroundRuns(ctx.rt).cancelLocal(record.id);
   await ctx.rt.conversations.store.delete(record.id);
   if (record.upstream) await upstreamInteractionCall(ctx.rt, record.upstream.providerId, record.upstream.responseId, 'delete');
-  return jsonResponse({});
+  return jsonResponse(ctx, {});
 }
 
 /**

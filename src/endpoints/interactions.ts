@@ -179,7 +179,7 @@ async function startBackground(ctx: RequestContext, turn: InteractionTurn): Prom
   }
   const queued = buildInteraction({ interactionId: turn.id, createdAtMs: turn.createdAtMs, echo: turn.echo }, { status: 'in_progress', steps: [], updatedMs: turn.createdAtMs }, ctx.traceId);
   await backgroundRuns(ctx.rt).start(ctx, backgroundJob(ctx, turn, queued));
-  if (!turn.stream) return jsonResponse(queued);
+  if (!turn.stream) return jsonResponse(ctx, queued);
   const record = await ctx.rt.conversations.store.get(turn.id);
   if (!record) throw new GatewayError('internal', 'The background interaction vanished from the store.');
   return streamStoredInteraction(ctx, record);

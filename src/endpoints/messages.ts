@@ -40,7 +40,7 @@ export async function messages(ctx: RequestContext): Promise<Response> {
 export async function countTokens(ctx: RequestContext): Promise<Response> {
   const { raw, req, model } = await readAnthropicCall(ctx, validateCountTokensRequest);
   const provider = model.provider;
-  if (provider.chatProtocol !== 'anthropic-messages') return jsonResponse({ input_tokens: estimateInputTokens(req) });
+  if (provider.chatProtocol !== 'anthropic-messages') return jsonResponse(ctx, { input_tokens: estimateInputTokens(req) });
   const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
   const url = new URL(target.url);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/count_tokens`;
@@ -48,5 +48,5 @@ export async function countTokens(ctx: RequestContext): Promise<Response> {
   const upstream = await callUpstream(ctx, provider, { url: url.toString(), headers: target.headers, body }, anthropicErrorMessage);
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered count_tokens without input_tokens.`);
-  return jsonResponse({ input_tokens: json.input_tokens });
+  return jsonResponse(ctx, { input_tokens: json.input_tokens });
 }

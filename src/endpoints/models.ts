@@ -18,10 +18,10 @@ export async function listModels(ctx: RequestContext): Promise<Response> {
   const models = ctx.rt.models.list();
   if (ctx.request.headers.has('anthropic-version')) {
     const data = models.filter((m) => mayUseModel(principal, m.id)).map(anthropicModel);
-    return jsonResponse({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null });
+    return jsonResponse(ctx, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null });
   }
   if (all) {
-    return jsonResponse({
+    return jsonResponse(ctx, {
       object: 'list',
       data: models.map((m) => ({
         ...openAIModel(m),
@@ -32,7 +32,7 @@ export async function listModels(ctx: RequestContext): Promise<Response> {
       })),
     });
   }
-  return jsonResponse({ object: 'list', data: models.filter((m) => mayUseModel(principal, m.id)).map(openAIModel) });
+  return jsonResponse(ctx, { object: 'list', data: models.filter((m) => mayUseModel(principal, m.id)).map(openAIModel) });
 }
 
 /** GET /v1/models/{id} */
@@ -43,6 +43,6 @@ export async function getModel(ctx: RequestContext, params: Record<string, strin
   if (!model || !mayUseModel(principal, model.id)) {
     throw new GatewayError('not_found', `The model '${id}' does not exist or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
   }
-  if (ctx.request.headers.has('anthropic-version')) return jsonResponse(anthropicModel(model));
-  return jsonResponse({ ...openAIModel(model), capabilities: model.capabilities, input_modalities: model.inputModalities });
+  if (ctx.request.headers.has('anthropic-version')) return jsonResponse(ctx, anthropicModel(model));
+  return jsonResponse(ctx, { ...openAIModel(model), capabilities: model.capabilities, input_modalities: model.inputModalities });
 }

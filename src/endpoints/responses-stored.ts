@@ -82,7 +82,7 @@ export async function getResponse(ctx: RequestContext, params: Record<string, st
   const record = await ownRecord(ctx, idParam(params));
   const stream = ctx.url.searchParams.get('stream');
   if (stream === 'true') return streamStoredResponse(ctx, record, intParam(ctx, 'starting_after', -1, Number.MAX_SAFE_INTEGER) ?? -1);
-  return jsonResponse(record.object);
+  return jsonResponse(ctx, record.object);
 }
 
 /** DELETE /v1/responses/{id} (a running background response is stopped first). */
@@ -90,7 +90,7 @@ export async function deleteResponse(ctx: RequestContext, params: Record<string,
   const record = await ownRecord(ctx, idParam(params));
   backgroundResponses(ctx.rt).cancelLocal(record.id);
   await ctx.rt.conversations.store.delete(record.id);
-  return jsonResponse({ id: record.id, object: 'response', deleted: true });
+  return jsonResponse(ctx, { id: record.id, object: 'response', deleted: true });
 }
 
 /** POST /v1/responses/{id}/cancel: only background responses; a finished one is returned as it is. */
@@ -101,7 +101,7 @@ export async function cancelResponse(ctx: RequestContext, params: Record<string,
     FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled' } },
   );
   backgroundResponses(ctx.rt).cancelLocal(record.id);
-  return jsonResponse((updated ?? record).object);
+  return jsonResponse(ctx, (updated ?? record).object);
 }
 
 /** GET /v1/responses/{id}/input_items: cursor pages as at OpenAI (after/before item ids, limit, order). */
@@ -124,8 +124,8 @@ export async function listInputItems(ctx: RequestContext, params: Record<string,
     if (at < 0) throw new GatewayError('invalid_request', `No input item with id '${before}' in this response.`, { param: 'before' });
     items = items.slice(Math.max(0, at - limit), at);
     const data = items;
-    return jsonResponse({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: at - limit > 0 });
+    return jsonResponse(ctx, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: at - limit > 0 });
   }
   const data = items.slice(0, limit);
-  return jsonResponse({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: items.length > limit });
+  return jsonResponse(ctx, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: items.length > limit });
 }

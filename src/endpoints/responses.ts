@@ -85,7 +85,7 @@ async function startBackground(ctx: RequestContext, turn: ResponsesTurn): Promis
     ctx.traceId,
   );
   await backgroundResponses(ctx.rt).start(ctx, turn, queued);
-  if (!turn.stream) return jsonResponse(queued);
+  if (!turn.stream) return jsonResponse(ctx, queued);
   const record = await ctx.rt.conversations.store.get(turn.id);
   if (!record) throw new GatewayError('internal', 'The background response vanished from the store.');
   return streamStoredResponse(ctx, record);
@@ -100,7 +100,7 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Res
     const chain = previous ? await loadChain(ctx.rt.conversations.store, previous, principal.id) : [];
     const history = chain.length ? irHistory(chain, model.id) : undefined;
     const { ir } = decodeResponsesRequest(parsed, { model: model.id, stream: false, target: provider.chatProtocol, ...(history ? { history } : {}) });
-    return jsonResponse({ object: 'response.input_tokens', input_tokens: estimateResponsesInputTokens(ir) });
+    return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: estimateResponsesInputTokens(ir) });
   }
   const turn = await prepareResponsesTurn(ctx, principal, { raw, parsed, req: { ...req, background: null }, model });
   const route = turn.call(false).passthroughRoute;
@@ -110,5 +110,5 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Res
   const upstream = await callUpstream(ctx, provider, { url, headers: route.target.headers, body }, responsesErrorMessage);
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered input_tokens without input_tokens.`);
-  return jsonResponse({ object: 'response.input_tokens', input_tokens: json.input_tokens });
+  return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: json.input_tokens });
 }

@@ -1,3 +1,4 @@
+import type { BodyKind } from '../http/request-guards.js';
 import type { ErrorShape } from '../protocols/error-shapes.js';
 import type { RequestContext } from '../runtime.js';
 import { chatCompletions } from './chat-completions.js';
@@ -18,6 +19,8 @@ export interface Route {
   pattern: RegExp;
   errorShape: ErrorShape | ((ctx: RequestContext) => ErrorShape);
   handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Response>;
+  /** Media types a body may have (checked before authentication); default JSON only. */
+  bodyKinds?: readonly BodyKind[];
 }
 
 export const ROUTES: Route[] = [
@@ -29,7 +32,7 @@ export const ROUTES: Route[] = [
   { method: 'POST', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/cancel$/, errorShape: 'openai', handler: cancelResponse },
   { method: 'GET', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/input_items$/, errorShape: 'openai', handler: listInputItems },
   { method: 'POST', pattern: /^\/v1\/images\/generations$/, errorShape: 'openai', handler: imageGenerations },
-  { method: 'POST', pattern: /^\/v1\/images\/edits$/, errorShape: 'openai', handler: imageEdits },
+  { method: 'POST', pattern: /^\/v1\/images\/edits$/, errorShape: 'openai', handler: imageEdits, bodyKinds: ['json', 'multipart'] },
   { method: 'POST', pattern: /^\/v1\/video\/generations$/, errorShape: 'openai', handler: submitVideoGeneration },
   { method: 'GET', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getVideoGeneration },
   { method: 'DELETE', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: cancelVideoGeneration },
@@ -67,4 +70,9 @@ export function shapeForPath(path: string): ErrorShape {
   if (path.startsWith('/v1beta')) return 'gemini';
   if (path.startsWith('/v1/messages')) return 'anthropic';
   return 'openai';
+}
+
+/** The methods some route takes on this path (the `Allow` header of a 405). */
+export function allowedMethods(path: string): string[] {
+  return [...new Set(ROUTES.filter((r) => r.pattern.test(path)).map((r) => r.method))];
 }

@@ -106,7 +106,7 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Respon
   }
   await saveWithRetry(service, task, (d) => applyUpstreamState({ ...d, upstreamId: upstream.upstreamId, status: d.status === 'accepted' ? 'queued' : d.status }, upstream.state, ctx.rt.now(), service.settings));
   fireHook(ctx.rt.hooks.onResponse, { ...ctx.event, status: 202, latencyMs: ctx.rt.now() - ctx.startedAt });
-  return jsonResponse(
+  return jsonResponse(ctx, 
     { request_id: requestId, task_id: id, status: 'accepted', message: 'The video generation task was accepted. Poll GET /v1/video/generations/{task_id} for its status.' },
     202,
   );
@@ -123,7 +123,7 @@ async function replay(ctx: RequestContext, service: VideoTaskService, taskId: st
     });
   }
   fireHook(ctx.rt.hooks.onResponse, { ...ctx.event, status: 202, latencyMs: ctx.rt.now() - ctx.startedAt });
-  return jsonResponse(
+  return jsonResponse(ctx, 
     { request_id: task.data.requestId, task_id: task.record.id, status: task.data.status, message: 'A task with this Request-Id already exists; no new generation was started.' },
     202,
     { 'idempotent-replayed': 'true' },
@@ -149,18 +149,18 @@ async function ownTask(ctx: RequestContext, params: Record<string, string>): Pro
 export async function getVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
   const { service, task } = await ownTask(ctx, params);
   const latest = await service.refresh(task, 'stale');
-  return jsonResponse(publicVideoTask(latest));
+  return jsonResponse(ctx, publicVideoTask(latest));
 }
 
 /** DELETE /v1/video/generations/{task_id} — stops tracking the job and asks the upstream to drop it. */
 export async function cancelVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
   const { service, task } = await ownTask(ctx, params);
-  if (task.data.status === 'succeeded' || task.data.status === 'failed' || task.data.status === 'cancelled') return jsonResponse(publicVideoTask(task));
+  if (task.data.status === 'succeeded' || task.data.status === 'failed' || task.data.status === 'cancelled') return jsonResponse(ctx, publicVideoTask(task));
   const saved = await saveWithRetry(service, task, (d) => endTask(d, 'cancelled', null, ctx.rt.now()));
   const provider = ctx.rt.providers.get(saved.data.providerId);
   const adapter = provider ? videoAdapterFor(provider) : undefined;
   if (provider && adapter?.cancel && saved.data.upstreamId) await adapter.cancel(provider, saved.data.upstreamId).catch(() => undefined);
-  return jsonResponse(publicVideoTask(saved));
+  return jsonResponse(ctx, publicVideoTask(saved));
 }
 
 /** GET /v1/video/generations/{task_id}/content[?index=n] — the bytes, streamed through. */

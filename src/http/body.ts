@@ -1,14 +1,34 @@
 import { GatewayError } from '../errors.js';
 
-const BUFFERED_BODY = Symbol.for('modelgate.bufferedBody');
-type WithBufferedBody = Request & { [BUFFERED_BODY]?: Uint8Array };
+/** Reads the raw (still content-encoded) body, failing with a 413 GatewayError past `limit` bytes. */
+export type BodyReader = (limit: number) => Promise<Uint8Array>;
+
+export interface BodySource {
+  /** Bytes the host already holds (e.g. after express.json()). */
+  body?: Uint8Array;
+  /** A lazy reader: nothing is read until an endpoint asks, after the key and route checks. */
+  readBody?: BodyReader;
+}
+
+// Keyed by the Request so the readers below need nothing else (no property on the host's object).
+const SOURCES = new WeakMap<Request, BodyReader>();
 
 /**
- * Makes the readers below return bytes the host already holds (HandleContext.body) instead of
- * reading `request.body`, so a bridge need not build a Request body stream.
+ * Makes the readers below take the body from `source` (HandleContext.body / readBody) instead of
+ * `request.body`, so a bridge need not build a Request body stream or read before the key check.
  */
-export function attachBufferedBody(request: Request, body: Uint8Array): void {
-  (request as WithBufferedBody)[BUFFERED_BODY] = body;
+export function setBodySource(request: Request, source: BodySource): void {
+  const { body, readBody } = source;
+  if (body) {
+    SOURCES.set(request, async (limit) => {
+      if (body.byteLength > limit) throw tooLarge(limit);
+      return body;
+    });
+  } else if (readBody) {
+    let pending: Promise<Uint8Array> | undefined;
+    // Read once: a second caller gets the same bytes (a socket cannot be read twice).
+    SOURCES.set(request, (limit) => (pending ??= readBody(limit).catch(asBodyError)));
+  }
 }
 
 /** Reads a request body as text, failing with 413 once it passes `limit` bytes. */
@@ -17,16 +37,58 @@ export async function readBodyText(request: Request, limit: number): Promise<str
   return new TextDecoder().decode(bytes);
 }
 
+/**
+ * The decoded body: `limit` holds for the bytes on the wire (Content-Length is checked before
+ * anything is read) and again for the bytes after gzip/deflate decoding.
+ */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const buffered = (request as WithBufferedBody)[BUFFERED_BODY];
-  if (buffered) {
-    if (buffered.byteLength > limit) throw tooLarge(limit);
-    return buffered;
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) throw tooLarge(limit);
+  const formats = contentCodings(request.headers.get('content-encoding'));
+  const source = SOURCES.get(request);
+  const raw = source ? await source(limit) : await readStream(request.body, limit);
+  return formats.length && raw.byteLength ? decodeBody(raw, formats, limit) : raw;
+}
+
+type Decoding = 'gzip' | 'deflate';
+const CODINGS: Record<string, Decoding | null> = { identity: null, gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate' };
+
+/**
+ * The decoders for a Content-Encoding header, in the order they were applied; 415 naming
+ * `content-encoding` for any coding the gateway cannot undo (br, zstd, ...).
+ */
+export function contentCodings(header: string | null): Decoding[] {
+  if (header === null) return [];
+  const out: Decoding[] = [];
+  for (const token of header.split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name === '') continue;
+    const format = CODINGS[name];
+    if (format === undefined) {
+      throw new GatewayError('unsupported_media_type', `Content-Encoding '${name}' is not supported; send the body uncompressed, gzip or deflate.`, {
+        param: 'content-encoding',
+        detail: 'unsupported_content_encoding',
+      });
+    }
+    if (format) out.push(format);
   }
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  return out;
+}
+
+async function decodeBody(raw: Uint8Array, formats: Decoding[], limit: number): Promise<Uint8Array> {
+  let stream = new Blob([raw as Uint8Array<ArrayBuffer>]).stream();
+  for (const f of [...formats].reverse()) stream = stream.pipeThrough(new DecompressionStream(f));
+  try {
+    return await readStream(stream, limit);
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError('invalid_request', `The request body is not valid ${formats.join(' + ')} data (Content-Encoding).`, { param: 'content-encoding' });
+  }
+}
+
+async function readStream(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -49,7 +111,13 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   return out;
 }
 
-function tooLarge(limit: number): GatewayError {
+/** A host reader that failed for its own reasons (client gone, socket error) is the caller's 400, not a 500. */
+function asBodyError(err: unknown): never {
+  if (err instanceof GatewayError) throw err;
+  throw new GatewayError('invalid_request', 'The request body could not be read to its end.', { cause: err });
+}
+
+export function tooLarge(limit: number): GatewayError {
   return new GatewayError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`);
 }
 

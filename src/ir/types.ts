@@ -178,8 +178,20 @@ export type IRStreamEvent =
   | { type: 'finish'; finishReason: IRFinishReason; usage: IRUsage }
   | { type: 'error'; error: GatewayError };
 
+/**
+ * A setting the upstream could not take as sent: dropped or adjusted. The caller hears of it
+ * (x-modelgate-warnings header, hook events), so nothing is dropped silently.
+ */
 export interface IRWarning {
+  /**
+   * The setting as the IR names it (`topK`, `maxTokens`, `reasoning`, `messages`; the client codec
+   * turns it into the client's own field name), or for a field the IR does not model, its path in
+   * the client's body (`safetySettings`, `generationConfig.responseLogprobs`, `cache_control`).
+   */
   setting: string;
+  /** What happened, short and ASCII: `dropped (not supported by openai)`, `clamped to 24576`. */
+  action: string;
+  /** One sentence for people. */
   message: string;
 }
 

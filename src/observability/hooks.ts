@@ -1,6 +1,18 @@
 import type { IRUsage } from '../ir/types.js';
 
-/** Emitted when a request has been authenticated and routed. Never carries secrets. */
+/** A setting the upstream could not take as the client sent it, named as the client's request names it. */
+export interface SettingWarning {
+  /** e.g. `generationConfig.topK`, `safetySettings`, `max_tokens`. */
+  setting: string;
+  /** e.g. `dropped (not supported by openai)`, `clamped to 24576`. */
+  action: string;
+  message: string;
+}
+
+/**
+ * Emitted when a request has been authenticated and routed, right before it goes upstream (after
+ * translation, when the upstream speaks another protocol). Never carries secrets.
+ */
 export interface RequestEvent {
   traceId: string;
   requestId?: string;
@@ -12,6 +24,8 @@ export interface RequestEvent {
   provider?: string;
   upstreamModel?: string;
   stream?: boolean;
+  /** Settings dropped or adjusted on the way to the upstream (also in the x-modelgate-warnings header). */
+  warnings?: SettingWarning[];
 }
 
 /** Emitted once per request when the response is complete (for streams: when the stream ends). */

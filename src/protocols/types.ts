@@ -30,10 +30,12 @@ export interface ClientCodec {
   protocol: ProtocolName;
   /** Validated wire body -> IR. Throws GatewayError(400) naming the field. */
   decodeRequest(body: Record<string, unknown>, ctx: { model: string; stream: boolean }): IRChatRequest;
-  encodeResponse(res: IRChatResponse, meta: ResponseMeta, warnings: IRWarning[]): unknown;
+  encodeResponse(res: IRChatResponse, meta: ResponseMeta, warnings: IRWarning[]): Record<string, unknown>;
   createStreamEncoder(meta: ResponseMeta): StreamEncoder;
   /** Status + JSON body of an error in this protocol's shape. */
   errorBody(err: GatewayError, traceId: string): unknown;
+  /** An IRWarning setting (`topK`) as this client's request names it (`generationConfig.topK`); other names unchanged. */
+  settingName(setting: string, body: Record<string, unknown>): string;
 }
 
 /** Turns an upstream's stream into IR events, with per-request state in its closure. */
@@ -64,8 +66,8 @@ export interface PassthroughCodec {
   protocol: ProtocolName;
   /** The body to send upstream: the client's bytes with the model rewritten (and little else). */
   prepareBody(raw: string, parsed: Record<string, unknown>, upstreamModel: string, stream: boolean): string;
-  /** Adds gateway fields (e.g. traceId) to a sync JSON answer; returns usage when present. */
-  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: unknown; usage: IRUsage | undefined };
+  /** Reads usage from a sync JSON answer (the endpoint adds traceId when it answers). */
+  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined };
   /** Relays stream events; can drop gateway-added events. */
   createRelay(ctx: { clientWantsUsage: boolean; options?: Record<string, unknown>; traceId?: string }): StreamRelay;
 }

@@ -21,8 +21,19 @@ export const CONFORMANCE_KEY = 'mg-conformance-key-0001';
 /** The concrete upstream model behind each gateway model id. */
 export const UPSTREAM_MODEL: Record<UpstreamName, string> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.5-flash' };
 
+/** One gateway answer as the SDK's fetch received it (the body read from a clone, streams included). */
+export interface Exchange {
+  url: string;
+  status: number;
+  contentType: string;
+  traceIdHeader: string | null;
+  body: Promise<string>;
+}
+
 export interface ConformanceBed {
   mocks: { openai: MockOpenAI; anthropic: MockAnthropic; gemini: MockGemini };
+  /** Every answer any SDK client received, in order. */
+  exchanges: Exchange[];
   gateway: Gateway;
   server: RunningServer;
   drivers: Record<ClientName, Driver>;
@@ -48,14 +59,22 @@ export async function startConformanceBed(): Promise<ConformanceBed> {
   });
   const server = await serve(gateway, { port: 0 });
   const mocks = { openai, anthropic, gemini };
+  const exchanges: Exchange[] = [];
+  // The SDKs' own fetch, recording what came back while the SDK reads the original body.
+  const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init);
+    exchanges.push({ url: res.url, status: res.status, contentType: res.headers.get('content-type') ?? '', traceIdHeader: res.headers.get('x-trace-id'), body: res.clone().text() });
+    return res;
+  };
   return {
     mocks,
+    exchanges,
     gateway,
     server,
     drivers: {
-      openai: openAIDriver(new OpenAI({ baseURL: `${server.url}/v1`, apiKey: CONFORMANCE_KEY, maxRetries: 0 })),
-      anthropic: anthropicDriver(new Anthropic({ baseURL: server.url, apiKey: CONFORMANCE_KEY, maxRetries: 0 })),
-      gemini: geminiDriver(new GoogleGenAI({ apiKey: CONFORMANCE_KEY, httpOptions: { baseUrl: server.url, retryOptions: { attempts: 1 } } })),
+      openai: openAIDriver(new OpenAI({ baseURL: `${server.url}/v1`, apiKey: CONFORMANCE_KEY, maxRetries: 0, fetch: recordingFetch })),
+      anthropic: anthropicDriver(new Anthropic({ baseURL: server.url, apiKey: CONFORMANCE_KEY, maxRetries: 0, fetch: recordingFetch })),
+      gemini: geminiDriver(new GoogleGenAI({ apiKey: CONFORMANCE_KEY, httpOptions: { baseUrl: server.url, retryOptions: { attempts: 1 }, fetch: recordingFetch } })),
     },
     mark(upstream) {
       const requests = mocks[upstream].requests as RecordedRequest[];

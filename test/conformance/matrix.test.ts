@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../helpers/mock-openai.js';
-import { startConformanceBed, UPSTREAM_MODEL, type ConformanceBed } from './harness.js';
+import { startConformanceBed, UPSTREAM_MODEL, type ConformanceBed, type Exchange } from './harness.js';
 import { INPUT, PDF, PNG, SCENARIOS, type ClientName, type Mode, type NormalizedFinish, type ScenarioName, type TurnResult, type UpstreamName } from './types.js';
 
 const CLIENTS: ClientName[] = ['openai', 'anthropic', 'gemini'];
@@ -238,6 +238,28 @@ function checkUpstream(client: ClientName, up: UpstreamName, mode: Mode, scenari
   }
 }
 
+// ---- traceId: one rule for every JSON body, pass-through or translated ----
+
+/**
+ * Every sync JSON answer carries a top-level `traceId` equal to its `x-trace-id` header; streamed
+ * answers carry the header, and their events no traceId (only an in-band error event would).
+ */
+async function checkTraceIds(mode: Mode, exchanges: Exchange[], turns: number): Promise<void> {
+  expect(exchanges).toHaveLength(turns);
+  for (const ex of exchanges) {
+    expect(ex.status).toBe(200);
+    expect(ex.traceIdHeader).toMatch(/^[0-9a-f]{32}$/);
+    const body = await ex.body;
+    if (mode === 'sync') {
+      expect(ex.contentType).toMatch(/^application\/json/);
+      expect((JSON.parse(body) as Json).traceId).toBe(ex.traceIdHeader);
+    } else {
+      expect(ex.contentType).toMatch(/^text\/event-stream/);
+      expect(body).not.toContain('traceId');
+    }
+  }
+}
+
 // ---- the matrix ----
 
 describe.each(CLIENTS)('%s client', (client) => {
@@ -245,6 +267,7 @@ describe.each(CLIENTS)('%s client', (client) => {
     describe.each(MODES)('%s', (mode) => {
       it.each(SCENARIOS)('%s', async (scenario) => {
         const since = bed.mark(up);
+        const answersFrom = bed.exchanges.length;
         const results = await bed.drivers[client][scenario]({ model: `up-${up}`, mode });
         const expected = expectedTurns(client, up, mode, scenario);
         expect(results.map(({ text, toolCalls, finishReason, stopSequence, usage }) => ({ text, toolCalls, finishReason, stopSequence, usage }))).toEqual(expected);
@@ -256,6 +279,7 @@ describe.each(CLIENTS)('%s client', (client) => {
           else expect(r.trace).toBeUndefined();
         });
         checkUpstream(client, up, mode, scenario, since(), results);
+        await checkTraceIds(mode, bed.exchanges.slice(answersFrom), results.length);
       });
     });
   });

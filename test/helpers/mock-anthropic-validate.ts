@@ -46,6 +46,8 @@ function checkSource(src: unknown, path: string, kind: 'image' | 'document'): vo
   switch (src.type) {
     case 'base64':
       if (typeof src.data !== 'string' || src.data === '') fail(`${path}.source.data: Field required`);
+      // Like the real API: only standard, padded base64 decodes (URL-safe `-`/`_` does not).
+      if (src.data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(src.data)) fail(`${path}.${kind}.source.base64: invalid base64 data`);
       if (kind === 'image' && !IMAGE_TYPES.has(String(src.media_type))) {
         fail(`${path}.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
       }

@@ -14,6 +14,11 @@ export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
 export interface MockAnthropic extends MockVendorServer {
   /** The next stream sends its first events, then an in-band `event: error` frame and ends. */
   failNextStreamMidway(errorType?: string, message?: string): void;
+  /**
+   * The next stream ends cleanly but early (a truncated body, no error): after the first content
+   * delta (`content`), or with everything but `message_stop` (`stop`).
+   */
+  endStreamEarlyNext(at: 'content' | 'stop'): void;
 }
 
 export const MOCK_ANTHROPIC_MODELS = [
@@ -38,6 +43,7 @@ const ERROR_TYPES: Record<number, string> = {
 export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promise<MockAnthropic> {
   const apiKey = opts.apiKey ?? 'upstream-secret-anthropic-0123456789';
   let midStreamError: { type: string; message: string } | undefined;
+  let endEarly: 'content' | 'stop' | undefined;
 
   const send = (res: ServerResponse, seq: number, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_mock_${seq}`, ...headers });
@@ -96,13 +102,17 @@ export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promis
     const breakAt = midStreamError ? Math.min(3, events.length - 2) : -1;
     const err = midStreamError;
     midStreamError = undefined;
+    const early = endEarly;
+    endEarly = undefined;
     for (const [i, [name, data]] of events.entries()) {
       if (i === breakAt && err) {
         res.write(`event: error\ndata: ${JSON.stringify({ type: 'error', error: err })}\n\n`);
         break;
       }
+      if (early === 'stop' && name === 'message_stop') break;
       // The real API writes `{"type": "ping"}` with a space; keep that quirk.
       res.write(`event: ${name}\ndata: ${name === 'ping' ? '{"type": "ping"}' : JSON.stringify(data)}\n\n`);
+      if (early === 'content' && name === 'content_block_delta') break;
     }
     res.end();
   }
@@ -116,6 +126,9 @@ export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promis
   return Object.assign(server, {
     failNextStreamMidway(errorType = 'overloaded_error', message = 'Overloaded') {
       midStreamError = { type: errorType, message };
+    },
+    endStreamEarlyNext(at: 'content' | 'stop') {
+      endEarly = at;
     },
   });
 }

@@ -23,6 +23,8 @@ export interface MockGemini extends MockVendorServer {
   failStreamNext(status?: number, message?: string): void;
   /** The Interactions API: stored interactions and its stream controls. */
   interactions: InteractionsMock;
+  /** The next stream sends its first chunk (no finishReason) and ends cleanly: a truncated body, no error. */
+  endStreamEarlyNext(): void;
 }
 
 export interface MockGeminiOptions {
@@ -67,6 +69,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
   let holdNext = false;
   let streamFail: { status: number; message: string } | undefined;
   const interactions = createInteractionsMock();
+  let endEarly = false;
 
   function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
@@ -173,6 +176,8 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     holdNext = false;
     const failure = streamFail;
     streamFail = undefined;
+    const early = endEarly;
+    endEarly = false;
     res.writeHead(200, sse ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } : { 'content-type': 'application/json; charset=UTF-8' });
     res.flushHeaders();
     let first = true;
@@ -192,6 +197,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
         write(googleErrorBody(new GoogleError(failure.status, failure.message, failure.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT')));
         break;
       }
+      if (i === 0 && early) break;
     }
     if (!sse && !isClosed()) res.write(first ? '[]' : '\n]');
     if (!isClosed()) res.end();
@@ -210,6 +216,9 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     },
     failStreamNext(status = 500, message = 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting') {
       streamFail = { status, message };
+    },
+    endStreamEarlyNext() {
+      endEarly = true;
     },
   });
 }

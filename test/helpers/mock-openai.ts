@@ -17,6 +17,12 @@ export interface MockOpenAI extends MockVendorServer {
   pauseStreamNext(): { release(): void };
   /** Next streamed answer sends its first chunks, then the connection is destroyed (no [DONE]). */
   breakStreamNext(): void;
+  /**
+   * The next stream ends cleanly but early (a truncated body, no error): after the first content
+   * chunk, before any finish_reason (`content`), or with everything but `data: [DONE]` (`done`,
+   * as some OpenAI-compatible servers end their streams).
+   */
+  endStreamEarlyNext(at: 'content' | 'done'): void;
 }
 
 export interface MockOpenAIOptions {
@@ -54,6 +60,20 @@ class OpenAIError extends Error {
 
 function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Standard, padded base64 only, as the real API decodes it (URL-safe `-`/`_` or missing padding is refused). */
+function isStandardBase64(data: string): boolean {
+  return data.length > 0 && data.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(data);
+}
+
+/** An inline image or file must be a `data:<type>;base64,<standard base64>` URL. */
+function checkDataUrl(url: unknown, param: string, kind: 'an image' | 'a file'): void {
+  if (typeof url !== 'string' || !url.startsWith('data:')) return;
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (!m || !isStandardBase64(m[2] ?? '')) {
+    throw new OpenAIError(400, `Invalid '${param}'. Expected a base64-encoded data URL with ${kind} MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got invalid base64-encoded bytes.`, param, 'invalid_value');
+  }
 }
 
 function errorBody(e: OpenAIError): Json {
@@ -129,6 +149,9 @@ export function validateChatRequest(body: unknown): asserts body is Json {
         if (typeof type !== 'string' || !allowed.includes(type)) {
           throw new OpenAIError(400, `Invalid value: '${String(type)}'. Supported values are: ${allowed.map((a) => `'${a}'`).join(', ')}.`, `messages[${i}].content[${j}].type`, 'invalid_value');
         }
+        const part = p as Json;
+        if (type === 'image_url' && isObj(part.image_url)) checkDataUrl(part.image_url.url, `messages[${i}].content[${j}].image_url.url`, 'an image');
+        if (type === 'file' && isObj(part.file)) checkDataUrl(part.file.file_data, `messages[${i}].content[${j}].file.file_data`, 'a file');
       });
     } else if (typeof content !== 'string' && !(role === 'assistant' && (content === null || content === undefined))) {
       throw new OpenAIError(400, `Invalid type for 'messages[${i}].content': expected one of a string or array of objects.`, `messages[${i}].content`, 'invalid_type');
@@ -244,6 +267,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
   const suffix = opts.modelSuffix ?? '-2024-08-06';
   let holdNext = false;
   let breakNext = false;
+  let endEarly: 'content' | 'done' | undefined;
   let pauseNext: Promise<void> | undefined;
 
   function sendJson(res: ServerResponse, seq: number, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -292,9 +316,11 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       const hold = holdNext;
       const cut = breakNext;
       const pause = pauseNext;
+      const early = endEarly;
       holdNext = false;
       breakNext = false;
       pauseNext = undefined;
+      endEarly = undefined;
       const includeUsage = isObj(body.stream_options) && body.stream_options.include_usage === true;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${seq}` });
       res.flushHeaders();
@@ -317,6 +343,10 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
             send(chunk(c, { content: words[w] }));
             if (cut && c === 0 && w === 0) {
               ex.cut();
+              return;
+            }
+            if (early === 'content' && c === 0 && w === 0) {
+              res.end();
               return;
             }
             if (pause && c === 0 && w === 0) {
@@ -346,7 +376,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       if (includeUsage) {
         send({ id, object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_mock', choices: [], usage: usageOf(reply) });
       }
-      send('[DONE]');
+      if (early !== 'done') send('[DONE]');
       if (!ex.closed()) res.end();
       return;
     }
@@ -380,6 +410,9 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     },
     breakStreamNext() {
       breakNext = true;
+    },
+    endStreamEarlyNext(at: 'content' | 'done') {
+      endEarly = at;
     },
     pauseStreamNext() {
       let release = () => {};

@@ -5,6 +5,7 @@
  * it carries an Anthropic signature (unsigned thinking from another vendor is rejected upstream).
  */
 import { GatewayError } from '../../errors.js';
+import { toStandardBase64 } from '../../ir/media.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRWarning, ProviderOptions } from '../../ir/types.js';
 import { toolInput } from './encode-response.js';
 
@@ -31,11 +32,17 @@ function encodeImage(p: IRImagePart, param: string): Block {
   if (!IMAGE_TYPES.has(s.mediaType)) {
     throw new GatewayError('unsupported', `Anthropic models accept images of type jpeg, png, gif or webp, not ${s.mediaType}.`, { param });
   }
-  return { type: 'image', source: { type: 'base64', media_type: s.mediaType, data: s.data }, ...anthropicExtras(p.providerOptions) };
+  // Anthropic decodes only standard, padded base64 (a Gemini client may send the URL-safe alphabet).
+  return { type: 'image', source: { type: 'base64', media_type: s.mediaType, data: toStandardBase64(s.data) }, ...anthropicExtras(p.providerOptions) };
 }
 
-function decodeBase64Text(data: string): string {
-  const bin = atob(data);
+function decodeBase64Text(data: string, param: string): string {
+  let bin: string;
+  try {
+    bin = atob(toStandardBase64(data));
+  } catch {
+    throw new GatewayError('invalid_request', 'The document data is not valid base64.', { param });
+  }
   const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
   return new TextDecoder().decode(bytes);
 }
@@ -50,9 +57,9 @@ function encodeDocument(p: IRFilePart, param: string): Block {
     }
     return { type: 'document', source: { type: 'url', url: s.url }, ...extras };
   }
-  if (s.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: s.data }, ...extras };
+  if (s.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: toStandardBase64(s.data) }, ...extras };
   if (s.mediaType.startsWith('text/')) {
-    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: decodeBase64Text(s.data) }, ...extras };
+    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: decodeBase64Text(s.data, param) }, ...extras };
   }
   if (s.mediaType.startsWith('image/')) return encodeImage({ type: 'image', source: s }, param);
   throw new GatewayError('unsupported', `Anthropic models accept PDF or plain-text documents, not ${s.mediaType}.`, { param });
@@ -81,7 +88,7 @@ function encodePart(p: IRContentPart, role: 'user' | 'assistant', param: string,
     case 'tool-call': {
       const input = toolInput(p.arguments);
       if (p.arguments.trim() && p.arguments.trim() !== '{}' && Object.keys(input).length === 0) {
-        warnings.push({ setting: param, message: `The arguments of tool call ${p.id} are not a JSON object; sent as {}.` });
+        warnings.push({ setting: 'messages', action: 'tool call arguments that are not a JSON object sent as {}', message: `The arguments of tool call ${p.id} (${param}) are not a JSON object; sent as {}.` });
       }
       return { type: 'tool_use', id: p.id, name: p.name, input, ...anthropicExtras(p.providerOptions) };
     }
@@ -124,7 +131,7 @@ export function convertToAnthropicMessages(messages: IRMessage[], warnings: IRWa
     else out.push({ role, content });
   });
   if (droppedReasoning) {
-    warnings.push({ setting: 'messages', message: 'Reasoning without an Anthropic signature cannot be replayed to Anthropic models; it was left out.' });
+    warnings.push({ setting: 'messages', action: 'reasoning without an anthropic signature left out', message: 'Reasoning without an Anthropic signature cannot be replayed to Anthropic models; it was left out.' });
   }
   // Tool results must come first in their user message.
   for (const m of out) {

@@ -1,12 +1,13 @@
 /** IR -> Anthropic Messages request body (upstream side). */
 import { GatewayError } from '../../errors.js';
 import type { IRChatRequest, IRWarning } from '../../ir/types.js';
+import { dropped, droppedForeignOptions } from '../dropped-settings.js';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic-api.js';
 import { anthropicExtras, convertToAnthropicMessages, encodeTextBlock } from './convert-to-anthropic-messages.js';
 import { thinkingFor } from './map-thinking.js';
 
 export function encodeAnthropicRequest(req: IRChatRequest, upstreamModel: string): { body: Record<string, unknown>; warnings: IRWarning[] } {
-  const warnings: IRWarning[] = [];
+  const warnings: IRWarning[] = droppedForeignOptions(req, 'anthropic-messages');
   const messages = convertToAnthropicMessages(req.messages, warnings);
   if (messages.length === 0) throw new GatewayError('invalid_request', 'At least one non-empty message is required.', { param: 'messages' });
   const { thinking, maxTokens } = thinkingFor(req, messages, req.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, warnings);
@@ -29,9 +30,9 @@ export function encodeAnthropicRequest(req: IRChatRequest, upstreamModel: string
   if (req.topK !== undefined) body.top_k = req.topK;
   if (req.stop?.length) body.stop_sequences = req.stop;
   if (req.n !== undefined && req.n !== 1) throw new GatewayError('unsupported', 'Anthropic models return one answer per request; n must be 1.', { param: 'n' });
-  if (req.presencePenalty !== undefined) warnings.push({ setting: 'presence_penalty', message: 'Anthropic models have no presence penalty; ignored.' });
-  if (req.frequencyPenalty !== undefined) warnings.push({ setting: 'frequency_penalty', message: 'Anthropic models have no frequency penalty; ignored.' });
-  if (req.seed !== undefined) warnings.push({ setting: 'seed', message: 'Anthropic models have no seed; ignored.' });
+  if (req.presencePenalty !== undefined) warnings.push(dropped('presencePenalty', 'anthropic-messages', 'Anthropic models have no presence penalty; ignored.'));
+  if (req.frequencyPenalty !== undefined) warnings.push(dropped('frequencyPenalty', 'anthropic-messages', 'Anthropic models have no frequency penalty; ignored.'));
+  if (req.seed !== undefined) warnings.push(dropped('seed', 'anthropic-messages', 'Anthropic models have no seed; ignored.'));
   if (req.stream) body.stream = true;
   if (thinking) body.thinking = thinking;
 

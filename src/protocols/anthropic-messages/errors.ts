@@ -4,9 +4,9 @@ import { upstreamErrorMessage } from '../upstream-error-message.js';
 
 export { anthropicErrorBody };
 
-/** The in-band error frame of an Anthropic stream. */
-export function anthropicErrorFrame(err: GatewayError): string {
-  const data = { type: 'error', error: { type: anthropicErrorType(err.status), message: err.message } };
+/** The in-band error frame of an Anthropic stream (with the trace id, like every gateway error body). */
+export function anthropicErrorFrame(err: GatewayError, traceId?: string): string {
+  const data = { type: 'error', error: { type: anthropicErrorType(err.status), message: err.message }, ...(traceId ? { request_id: traceId, traceId } : {}) };
   return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
 }
 

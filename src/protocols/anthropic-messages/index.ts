@@ -5,6 +5,7 @@ import { encodeAnthropicRequest } from './encode-request.js';
 import { encodeAnthropicResponse } from './encode-response.js';
 import { anthropicErrorBody, anthropicErrorMessage } from './errors.js';
 import { anthropicPassthrough } from './passthrough.js';
+import { anthropicSettingName } from './setting-names.js';
 import { createAnthropicStreamDecoder } from './stream-decoder.js';
 import { createAnthropicStreamEncoder } from './stream-encoder.js';
 
@@ -15,6 +16,7 @@ export const anthropicMessagesProtocol: ProtocolCodec = {
     encodeResponse: encodeAnthropicResponse,
     createStreamEncoder: createAnthropicStreamEncoder,
     errorBody: anthropicErrorBody,
+    settingName: anthropicSettingName,
   },
   upstream: {
     protocol: 'anthropic-messages',

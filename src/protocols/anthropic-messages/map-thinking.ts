@@ -46,11 +46,17 @@ export function thinkingFor(
   if (requested === undefined && !r.includeThoughts) return { maxTokens };
   const why = conflict(req, messages);
   if (why) {
-    warnings.push({ setting: 'reasoning', message: `Extended thinking was not enabled for the Anthropic model because ${why}.` });
+    warnings.push({ setting: 'reasoning', action: `left out (${why})`, message: `Extended thinking was not enabled for the Anthropic model because ${why}.` });
     return { maxTokens };
   }
   if (requested === undefined) return { thinking: { type: 'adaptive' }, maxTokens };
   const budget = Math.max(MIN_BUDGET, requested);
+  if (budget !== requested) {
+    warnings.push({ setting: 'reasoning', action: `budget raised to ${budget}`, message: `Anthropic thinking budgets start at ${MIN_BUDGET} tokens; the budget of ${requested} was raised to ${budget}.` });
+  }
+  if (budget < maxTokens) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens };
   // Thinking counts toward max_tokens; keep the caller's answer budget on top of the thinking budget.
-  return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget < maxTokens ? maxTokens : budget + maxTokens };
+  const raised = budget + maxTokens;
+  warnings.push({ setting: 'maxTokens', action: `raised to ${raised}`, message: `The thinking budget counts toward max_tokens for Anthropic models; max_tokens was raised from ${maxTokens} to ${raised}.` });
+  return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: raised };
 }

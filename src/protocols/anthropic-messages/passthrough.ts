@@ -1,9 +1,11 @@
 /**
  * Anthropic in, Anthropic out. The body goes upstream byte-for-byte with only `model` rewritten;
  * stream events are relayed with their `event:` names while usage is observed from message_start
- * and message_delta. An upstream `event: error` ends the relay as a failure (the pipeline writes
- * the error frame, so usage hooks see an incomplete stream).
+ * and message_delta. An upstream `event: error`, or a stream that closes before `message_stop` (a
+ * truncated body), ends the relay as a failure: the pipeline writes the error frame, so the client
+ * never takes half an answer for a whole one and usage hooks see an incomplete stream.
  */
+import { GatewayError } from '../../errors.js';
 import { replaceTopLevelString } from '../../http/json-splice.js';
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
@@ -21,8 +23,9 @@ export const anthropicPassthrough: PassthroughCodec = {
     const usage = json.usage && typeof json.usage === 'object' ? fromAnthropicUsage(json.usage as AnthropicUsage) : undefined;
     return { body: json, usage };
   },
-  createRelay(): StreamRelay {
+  createRelay({ traceId }): StreamRelay {
     let wire: Record<string, unknown> | undefined;
+    let stopped = false;
     const observe = (u: unknown): void => {
       if (!u || typeof u !== 'object') return;
       wire ??= {};
@@ -43,10 +46,14 @@ export const anthropicPassthrough: PassthroughCodec = {
             if (!(err instanceof SyntaxError)) throw err;
           }
         }
+        if (name === 'message_stop') stopped = true;
         return sseFrame(ev.data, name);
       },
-      end: () => '',
-      error: anthropicErrorFrame,
+      end(): string {
+        if (!stopped) throw new GatewayError('bad_gateway', 'The upstream stream ended before message_stop.');
+        return '';
+      },
+      error: (err: GatewayError): string => anthropicErrorFrame(err, traceId),
       usage: (): IRUsage | undefined => (wire ? fromAnthropicUsage(wire as AnthropicUsage) : undefined),
     };
   },

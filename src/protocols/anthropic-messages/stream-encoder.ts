@@ -169,7 +169,7 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
     },
     error(err: GatewayError): string {
       finished = true;
-      return anthropicErrorFrame(err);
+      return anthropicErrorFrame(err, meta.traceId);
     },
   };
 }

@@ -9,6 +9,7 @@
 import type { ClientCodec } from '../types.js';
 import { decodeInteractionRequest } from './client/decode-request.js';
 import { encodeInteractionResponse } from './client/encode-response.js';
+import { interactionsSettingName } from './client/setting-names.js';
 import { createInteractionsStreamEncoder } from './client/stream-encoder.js';
 import { interactionsErrorBody } from './errors.js';
 
@@ -19,4 +20,5 @@ export const geminiInteractionsClient: ClientCodec = {
   encodeResponse: encodeInteractionResponse,
   createStreamEncoder: createInteractionsStreamEncoder,
   errorBody: interactionsErrorBody,
+  settingName: interactionsSettingName,
 };

@@ -91,7 +91,7 @@ function modelParts(m: IRMessage, i: number, warnings: IRWarning[]): Json[] {
         parts.push(encodeMedia(p, param));
         return;
       case 'tool-result':
-        warnings.push({ setting: param, message: 'A tool result inside an assistant message was sent as a user turn.' });
+        warnings.push({ setting: 'messages', action: 'tool result in an assistant message sent as a user turn', message: `A tool result inside an assistant message (${param}) was sent as a user turn.` });
         return;
     }
   });

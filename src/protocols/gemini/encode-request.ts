@@ -1,6 +1,7 @@
 /** IR -> Gemini generateContent request body (the model travels in the URL, not the body). */
 import { GatewayError } from '../../errors.js';
 import type { IRChatRequest, IRWarning } from '../../ir/types.js';
+import { dropped, droppedForeignOptions } from '../dropped-settings.js';
 import type { UpstreamTarget } from '../types.js';
 import { convertToGeminiContents } from './convert-to-gemini-contents.js';
 
@@ -16,7 +17,7 @@ function usesThinkingLevel(upstreamModel: string): boolean {
 }
 
 export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _target?: UpstreamTarget): { body: Json; warnings: IRWarning[] } {
-  const warnings: IRWarning[] = [];
+  const warnings: IRWarning[] = droppedForeignOptions(req, 'gemini');
   const body: Json = { contents: convertToGeminiContents(req.messages, warnings) };
   if (req.system?.length) body.systemInstruction = { parts: req.system.map((p) => ({ text: p.text })) };
 
@@ -37,7 +38,7 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
       });
     }
     body.tools = [...(declarations.length ? [{ functionDeclarations: declarations }] : []), ...builtIns];
-    if (req.parallelToolCalls === false) warnings.push({ setting: 'parallel_tool_calls', message: 'Gemini has no switch for parallel function calls; ignored.' });
+    if (req.parallelToolCalls === false) warnings.push(dropped('parallelToolCalls', 'gemini', 'Gemini has no switch for parallel function calls; ignored.'));
   }
   if (req.toolChoice) {
     const c = req.toolChoice;
@@ -70,9 +71,9 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
       g.responseJsonSchema = rf.schema;
     }
   }
-  const thinking = thinkingConfig(req, upstreamModel);
+  const thinking = thinkingConfig(req, upstreamModel, warnings);
   if (thinking) g.thinkingConfig = thinking;
-  if (req.user !== undefined) warnings.push({ setting: 'user', message: 'Gemini has no end-user field; ignored.' });
+  if (req.user !== undefined) warnings.push(dropped('user', 'gemini', 'Gemini has no end-user field; ignored.'));
 
   // Gemini-only fields of a Gemini-shaped request (safetySettings, ...) go back where they were.
   const extra = req.providerOptions?.gemini;
@@ -92,14 +93,19 @@ export function maxThinkingBudget(upstreamModel: string): number {
   return /pro/i.test(upstreamModel) ? 32_768 : 24_576;
 }
 
-function thinkingConfig(req: IRChatRequest, upstreamModel: string): Json | undefined {
+function thinkingConfig(req: IRChatRequest, upstreamModel: string, warnings: IRWarning[]): Json | undefined {
   const r = req.reasoning;
   if (!r) return undefined;
   const out: Json = {};
-  if (r.budgetTokens !== undefined) out.thinkingBudget = Math.min(r.budgetTokens, maxThinkingBudget(upstreamModel));
-  else if (r.effort) {
-    if (usesThinkingLevel(upstreamModel)) out.thinkingLevel = EFFORT_LEVEL[r.effort];
-    else out.thinkingBudget = r.effort === 'none' ? 0 : EFFORT_BUDGET[r.effort];
+  if (r.budgetTokens !== undefined) {
+    const max = maxThinkingBudget(upstreamModel);
+    out.thinkingBudget = Math.min(r.budgetTokens, max);
+    if (r.budgetTokens > max) warnings.push({ setting: 'reasoning', action: `budget clamped to ${max}`, message: `The model '${upstreamModel}' takes a thinking budget of at most ${max} tokens; ${r.budgetTokens} was lowered to ${max}.` });
+  } else if (r.effort) {
+    if (usesThinkingLevel(upstreamModel)) {
+      out.thinkingLevel = EFFORT_LEVEL[r.effort];
+      if (r.effort === 'none') warnings.push({ setting: 'reasoning', action: 'none sent as thinkingLevel LOW', message: `The model '${upstreamModel}' cannot turn thinking off; the lowest level (LOW) was used.` });
+    } else out.thinkingBudget = r.effort === 'none' ? 0 : EFFORT_BUDGET[r.effort];
   }
   if (r.includeThoughts !== undefined && r.effort !== 'none') out.includeThoughts = r.includeThoughts;
   return Object.keys(out).length ? out : undefined;

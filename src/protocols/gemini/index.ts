@@ -5,6 +5,7 @@ import { encodeGeminiRequest } from './encode-request.js';
 import { encodeGeminiResponse } from './encode-response.js';
 import { geminiErrorBody, geminiErrorMessage } from './errors.js';
 import { geminiPassthrough } from './passthrough.js';
+import { geminiSettingName } from './setting-names.js';
 import { createGeminiStreamDecoder } from './stream-decoder.js';
 import { createGeminiStreamEncoder } from './stream-encoder.js';
 
@@ -16,6 +17,7 @@ export const geminiProtocol: ProtocolCodec = {
     encodeResponse: encodeGeminiResponse,
     createStreamEncoder: createGeminiStreamEncoder,
     errorBody: geminiErrorBody,
+    settingName: geminiSettingName,
   },
   upstream: {
     protocol: 'gemini',

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors.js';
-import { dataUrl } from '../../ir/media.js';
+import { dataUrl, toStandardBase64 } from '../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRWarning } from '../../ir/types.js';
+import { dropped, droppedForeignOptions } from '../dropped-settings.js';
 
 export interface OpenAITarget {
   /** `openai` uses max_completion_tokens; compatible servers get the widely supported max_tokens. */
@@ -9,7 +10,7 @@ export interface OpenAITarget {
 
 /** IR -> OpenAI chat request body for an OpenAI or OpenAI-compatible upstream. */
 export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: string, target: OpenAITarget = {}): { body: Record<string, unknown>; warnings: IRWarning[] } {
-  const warnings: IRWarning[] = [];
+  const warnings: IRWarning[] = droppedForeignOptions(req, 'openai-chat');
   const messages: unknown[] = [];
   if (req.system?.length) messages.push({ role: 'system', content: req.system.map((p) => p.text).join('\n\n') });
   req.messages.forEach((m, i) => messages.push(...encodeMessage(m, i, warnings)));
@@ -18,7 +19,7 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
   if (req.maxTokens !== undefined) body[target.providerType === 'openai' ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
-  if (req.topK !== undefined) warnings.push({ setting: 'top_k', message: 'OpenAI models have no top_k; ignored.' });
+  if (req.topK !== undefined) warnings.push(dropped('topK', 'openai-chat', 'OpenAI models have no top_k; ignored.'));
   if (req.n !== undefined && req.n !== 1) body.n = req.n;
   if (req.stop?.length) {
     if (req.stop.length > 4) throw new GatewayError('unsupported', 'OpenAI upstreams accept at most 4 stop sequences.', { param: 'stop' });
@@ -28,10 +29,11 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
   if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
   if (req.seed !== undefined) body.seed = req.seed;
   if (req.user !== undefined) body.user = req.user;
-  if (req.reasoning?.effort) {
+  const r = req.reasoning;
+  if (r && (r.effort || r.budgetTokens !== undefined)) {
     // Non-reasoning models (gpt-4o, most compatible servers) reject reasoning_effort with a 400.
-    if (isReasoningModel(upstreamModel)) body.reasoning_effort = req.reasoning.effort;
-    else warnings.push({ setting: 'reasoning', message: `The model '${upstreamModel}' takes no reasoning effort; ignored.` });
+    if (isReasoningModel(upstreamModel)) body.reasoning_effort = reasoningEffort(r, warnings);
+    else warnings.push({ setting: 'reasoning', action: 'dropped (the model takes no reasoning effort)', message: `The model '${upstreamModel}' takes no reasoning effort; ignored.` });
   }
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => {
@@ -67,6 +69,18 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
   return { body, warnings };
 }
 
+/**
+ * The reasoning_effort to send: the client's effort, or the effort closest to a thinking budget
+ * (Anthropic budget_tokens, Gemini thinkingBudget), since OpenAI models take no token budget.
+ */
+function reasoningEffort(r: NonNullable<IRChatRequest['reasoning']>, warnings: IRWarning[]): string {
+  if (r.effort) return r.effort;
+  const budget = r.budgetTokens ?? 0;
+  const effort = budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';
+  warnings.push({ setting: 'reasoning', action: `budget ${budget} sent as reasoning_effort ${effort}`, message: `OpenAI models take a reasoning effort, not a token budget; a budget of ${budget} became reasoning_effort ${effort}.` });
+  return effort;
+}
+
 /** OpenAI reasoning families (o-series, gpt-5) and models named as reasoning/thinking variants. */
 export function isReasoningModel(model: string): boolean {
   return /^(o\d|gpt-5|gpt-oss)|reason|think|deepseek-r/i.test(model.replace(/^.*\//, ''));
@@ -92,7 +106,7 @@ function encodeMessage(m: IRMessage, i: number, warnings: IRWarning[]): unknown[
   for (const p of m.content) {
     if (p.type === 'tool-result') {
       const texts = p.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text);
-      if (p.content.some((c) => c.type !== 'text')) warnings.push({ setting: `messages[${i}]`, message: 'Images inside tool results are not supported by OpenAI tool messages; dropped.' });
+      if (p.content.some((c) => c.type !== 'text')) warnings.push({ setting: 'messages', action: 'images in tool results dropped (not supported by openai)', message: `Images inside tool results (messages[${i}]) are not supported by OpenAI tool messages; dropped.` });
       out.push({ role: 'tool', tool_call_id: p.toolCallId, content: (p.isError ? 'Error: ' : '') + texts.join('\n') });
     } else rest.push(p);
   }
@@ -112,12 +126,13 @@ function encodeUserPart(p: IRContentPart, i: number, j: number): unknown {
     case 'text':
       return { type: 'text', text: p.text };
     case 'image':
-      return { type: 'image_url', image_url: { url: p.source.kind === 'url' ? p.source.url : dataUrl(p.source.mediaType, p.source.data), ...(p.detail ? { detail: p.detail } : {}) } };
+      // OpenAI decodes only standard, padded base64 (a Gemini client may send the URL-safe alphabet).
+      return { type: 'image_url', image_url: { url: p.source.kind === 'url' ? p.source.url : dataUrl(p.source.mediaType, toStandardBase64(p.source.data)), ...(p.detail ? { detail: p.detail } : {}) } };
     case 'file': {
       const s = p.source;
       if (s.kind === 'file-id') return { type: 'file', file: { file_id: s.fileId } };
       if (s.kind === 'url') throw new GatewayError('unsupported', 'OpenAI models accept documents only as inline data, not by URL.', { param: `messages[${i}].content[${j}]` });
-      return { type: 'file', file: { file_data: dataUrl(s.mediaType, s.data), filename: p.filename ?? 'document.pdf' } };
+      return { type: 'file', file: { file_data: dataUrl(s.mediaType, toStandardBase64(s.data)), filename: p.filename ?? 'document.pdf' } };
     }
     case 'reasoning':
       return { type: 'text', text: p.text };

@@ -5,6 +5,7 @@ import { encodeOpenAIChatRequest } from './encode-request.js';
 import { encodeOpenAIChatResponse } from './encode-response.js';
 import { openAIErrorBody, openAIErrorMessage } from './errors.js';
 import { openAIChatPassthrough } from './passthrough.js';
+import { openAIChatSettingName } from './setting-names.js';
 import { createOpenAIChatStreamDecoder } from './stream-decoder.js';
 import { createOpenAIChatStreamEncoder } from './stream-encoder.js';
 
@@ -15,6 +16,7 @@ export const openAIChatProtocol: ProtocolCodec = {
     encodeResponse: encodeOpenAIChatResponse,
     createStreamEncoder: createOpenAIChatStreamEncoder,
     errorBody: openAIErrorBody,
+    settingName: openAIChatSettingName,
   },
   upstream: {
     protocol: 'openai-chat',

@@ -11,6 +11,7 @@ import { encodeResponsesResponse } from './client/encode-response.js';
 import { createResponsesStreamEncoder } from './client/stream-encoder.js';
 import { responsesErrorBody } from './errors.js';
 import { responsesPassthrough } from './passthrough.js';
+import { responsesSettingName } from './client/setting-names.js';
 import { openAIResponsesUpstream } from './upstream/index.js';
 
 export const openAIResponsesClient: ClientCodec = {
@@ -20,6 +21,7 @@ export const openAIResponsesClient: ClientCodec = {
   encodeResponse: encodeResponsesResponse,
   createStreamEncoder: createResponsesStreamEncoder,
   errorBody: responsesErrorBody,
+  settingName: responsesSettingName,
 };
 
 export const openAIResponsesProtocol: ProtocolCodec = {

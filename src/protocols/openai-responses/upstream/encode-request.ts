@@ -47,22 +47,22 @@ export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string
   if (req.stop?.length) throw new GatewayError('unsupported', `The Responses API model '${upstreamModel}' does not support stop sequences.`, { param: 'stop' });
   if (req.maxTokens !== undefined) {
     body.max_output_tokens = Math.max(MIN_OUTPUT_TOKENS, req.maxTokens);
-    if (req.maxTokens < MIN_OUTPUT_TOKENS) warnings.push({ setting: 'max_tokens', message: `The Responses API needs at least ${MIN_OUTPUT_TOKENS} output tokens; ${MIN_OUTPUT_TOKENS} was sent instead of ${req.maxTokens}.` });
+    if (req.maxTokens < MIN_OUTPUT_TOKENS) warnings.push({ setting: 'maxTokens', action: `raised to ${MIN_OUTPUT_TOKENS}`, message: `The Responses API needs at least ${MIN_OUTPUT_TOKENS} output tokens; ${MIN_OUTPUT_TOKENS} was sent instead of ${req.maxTokens}.` });
   }
-  for (const [field, value, wire] of [['temperature', req.temperature, 'temperature'], ['top_p', req.topP, 'top_p']] as const) {
+  for (const [field, value, wire] of [['temperature', req.temperature, 'temperature'], ['topP', req.topP, 'top_p']] as const) {
     if (value === undefined) continue;
-    if (reasoningModel) warnings.push({ setting: field, message: `The reasoning model '${upstreamModel}' takes no ${field}; ignored.` });
+    if (reasoningModel) warnings.push({ setting: field, action: 'dropped (not supported by this reasoning model)', message: `The reasoning model '${upstreamModel}' takes no ${wire}; ignored.` });
     else body[wire] = value;
   }
-  for (const [field, value] of [['top_k', req.topK], ['presence_penalty', req.presencePenalty], ['frequency_penalty', req.frequencyPenalty], ['seed', req.seed]] as const) {
-    if (value !== undefined) warnings.push({ setting: field, message: `The Responses API has no ${field}; ignored.` });
+  for (const [field, value] of [['topK', req.topK], ['presencePenalty', req.presencePenalty], ['frequencyPenalty', req.frequencyPenalty], ['seed', req.seed]] as const) {
+    if (value !== undefined) warnings.push({ setting: field, action: 'dropped (not supported by openai responses)', message: `The Responses API has no ${field}; ignored.` });
   }
   if (req.user !== undefined) body.user = req.user;
 
   const r = req.reasoning;
   if (r && (r.effort !== undefined || r.budgetTokens !== undefined || r.includeThoughts)) {
     if (!reasoningModel) {
-      if (r.effort !== undefined || r.budgetTokens !== undefined) warnings.push({ setting: 'reasoning', message: `The model '${upstreamModel}' takes no reasoning effort; ignored.` });
+      if (r.effort !== undefined || r.budgetTokens !== undefined) warnings.push({ setting: 'reasoning', action: 'dropped (not a reasoning model)', message: `The model '${upstreamModel}' takes no reasoning effort; ignored.` });
     } else {
       const effort = r.effort ?? (r.budgetTokens !== undefined && r.budgetTokens > 0 ? effortForBudget(r.budgetTokens) : undefined);
       const reasoning: Json = {};
@@ -111,7 +111,7 @@ function copyExtras(req: IRChatRequest, body: Json, warnings: IRWarning[]): void
     } else if (k === 'verbosity' && typeof v === 'string') {
       body.text = { ...(body.text as Json | undefined), verbosity: v };
     } else {
-      warnings.push({ setting: k, message: `The Responses API has no ${k}; ignored.` });
+      warnings.push({ setting: k, action: 'dropped (not supported by openai responses)', message: `The Responses API has no ${k}; ignored.` });
     }
   }
 }
@@ -155,7 +155,7 @@ function encodeInput(messages: IRMessage[], warnings: IRWarning[]): Json[] {
     });
     if (rest.length) items.push({ type: 'message', role: 'user', content: rest });
   });
-  if (droppedReasoning) warnings.push({ setting: 'messages', message: 'Reasoning from another vendor cannot be replayed to OpenAI models; it was left out.' });
+  if (droppedReasoning) warnings.push({ setting: 'messages', action: 'reasoning of another vendor left out', message: 'Reasoning from another vendor cannot be replayed to OpenAI models; it was left out.' });
   return items;
 }
 

@@ -1,0 +1,72 @@
+/**
+ * The node bridge's body reader: the gateway calls it (HandleContext.readBody) only once the key,
+ * route, method and media type passed, so nothing is buffered for a caller that gets a 401, 404,
+ * 405 or 415. It holds the body to a byte limit (Content-Length at once, then while reading) and to
+ * an idle timeout, and stops reading when either is passed; the bridge then closes the connection.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError } from '../src/errors.js';
+import { tooLarge } from '../src/http/body.js';
+
+/** Requests whose client waits for `100 Continue` (serve() answers `checkContinue` itself). */
+const awaitingContinue = new WeakSet<IncomingMessage>();
+
+/** Marks a request whose `Expect: 100-continue` the reader answers when the body is wanted. */
+export function deferContinue(req: IncomingMessage): void {
+  awaitingContinue.add(req);
+}
+
+export interface NodeBodyLimits {
+  /** Lowers the limit the gateway asks for; never raises it. */
+  maxBodyBytes?: number;
+  /** Longest pause between body chunks, in ms (0: none). */
+  bodyIdleTimeoutMs: number;
+}
+
+/** A `readBody(limit)` for one node request. */
+export function nodeBodyReader(req: IncomingMessage, res: ServerResponse, limits: NodeBodyLimits): (limit: number) => Promise<Uint8Array> {
+  return (requested) =>
+    new Promise<Uint8Array>((resolve, reject) => {
+      const limit = limits.maxBodyBytes && limits.maxBodyBytes < requested ? limits.maxBodyBytes : requested;
+      const declared = Number(req.headers['content-length'] ?? Number.NaN);
+      // Refused from the header alone: the client is told before it sends a byte of the body.
+      if (declared > limit) return reject(tooLarge(limit));
+      if (req.readableEnded) return resolve(new Uint8Array(0));
+      if (awaitingContinue.delete(req)) res.writeContinue();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const stop = (err: GatewayError) => {
+        cleanup();
+        // Leave the rest unread: the bridge answers with `Connection: close` and the socket goes.
+        req.pause();
+        reject(err);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) return stop(tooLarge(limit));
+        chunks.push(chunk);
+        timer?.refresh();
+      };
+      const onEnd = () => {
+        cleanup();
+        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+        resolve(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength));
+      };
+      const onGone = () => stop(new GatewayError('invalid_request', 'The client stopped sending the request body.'));
+      const onIdle = () => stop(new GatewayError('request_timeout', `No request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms.`));
+      function cleanup(): void {
+        if (timer) clearTimeout(timer);
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onGone);
+        res.off('close', onGone);
+      }
+      // A body already received in full cannot stall: no timer for it (the common, small case).
+      if (limits.bodyIdleTimeoutMs > 0 && !req.complete) timer = setTimeout(onIdle, limits.bodyIdleTimeoutMs);
+      req.on('data', onData);
+      req.once('end', onEnd);
+      req.once('error', onGone);
+      res.once('close', onGone);
+    });
+}

@@ -1,0 +1,86 @@
+/**
+ * The standalone server's flags and environment variables for timeouts and the connection cap
+ * (`node dist/src/cli.js`, built when stale as in cli.test.ts).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, spawnListening, stopChild } from './helpers/hosts.js';
+import { head, parseResponse, rawConnect } from './helpers/raw-http.js';
+
+const CLI = join(ROOT, 'dist/src/cli.js');
+const KEY = 'mg-edge-cli-key-0001';
+const children: ChildProcess[] = [];
+
+/** Env without vendor keys or MODELGATE_* settings of the machine, plus `extra`. */
+function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$/.test(k)) continue;
+    env[k] = v;
+  }
+  return { ...env, MODELGATE_API_KEY: KEY, ...extra };
+}
+
+async function start(args: string[], env: Record<string, string> = {}): Promise<number> {
+  const { child, url } = await spawnListening(process.execPath, [CLI, '--port', '0', ...args], cleanEnv(env));
+  children.push(child);
+  return Number(new URL(url).port);
+}
+
+beforeAll(() => {
+  const stale = !existsSync(CLI) || statSync(CLI).mtimeMs < statSync(join(ROOT, 'src/cli.ts')).mtimeMs || statSync(CLI).mtimeMs < statSync(join(ROOT, 'adapters/node.ts')).mtimeMs;
+  if (stale) {
+    try {
+      execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+    } catch {
+      // type errors elsewhere still emit JavaScript; the tests below tell if the CLI works
+    }
+  }
+  expect(existsSync(CLI)).toBe(true);
+}, 120_000);
+afterAll(async () => {
+  for (const c of children) await stopChild(c);
+});
+
+describe('CLI server limits', () => {
+  it('--body-idle-timeout-ms cuts a stalled body (408, connection closed)', async () => {
+    const port = await start(['--body-idle-timeout-ms', '200', '--request-timeout-ms', '60000', '--headers-timeout-ms', '10000', '--keep-alive-timeout-ms', '5000']);
+    const conn = await rawConnect(port);
+    conn.socket.write(head('POST /v1/chat/completions HTTP/1.1', { host: 'localhost', authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': 500 }) + '{"model":');
+    const { data } = await conn.closed;
+    expect(parseResponse(data)?.status).toBe(408);
+  });
+
+  it('reads MODELGATE_MAX_CONNECTIONS and MODELGATE_BODY_IDLE_TIMEOUT_MS from the environment', async () => {
+    const port = await start([], { MODELGATE_MAX_CONNECTIONS: '1', MODELGATE_BODY_IDLE_TIMEOUT_MS: '200' });
+    const first = await rawConnect(port);
+    first.socket.write(head('GET /v1/models HTTP/1.1', { host: 'localhost', authorization: `Bearer ${KEY}` }));
+    expect((await first.response()).status).toBe(200);
+    const second = await rawConnect(port);
+    second.socket.write(head('GET /v1/models HTTP/1.1', { host: 'localhost', authorization: `Bearer ${KEY}` }));
+    expect((await second.closed).data).toBe('');
+    first.socket.write(head('POST /v1/chat/completions HTTP/1.1', { host: 'localhost', authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': 500 }) + '{');
+    const { data } = await first.closed;
+    expect(data).toMatch(/HTTP\/1\.1 408/);
+  });
+
+  it('refuses a bad value with a message naming the flag', async () => {
+    const child = spawn(process.execPath, [CLI, '--port', '0', '--request-timeout-ms', 'soon'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let err = '';
+    child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(1);
+    expect(err).toContain('--request-timeout-ms');
+    const fromEnv = spawn(process.execPath, [CLI, '--port', '0'], { env: cleanEnv({ MODELGATE_MAX_CONNECTIONS: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(fromEnv);
+    let envErr = '';
+    fromEnv.stderr?.on('data', (c: Buffer) => (envErr += c.toString()));
+    const [envCode] = (await once(fromEnv, 'exit')) as [number];
+    expect(envCode).toBe(1);
+    expect(envErr).toContain('MODELGATE_MAX_CONNECTIONS');
+  });
+});
