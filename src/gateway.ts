@@ -16,6 +16,7 @@ import { MemoryConversationStore } from './conversations/memory-conversation-sto
 import { MemoryTaskStore } from './tasks/memory-task-store.js';
 import { setupVideoTasks } from './tasks/video-tasks.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
+import { quoteInput } from './quote-input.js';
 
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
@@ -148,8 +149,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       if (hasBody) checkBodyHeaders(ctx.request.headers, r.bodyKinds ?? ['json']);
       return r.handler(ctx, pathParams(m));
     }
-    if (pathMatched) throw new GatewayError('method_not_allowed', `Method ${ctx.request.method} is not allowed on ${path}.`);
-    throw new GatewayError('not_found', `No route for ${ctx.request.method} ${path}.`, { detail: 'unknown_route' });
+    if (pathMatched) throw new GatewayError('method_not_allowed', `Method ${quoteInput(ctx.request.method)} is not allowed on ${quoteInput(path)}.`);
+    throw new GatewayError('not_found', `No route for ${quoteInput(ctx.request.method)} ${quoteInput(path)}.`, { detail: 'unknown_route' });
   }
 
   return {

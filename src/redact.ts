@@ -1,4 +1,22 @@
-/** Removes credentials from text that may reach a caller, a log line or a hook. */
+/**
+ * The one scrubber of credentials in anything that may reach a caller, a log line or a hook:
+ *
+ * - error texts (`redact`, `scrubError`): the configured secrets, plus anything shaped like a
+ *   credential (sk-..., AIza..., Bearer ..., api_key=...), since an upstream may echo a key the
+ *   gateway does not know (a header another proxy added). Messages are also cut to a bounded
+ *   length, so echoed input cannot blow them up.
+ * - relayed content (`scrubContent`, `createContentScrubber`, `scrubbedStream`): only the
+ *   configured secrets, replaced exactly, so model output that merely looks like a key survives.
+ *   Streams keep back a tail that could be the start of a secret split across two chunks.
+ *
+ * A secret that a model spells out over several stream events (one token each) is not caught:
+ * the events' framing separates its pieces on the wire.
+ */
+import { GatewayError, toGatewayError } from './errors.js';
+import { quoteInput } from './quote-input.js';
+
+export const REDACTED = '[redacted]';
+
 const PATTERNS: RegExp[] = [
   /\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g,
   /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
@@ -8,13 +26,104 @@ const PATTERNS: RegExp[] = [
   /([?&]key=)[^&\s"']+/g,
 ];
 
-export function redact(text: string, secrets: Iterable<string> = []): string {
+/** Shorter secrets are scrubbed from error texts only: in content, a 4-letter key would cut words out of answers. */
+const MIN_CONTENT_SECRET = 8;
+const MIN_ERROR_SECRET = 4;
+/** Error messages (to callers, task records and hooks) are cut to this many characters. */
+export const MAX_ERROR_MESSAGE_CHARS = 1000;
+const MAX_PARAM_CHARS = 200;
+
+function replaceSecrets(text: string, secrets: Iterable<string>, minLength: number): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
-  for (const re of PATTERNS) {
-    out = out.replace(re, (_m, prefix: unknown) => (typeof prefix === 'string' && prefix.length > 0 && !/^(sk|pk|rk)$/.test(prefix) ? `${prefix}[redacted]` : '[redacted]'));
+    if (secret.length >= minLength && out.includes(secret)) out = out.split(secret).join(REDACTED);
   }
   return out;
+}
+
+/** Credentials out of an error text: the known secrets and anything shaped like a key. */
+export function redact(text: string, secrets: Iterable<string> = []): string {
+  let out = replaceSecrets(text, secrets, MIN_ERROR_SECRET);
+  for (const re of PATTERNS) {
+    out = out.replace(re, (_m, prefix: unknown) => (typeof prefix === 'string' && prefix.length > 0 && !/^(sk|pk|rk)$/.test(prefix) ? `${prefix}${REDACTED}` : REDACTED));
+  }
+  return out;
+}
+
+/**
+ * Any thrown value as a GatewayError that is safe to show and store: credentials redacted,
+ * message and param cut to a bounded length, status and codes kept.
+ */
+export function scrubError(thrown: unknown, secrets: Iterable<string>): GatewayError {
+  const err = toGatewayError(thrown);
+  const message = quoteInput(redact(err.message, secrets), MAX_ERROR_MESSAGE_CHARS);
+  const param = err.param === null ? null : quoteInput(redact(err.param, secrets), MAX_PARAM_CHARS);
+  if (message === err.message && param === err.param) return err;
+  return new GatewayError(err.code, message, {
+    status: err.status,
+    param,
+    ...(err.retryAfter !== undefined ? { retryAfter: err.retryAfter } : {}),
+    ...(err.detail !== undefined ? { detail: err.detail } : {}),
+  });
+}
+
+/** Known secrets out of a complete body relayed to a caller. */
+export function scrubContent(text: string, secrets: Iterable<string>): string {
+  return replaceSecrets(text, secrets, MIN_CONTENT_SECRET);
+}
+
+export interface ContentScrubber {
+  /** Scrubbed text to send now (may be shorter than what came in: see `end`). */
+  push(chunk: string): string;
+  /** What was kept back because it could have been the start of a secret. */
+  end(): string;
+}
+
+/** Length of the longest end of `text` that is the start of some secret (and not all of it). */
+function pendingSecretStart(text: string, secrets: readonly string[]): number {
+  let keep = 0;
+  for (const secret of secrets) {
+    const first = secret.charCodeAt(0);
+    for (let i = Math.max(0, text.length - secret.length + 1); i < text.length - keep; i++) {
+      if (text.charCodeAt(i) === first && secret.startsWith(text.slice(i))) {
+        keep = text.length - i;
+        break;
+      }
+    }
+  }
+  return keep;
+}
+
+/** Scrubs a stream of text chunks, also when a secret is split across two chunks. */
+export function createContentScrubber(secrets: Iterable<string>): ContentScrubber {
+  const list = [...new Set(secrets)].filter((s) => s.length >= MIN_CONTENT_SECRET);
+  let carry = '';
+  return {
+    push(chunk) {
+      if (list.length === 0) return chunk;
+      const text = replaceSecrets(carry + chunk, list, MIN_CONTENT_SECRET);
+      const keep = pendingSecretStart(text, list);
+      carry = keep ? text.slice(text.length - keep) : '';
+      return keep ? text.slice(0, text.length - keep) : text;
+    },
+    end() {
+      const rest = carry;
+      carry = '';
+      return rest;
+    },
+  };
+}
+
+/**
+ * A generator of wire text, scrubbed. Returning it (client gone) returns `source` too, so the
+ * source's cleanup runs as before.
+ */
+export async function* scrubbedStream(source: AsyncGenerator<string>, secrets: Iterable<string>): AsyncGenerator<string> {
+  const scrubber = createContentScrubber(secrets);
+  for await (const chunk of source) {
+    const out = scrubber.push(chunk);
+    if (out) yield out;
+  }
+  const tail = scrubber.end();
+  if (tail) yield tail;
 }

@@ -108,15 +108,15 @@ describe('OpenAI client -> Gemini upstream', () => {
     ]);
   });
 
-  it('an upstream Google error keeps its status and message, without the upstream key', async () => {
+  it('a refused gateway key (400 API_KEY_INVALID) is a 502 naming the provider, without the upstream key', async () => {
     tb.gemini.failNext(400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_INVALID' }] } });
     const err = await openai.chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
-    expect((err as Error).message).toContain("gateway's credentials for this upstream were rejected");
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((err as Error).message).toContain("refused the gateway's credential (400): API key not valid.");
     expect((err as Error).message).not.toContain(tb.gemini.apiKey);
   });
 });

@@ -129,7 +129,9 @@ describe('POST /v1/images/generations to OpenAI', () => {
     const err = await expectApiError(client().images.generate({ model: 'dall-e-3', prompt: 'x', size: '512x512' }), 400);
     expect(err.message).toContain("Invalid value for 'size'");
     openai.failNext(401, { error: { message: `Incorrect API key provided: ${openai.apiKey}`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
-    const err2 = await expectApiError(client().images.generate({ model: 'gpt-image-1', prompt: 'x' }), 401);
+    // The gateway's own upstream key was refused: not the caller's fault, so a 502 naming the provider.
+    const err2 = await expectApiError(client().images.generate({ model: 'gpt-image-1', prompt: 'x' }), 502);
+    expect(err2.message).toContain("The provider 'openai' refused the gateway's credential (401)");
     expect(JSON.stringify(err2.error)).not.toContain(openai.apiKey);
   });
 

@@ -207,9 +207,9 @@ describe('reasoning', () => {
 describe('input_tokens', () => {
   it('is forwarded to OpenAI upstreams and estimated for others', async () => {
     const openai = await client.responses.inputTokens.count({ model: 'gpt-4.1', input: 'count these words please' });
-    expect(openai).toEqual({ object: 'response.input_tokens', input_tokens: 10 });
+    expect(openai).toEqual({ object: 'response.input_tokens', input_tokens: 10, traceId: expect.any(String) });
     expect(lastBody(bed.mocks.responses, '/responses/input_tokens').model).toBe('gpt-4.1');
     const claude = await client.responses.inputTokens.count({ model: 'claude', input: 'x'.repeat(400) });
-    expect(claude).toEqual({ object: 'response.input_tokens', input_tokens: 100 });
+    expect(claude).toEqual({ object: 'response.input_tokens', input_tokens: 100, traceId: expect.any(String) });
   });
 });

@@ -142,7 +142,7 @@ describe('encodeResponsesRequest', () => {
     expect(out).toMatchObject({ temperature: 0.2, top_p: 0.9, max_output_tokens: 16, text: { format: { type: 'json_object' } } });
     expect(out).not.toHaveProperty('reasoning');
     expect(out).not.toHaveProperty('include');
-    expect(warnings.map((w) => w.setting).sort()).toEqual(['max_tokens', 'reasoning', 'seed']);
+    expect(warnings.map((w) => w.setting).sort()).toEqual(['maxTokens', 'reasoning', 'seed']);
   });
 
   it('passes chat fields that mean the same, and names the ones it drops', () => {

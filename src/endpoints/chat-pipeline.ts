@@ -2,11 +2,12 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import { readSSEBatches, SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { fireHook } from '../observability/hooks.js';
+import { scrubbedStream } from '../redact.js';
 import { codecFor } from '../protocols/registry.js';
 import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
-import { jsonResponse, scrubError } from './common.js';
+import { scrubError, upstreamJsonResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
@@ -38,8 +39,9 @@ export interface PassthroughRoute {
   errorMessage: (status: number, bodyText: string) => string;
 }
 
-/** Headers and keep-alive policy of a streamed answer. */
-function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => void, extra: Record<string, string> = {}): Response {
+/** Headers and keep-alive policy of a streamed answer; every path's bytes pass the secret scrubber. */
+function streamOf(ctx: RequestContext, call: ChatCall, source: AsyncGenerator<string>, onCancel: () => void, extra: Record<string, string> = {}): Response {
+  const gen = scrubbedStream(source, ctx.rt.secrets);
   if (!call.streamContentType) return streamResponse(gen, onCancel, { ...SSE_HEADERS, ...extra });
   return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache', ...extra }, false);
 }
@@ -98,7 +100,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
     const json = await readUpstreamJson(upstream, provider.id);
     const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
     finishEvent(ctx, 200, usage);
-    return jsonResponse(ctx, out);
+    return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
   // `completed` is set only after the last byte was handed over: a client that leaves early
@@ -131,7 +133,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
       finishEvent(ctx, 200, relay.usage(), failure, completed);
     }
   })();
-  return streamOf(call, gen, () => {
+  return streamOf(ctx, call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
   });
@@ -156,7 +158,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
     finishEvent(ctx, 200, res.usage);
-    return jsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
+    return upstreamJsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder();
   const encoder = call.client.client.createStreamEncoder(m);
@@ -200,6 +202,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     }
   })();
   return streamOf(
+    ctx,
     call,
     gen,
     () => {

@@ -4,9 +4,10 @@ import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
 import { textResponse } from '../http/known-body.js';
 import { errorBodyFor } from '../protocols/error-shapes.js';
-import { redact } from '../redact.js';
+import { scrubContent, scrubError as scrubGatewayError } from '../redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
+import { quoteInput } from '../quote-input.js';
 
 /** Resolves the caller: a host-supplied principal, the host's authenticate(), then config keys. */
 export async function authenticate(ctx: RequestContext): Promise<Principal> {
@@ -51,9 +52,9 @@ export function mayUseModel(principal: Principal, modelId: string): boolean {
 /** Model id -> route; 404 when unknown, 403 when the caller may not use it. */
 export function resolveModel(ctx: RequestContext, principal: Principal, modelId: string, param = 'model'): ResolvedModel {
   const model = ctx.rt.models.resolve(modelId);
-  if (!model) throw new GatewayError('not_found', `The model '${modelId}' does not exist or is not served by this gateway.`, { param, detail: 'model_not_found' });
+  if (!model) throw new GatewayError('not_found', `The model '${quoteInput(modelId)}' does not exist or is not served by this gateway.`, { param, detail: 'model_not_found' });
   if (!mayUseModel(principal, model.id)) {
-    throw new GatewayError('permission_denied', `This API key is not allowed to use the model '${modelId}'.`, { param, detail: 'model_not_allowed' });
+    throw new GatewayError('permission_denied', `This API key is not allowed to use the model '${quoteInput(modelId)}'.`, { param, detail: 'model_not_allowed' });
   }
   ctx.event.model = model.id;
   ctx.event.provider = model.provider.id;
@@ -86,13 +87,14 @@ export function errorResponse(ctx: RequestContext, err: GatewayError): Response 
   return textResponse(JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)), { status: safe.status, headers });
 }
 
+/** The gateway's one error scrubber (src/redact.ts) with this runtime's secrets. */
 export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError {
-  const message = redact(err.message, ctx.rt.secrets);
-  if (message === err.message) return err;
-  return new GatewayError(err.code, message, {
-    status: err.status,
-    param: err.param,
-    ...(err.retryAfter !== undefined ? { retryAfter: err.retryAfter } : {}),
-    ...(err.detail !== undefined ? { detail: err.detail } : {}),
-  });
+  return scrubGatewayError(err, ctx.rt.secrets);
+}
+
+/** A JSON answer built from what an upstream sent: the configured secrets are scrubbed from it. */
+export function upstreamJsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Response {
+  const h = new Headers(headers);
+  h.set('content-type', 'application/json');
+  return textResponse(scrubContent(JSON.stringify({ ...body, traceId: ctx.traceId }), ctx.rt.secrets), { status, headers: h });
 }

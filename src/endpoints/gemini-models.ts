@@ -7,6 +7,7 @@ import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, mayUseModel } from './common.js';
 import { modelFromPath } from './gemini.js';
+import { quoteInput } from '../quote-input.js';
 
 function limit(m: ResolvedModel, key: string, fallback: number): number {
   const v = m.options[key];
@@ -49,7 +50,7 @@ export async function getGeminiModel(ctx: RequestContext, params: Record<string,
   const id = modelFromPath(params.model);
   const model = ctx.rt.models.resolve(id);
   if (!model || !mayUseModel(principal, model.id)) {
-    throw new GatewayError('not_found', `models/${id} is not found or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
+    throw new GatewayError('not_found', `models/${quoteInput(id)} is not found or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
   }
   return jsonResponse(ctx, geminiModel(model));
 }

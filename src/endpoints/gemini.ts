@@ -15,7 +15,7 @@ import { geminiProtocol } from '../protocols/gemini/index.js';
 import { parseOrThrow } from '../protocols/zod-error.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
-import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
+import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import { callUpstream, readUpstreamJson } from './upstream-call.js';
 
 /** `models/gemini-2.5-flash` or `gemini-2.5-flash` -> `gemini-2.5-flash`. */
@@ -85,5 +85,5 @@ async function geminiCountTokens(ctx: RequestContext, params: Record<string, str
   const upstream = await callUpstream(ctx, provider, { url, headers: target.headers, body }, geminiErrorMessage);
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.totalTokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered countTokens without totalTokens.`);
-  return jsonResponse(ctx, json);
+  return upstreamJsonResponse(ctx, json);
 }

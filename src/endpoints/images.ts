@@ -16,12 +16,14 @@ import { imageGenerationSchema, type ImageEditRequest, type ImageGenerationReque
 import { parseEditJson, parseEditMultipart } from '../protocols/images/parse-edit-request.js';
 import { openAIErrorMessage } from '../protocols/openai-chat/errors.js';
 import { parseOrThrow } from '../protocols/zod-error.js';
+import { scrubbedStream } from '../redact.js';
 import { isOpenAIStyle, openAIStyleTarget } from '../providers/media-endpoints.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
-import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
+import { authenticate, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
+import { quoteInput } from '../quote-input.js';
 
 type ImageCall =
   | { kind: 'generate'; req: ImageGenerationRequest; body: Record<string, unknown> }
@@ -45,7 +47,7 @@ export async function imageEdits(ctx: RequestContext): Promise<Response> {
   let req: ImageEditRequest;
   if (/^multipart\/form-data/i.test(contentType)) req = await parseEditMultipart(bytes, contentType);
   else if (/^application\/json/i.test(contentType) || contentType === '') req = parseEditJson(parseJsonObject(new TextDecoder().decode(bytes)));
-  else throw new GatewayError('invalid_request', `Unsupported Content-Type '${contentType}'; send multipart/form-data or application/json.`);
+  else throw new GatewayError('invalid_request', `Unsupported Content-Type '${quoteInput(contentType)}'; send multipart/form-data or application/json.`);
   const model = resolveModel(ctx, principal, req.options.model);
   return runImages(ctx, model, { kind: 'edit', req });
 }
@@ -103,7 +105,7 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   const json = await readUpstreamJson(upstream, provider.id);
   if (!Array.isArray(json.data)) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered without a 'data' list of images.`);
   finished(ctx, usageOf(json));
-  return jsonResponse(ctx, json);
+  return upstreamJsonResponse(ctx, json);
 }
 
 /** Image SSE from an OpenAI-style upstream, relayed as it arrives (events can be megabytes). */
@@ -131,7 +133,7 @@ function relayImageStream(ctx: RequestContext, upstream: UpstreamResult): Respon
       finished(ctx, undefined, completed);
     }
   })();
-  return streamResponse(gen, () => upstream.abort(new DOMException('Client disconnected', 'AbortError')), SSE_HEADERS);
+  return streamResponse(scrubbedStream(gen, ctx.rt.secrets), () => upstream.abort(new DOMException('Client disconnected', 'AbortError')), SSE_HEADERS);
 }
 
 async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
@@ -161,5 +163,5 @@ async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   const answers = await Promise.all(Array.from({ length: n }, one));
   const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.rt.now() / 1000));
   finished(ctx, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens });
-  return jsonResponse(ctx, out);
+  return upstreamJsonResponse(ctx, out);
 }

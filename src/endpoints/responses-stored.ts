@@ -7,7 +7,7 @@ import { FINAL_STATUSES, type ConversationRecord } from '../conversations/conver
 import { GatewayError } from '../errors.js';
 import { replayEvents } from '../protocols/openai-responses/client/replay-events.js';
 import type { RequestContext } from '../runtime.js';
-import { authenticate, jsonResponse } from './common.js';
+import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { updateRecord } from '../conversations/update-record.js';
 import { backgroundResponses } from './responses-background.js';
 import { streamResponse } from './stream-response.js';
@@ -82,7 +82,7 @@ export async function getResponse(ctx: RequestContext, params: Record<string, st
   const record = await ownRecord(ctx, idParam(params));
   const stream = ctx.url.searchParams.get('stream');
   if (stream === 'true') return streamStoredResponse(ctx, record, intParam(ctx, 'starting_after', -1, Number.MAX_SAFE_INTEGER) ?? -1);
-  return jsonResponse(ctx, record.object);
+  return upstreamJsonResponse(ctx, record.object);
 }
 
 /** DELETE /v1/responses/{id} (a running background response is stopped first). */
@@ -101,7 +101,7 @@ export async function cancelResponse(ctx: RequestContext, params: Record<string,
     FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled' } },
   );
   backgroundResponses(ctx.rt).cancelLocal(record.id);
-  return jsonResponse(ctx, (updated ?? record).object);
+  return upstreamJsonResponse(ctx, (updated ?? record).object);
 }
 
 /** GET /v1/responses/{id}/input_items: cursor pages as at OpenAI (after/before item ids, limit, order). */

@@ -1,7 +1,8 @@
-import { codeForStatus, GatewayError, isAbortError } from '../errors.js';
+import { GatewayError, isAbortError } from '../errors.js';
 import { redact } from '../redact.js';
 import type { Provider } from '../providers/types.js';
 import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../providers/upstream-redirect.js';
+import { upstreamFailure, type CredentialSource } from '../providers/upstream-failure.js';
 import type { RequestContext } from '../runtime.js';
 
 export interface UpstreamResult {
@@ -20,6 +21,12 @@ export interface UpstreamRequest {
   method?: string;
   headers: Headers;
   body?: BodyInit | null;
+  /**
+   * Whose credential the request carries (default: the gateway's, from the config). An upstream
+   * that refuses the gateway's credential is a 502 for the caller; one that refuses the caller's
+   * own (bring your own key) stays a 401/403.
+   */
+  credential?: CredentialSource;
 }
 
 /**
@@ -86,11 +93,7 @@ export async function callUpstream(
     done();
     const message = redact(errorMessage(response.status, text), provider.secrets);
     const retryAfter = Number(response.headers.get('retry-after'));
-    const status = response.status >= 400 && response.status < 600 ? response.status : 502;
-    throw new GatewayError(codeForStatus(status), `Upstream provider '${provider.id}' returned ${response.status}: ${message}`, {
-      status,
-      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
-    });
+    throw upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: req.credential ?? 'gateway', retryAfter });
   }
 
   const touch = () => {

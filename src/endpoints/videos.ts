@@ -4,7 +4,7 @@
  * credentials), DELETE .../{task_id} (cancel). A repeated Request-Id from the same key returns the
  * first task instead of paying for a second generation.
  */
-import { isPrivateHost } from '../tasks/private-host.js';
+import { callbackUrlProblem } from '../tasks/callback.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonObject, readBodyText } from '../http/body.js';
 import { fireHook } from '../observability/hooks.js';
@@ -15,7 +15,7 @@ import { endTask, applyUpstreamState } from '../tasks/video-state.js';
 import { publicVideoTask, VIDEO_TASK_KIND, withData, type VideoTask, type VideoTaskData } from '../tasks/video-task.js';
 import { videoTasks } from '../tasks/video-tasks.js';
 import type { VideoTaskService } from '../tasks/video-poller.js';
-import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
+import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
@@ -57,9 +57,8 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Respon
   if (req.callback_url !== undefined && !service.settings.callbackSecret) {
     throw new GatewayError('unsupported', 'callback_url needs a callback signing secret, and this gateway has none configured (video.callbackSecret).', { param: 'callback_url' });
   }
-  if (req.callback_url !== undefined && !service.settings.allowPrivateCallbackHosts && isPrivateHost(new URL(req.callback_url).hostname)) {
-    throw new GatewayError('invalid_request', 'callback_url must not point at localhost or a private network.', { param: 'callback_url' });
-  }
+  const callbackProblem = req.callback_url === undefined ? undefined : callbackUrlProblem(req.callback_url, service.settings.allowPrivateCallbackHosts);
+  if (callbackProblem) throw new GatewayError('invalid_request', callbackProblem, { param: 'callback_url' });
   fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
 
   const callerId = callerRequestId(ctx);
@@ -149,18 +148,18 @@ async function ownTask(ctx: RequestContext, params: Record<string, string>): Pro
 export async function getVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
   const { service, task } = await ownTask(ctx, params);
   const latest = await service.refresh(task, 'stale');
-  return jsonResponse(ctx, publicVideoTask(latest));
+  return upstreamJsonResponse(ctx, publicVideoTask(latest));
 }
 
 /** DELETE /v1/video/generations/{task_id} — stops tracking the job and asks the upstream to drop it. */
 export async function cancelVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
   const { service, task } = await ownTask(ctx, params);
-  if (task.data.status === 'succeeded' || task.data.status === 'failed' || task.data.status === 'cancelled') return jsonResponse(ctx, publicVideoTask(task));
+  if (task.data.status === 'succeeded' || task.data.status === 'failed' || task.data.status === 'cancelled') return upstreamJsonResponse(ctx, publicVideoTask(task));
   const saved = await saveWithRetry(service, task, (d) => endTask(d, 'cancelled', null, ctx.rt.now()));
   const provider = ctx.rt.providers.get(saved.data.providerId);
   const adapter = provider ? videoAdapterFor(provider) : undefined;
   if (provider && adapter?.cancel && saved.data.upstreamId) await adapter.cancel(provider, saved.data.upstreamId).catch(() => undefined);
-  return jsonResponse(ctx, publicVideoTask(saved));
+  return upstreamJsonResponse(ctx, publicVideoTask(saved));
 }
 
 /** GET /v1/video/generations/{task_id}/content[?index=n] — the bytes, streamed through. */

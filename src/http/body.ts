@@ -1,4 +1,6 @@
 import { GatewayError } from '../errors.js';
+import { quoteInput } from '../quote-input.js';
+import { duplicateKeyError, inspectJson, tooDeepError } from './json-guard.js';
 
 /** Reads the raw (still content-encoded) body, failing with a 413 GatewayError past `limit` bytes. */
 export type BodyReader = (limit: number) => Promise<Uint8Array>;
@@ -121,17 +123,24 @@ export function tooLarge(limit: number): GatewayError {
   return new GatewayError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`);
 }
 
-/** Parses a JSON object body; 400 when it is not JSON or not an object. */
+/**
+ * Parses a JSON object body; 400 when it is not JSON, not an object, nests deeper than
+ * MAX_JSON_DEPTH or repeats a top-level key (see json-guard.ts). The depth is checked before
+ * parsing, so no parser or walker ever sees a deeper body.
+ */
 export function parseJsonObject(text: string): Record<string, unknown> {
   if (text.trim() === '') throw new GatewayError('invalid_request', 'Request body is empty; expected a JSON object.');
+  const shape = inspectJson(text);
+  if (shape.tooDeep) throw tooDeepError('Request body');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new GatewayError('invalid_request', `Request body is not valid JSON: ${(err as Error).message}`);
+    throw new GatewayError('invalid_request', `Request body is not valid JSON: ${quoteInput((err as Error).message, 200)}`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new GatewayError('invalid_request', 'Request body must be a JSON object.');
   }
+  if (shape.duplicateKey !== undefined) throw duplicateKeyError(shape.duplicateKey);
   return value as Record<string, unknown>;
 }

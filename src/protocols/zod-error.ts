@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { GatewayError } from '../errors.js';
+import { quoteInput } from '../quote-input.js';
 
 /** `['messages', 0, 'role']` -> `messages[0].role` */
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {
@@ -17,8 +18,10 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, pre
   if (result.success) return result.data;
   const issue = pickIssue(result.error.issues);
   const path = [...(prefix ? [prefix] : []), ...(issue?.path ?? [])];
-  const param = formatPath(path) || null;
-  const message = issue ? `Invalid value for '${param ?? 'body'}': ${issue.message}` : 'Invalid request body.';
+  // Paths hold caller-chosen keys and zod messages can quote input: both are cut to a readable length.
+  const fullParam = formatPath(path);
+  const param = fullParam ? quoteInput(fullParam) : null;
+  const message = issue ? `Invalid value for '${param ?? 'body'}': ${quoteInput(issue.message, 300)}` : 'Invalid request body.';
   throw new GatewayError('invalid_request', message, { param });
 }
 

@@ -6,6 +6,7 @@
  *   x-modelgate-signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>
  */
 import type { FetchLike } from '../providers/types.js';
+import { isPrivateHost } from './private-host.js';
 
 export const SIGNATURE_HEADER = 'x-modelgate-signature';
 export const TIMESTAMP_HEADER = 'x-modelgate-timestamp';
@@ -43,8 +44,27 @@ export async function verifyCallbackSignature(
   return diff === 0;
 }
 
+/**
+ * Why `url` may not receive callbacks, or undefined when it may. Checked when a task is submitted
+ * and again before every delivery attempt (a record stored before a stricter check, or under a
+ * config that allowed private hosts, is judged by the rules in force when it is sent).
+ */
+export function callbackUrlProblem(url: string, allowPrivateHosts: boolean): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'callback_url is not a valid URL.';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'callback_url must be an http or https URL.';
+  if (!allowPrivateHosts && isPrivateHost(parsed.hostname)) return 'callback_url must not point at localhost or a private network.';
+  return undefined;
+}
+
 export interface CallbackDelivery {
   url: string;
+  /** Whether private/loopback hosts may receive callbacks (video.allowPrivateCallbackHosts). */
+  allowPrivateHosts: boolean;
   /** The task record, serialized once so the signature covers exactly these bytes. */
   body: string;
   secret: string;
@@ -55,8 +75,21 @@ export interface CallbackDelivery {
   timeoutMs: number;
 }
 
-/** One delivery attempt. A 2xx answer counts as delivered; anything else is retried by the caller. */
-export async function sendCallback(fetchImpl: FetchLike, d: CallbackDelivery): Promise<{ ok: boolean; error?: string }> {
+export interface CallbackResult {
+  ok: boolean;
+  error?: string;
+  /** The URL itself is refused: retrying cannot help. */
+  final?: boolean;
+}
+
+/**
+ * One delivery attempt. A 2xx answer counts as delivered; anything else (a redirect too: it is
+ * not followed, so a receiver cannot bounce the POST into a private network) is retried by the
+ * caller. A URL that fails the host check is not contacted at all (fail closed).
+ */
+export async function sendCallback(fetchImpl: FetchLike, d: CallbackDelivery): Promise<CallbackResult> {
+  const refused = callbackUrlProblem(d.url, d.allowPrivateHosts);
+  if (refused) return { ok: false, error: refused, final: true };
   const timestamp = Math.floor(d.now / 1000);
   const headers = new Headers({
     'content-type': 'application/json',

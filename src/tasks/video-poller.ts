@@ -4,9 +4,9 @@
  * delivers callbacks with retries. Every write is a compare-and-set, so instances never clobber
  * each other; the loser re-reads.
  */
-import { GatewayError, toGatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
 import { videoAdapterFor } from '../providers/video/index.js';
-import { redact } from '../redact.js';
+import { scrubContent, scrubError } from '../redact.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { callbackBackoff, sendCallback } from './callback.js';
 import type { TaskStore } from './task-store.js';
@@ -87,8 +87,7 @@ export class VideoTaskService {
 
   /** A GatewayError safe to store and show: credentials removed. */
   scrub(err: unknown): GatewayError {
-    const g = toGatewayError(err);
-    return new GatewayError(g.code, redact(g.message, this.rt.secrets), { status: g.status });
+    return scrubError(err, this.rt.secrets);
   }
 
   private kickCallback(task: VideoTask): void {
@@ -110,7 +109,8 @@ export class VideoTaskService {
     if (!claimed) return;
     const result = await sendCallback(this.rt.fetch, {
       url: cb.url,
-      body: JSON.stringify(publicVideoTask(claimed)),
+      allowPrivateHosts: this.settings.allowPrivateCallbackHosts,
+      body: scrubContent(JSON.stringify(publicVideoTask(claimed)), this.rt.secrets),
       secret,
       now,
       event: `video.generation.${claimed.data.status}`,
@@ -121,7 +121,9 @@ export class VideoTaskService {
       const current = await this.load(id);
       const c = current?.data.callback;
       if (!current || !c) return;
-      const next = result.ok ? { ...c, delivered: true, nextAt: null, lastError: null } : { ...c, lastError: result.error ?? 'callback failed' };
+      const next = result.ok
+        ? { ...c, delivered: true, nextAt: null, lastError: null }
+        : { ...c, lastError: result.error ?? 'callback failed', ...(result.final ? { nextAt: null } : {}) };
       if (await this.save(current, { ...current.data, callback: next })) return;
     }
   }

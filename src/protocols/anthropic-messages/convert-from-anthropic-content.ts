@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRTextPart, IRToolCallPart, IRToolResultPart, ProviderOptions } from '../../ir/types.js';
 import { parseOrThrow } from '../zod-error.js';
 import { contentBlockSchema, type ContentBlock, type DocumentBlock, type ImageBlock } from './anthropic-api.js';
+import { quoteInput } from '../../quote-input.js';
 
 const P = 'anthropic-messages';
 
@@ -49,7 +50,7 @@ function decodeDocument(block: DocumentBlock, param: string): IRFilePart | IRTex
       if (typeof s.content === 'string') return [{ type: 'text', text: s.content }];
       return s.content.map((b, k) => {
         if (b.type !== 'text' || typeof b.text !== 'string') {
-          throw new GatewayError('unsupported', `Document content blocks of type '${b.type}' cannot be translated for this model.`, { param: `${param}.source.content[${k}]` });
+          throw new GatewayError('unsupported', `Document content blocks of type '${quoteInput(b.type)}' cannot be translated for this model.`, { param: `${param}.source.content[${k}]` });
         }
         return { type: 'text', text: b.text };
       });
@@ -69,7 +70,7 @@ function decodeMediaOrText(block: ContentBlock, param: string): Array<IRTextPart
       return Array.isArray(d) ? d : [d];
     }
     default:
-      throw new GatewayError('invalid_request', `Blocks of type '${block.type}' are not allowed here.`, { param: `${param}.type` });
+      throw new GatewayError('invalid_request', `Blocks of type '${quoteInput(block.type)}' are not allowed here.`, { param: `${param}.type` });
   }
 }
 
@@ -78,7 +79,7 @@ const TRANSLATABLE = new Set(['text', 'image', 'document', 'tool_use', 'tool_res
 /** Validates one block; server-tool and other Anthropic-only blocks cannot be translated. */
 function parseBlock(raw: Record<string, unknown>, param: string): ContentBlock {
   if (typeof raw.type === 'string' && !TRANSLATABLE.has(raw.type)) {
-    throw new GatewayError('unsupported', `Content blocks of type '${raw.type}' can only be sent to Anthropic models.`, { param: `${param}.type` });
+    throw new GatewayError('unsupported', `Content blocks of type '${quoteInput(raw.type)}' can only be sent to Anthropic models.`, { param: `${param}.type` });
   }
   return parseOrThrow(contentBlockSchema, raw, param);
 }

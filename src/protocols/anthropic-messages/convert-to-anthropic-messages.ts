@@ -6,8 +6,10 @@
  */
 import { GatewayError } from '../../errors.js';
 import { toStandardBase64 } from '../../ir/media.js';
+import { nestsTooDeep, tooDeepError } from '../../http/json-guard.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRWarning, ProviderOptions } from '../../ir/types.js';
 import { toolInput } from './encode-response.js';
+import { quoteInput } from '../../quote-input.js';
 
 type Block = Record<string, unknown>;
 interface AnthropicMessage {
@@ -30,7 +32,7 @@ function encodeImage(p: IRImagePart, param: string): Block {
   const s = p.source;
   if (s.kind === 'url') return { type: 'image', source: { type: 'url', url: s.url }, ...anthropicExtras(p.providerOptions) };
   if (!IMAGE_TYPES.has(s.mediaType)) {
-    throw new GatewayError('unsupported', `Anthropic models accept images of type jpeg, png, gif or webp, not ${s.mediaType}.`, { param });
+    throw new GatewayError('unsupported', `Anthropic models accept images of type jpeg, png, gif or webp, not ${quoteInput(s.mediaType)}.`, { param });
   }
   // Anthropic decodes only standard, padded base64 (a Gemini client may send the URL-safe alphabet).
   return { type: 'image', source: { type: 'base64', media_type: s.mediaType, data: toStandardBase64(s.data) }, ...anthropicExtras(p.providerOptions) };
@@ -53,7 +55,7 @@ function encodeDocument(p: IRFilePart, param: string): Block {
   if (s.kind === 'file-id') return { type: 'document', source: { type: 'file', file_id: s.fileId }, ...extras };
   if (s.kind === 'url') {
     if (s.mediaType && s.mediaType !== 'application/pdf') {
-      throw new GatewayError('unsupported', `Anthropic models accept documents by URL only as PDF, not ${s.mediaType}.`, { param });
+      throw new GatewayError('unsupported', `Anthropic models accept documents by URL only as PDF, not ${quoteInput(s.mediaType)}.`, { param });
     }
     return { type: 'document', source: { type: 'url', url: s.url }, ...extras };
   }
@@ -62,7 +64,7 @@ function encodeDocument(p: IRFilePart, param: string): Block {
     return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: decodeBase64Text(s.data, param) }, ...extras };
   }
   if (s.mediaType.startsWith('image/')) return encodeImage({ type: 'image', source: s }, param);
-  throw new GatewayError('unsupported', `Anthropic models accept PDF or plain-text documents, not ${s.mediaType}.`, { param });
+  throw new GatewayError('unsupported', `Anthropic models accept PDF or plain-text documents, not ${quoteInput(s.mediaType)}.`, { param });
 }
 
 function encodeToolResultContent(content: Array<IRTextPart | IRImagePart | IRFilePart>, param: string): string | Block[] | undefined {
@@ -86,6 +88,7 @@ function encodePart(p: IRContentPart, role: 'user' | 'assistant', param: string,
     case 'file':
       return encodeDocument(p, param);
     case 'tool-call': {
+      if (nestsTooDeep(p.arguments)) throw tooDeepError('The tool call arguments', param);
       const input = toolInput(p.arguments);
       if (p.arguments.trim() && p.arguments.trim() !== '{}' && Object.keys(input).length === 0) {
         warnings.push({ setting: 'messages', action: 'tool call arguments that are not a JSON object sent as {}', message: `The arguments of tool call ${p.id} (${param}) are not a JSON object; sent as {}.` });

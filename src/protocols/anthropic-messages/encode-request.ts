@@ -5,6 +5,7 @@ import { dropped, droppedForeignOptions } from '../dropped-settings.js';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic-api.js';
 import { anthropicExtras, convertToAnthropicMessages, encodeTextBlock } from './convert-to-anthropic-messages.js';
 import { thinkingFor } from './map-thinking.js';
+import { quoteInput } from '../../quote-input.js';
 
 export function encodeAnthropicRequest(req: IRChatRequest, upstreamModel: string): { body: Record<string, unknown>; warnings: IRWarning[] } {
   const warnings: IRWarning[] = droppedForeignOptions(req, 'anthropic-messages');
@@ -40,7 +41,7 @@ export function encodeAnthropicRequest(req: IRChatRequest, upstreamModel: string
     body.tools = req.tools.map((t, i) => {
       if (t.type === 'provider') {
         if (t.protocol === 'anthropic-messages') return t.raw;
-        throw new GatewayError('unsupported', `The tool ${t.name} is specific to ${t.protocol} and cannot be sent to an Anthropic model.`, { param: `tools[${i}]` });
+        throw new GatewayError('unsupported', `The tool ${quoteInput(t.name)} is specific to ${t.protocol} and cannot be sent to an Anthropic model.`, { param: `tools[${i}]` });
       }
       return {
         name: t.name,

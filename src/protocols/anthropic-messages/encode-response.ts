@@ -1,4 +1,5 @@
 /** IR response -> Anthropic `message` JSON (the client side). */
+import { nestsTooDeep } from '../../http/json-guard.js';
 import type { IRChatResponse, IRContentPart, IRWarning } from '../../ir/types.js';
 import type { ResponseMeta } from '../types.js';
 import { toAnthropicStopReason } from './map-finish-reason.js';
@@ -6,6 +7,8 @@ import { toAnthropicUsage } from './usage.js';
 
 /** Tool arguments (JSON text) -> the object Anthropic's `input` must be. */
 export function toolInput(args: string): Record<string, unknown> {
+  // Too deep to serialize again (JSON.stringify recurses): unusable, like invalid JSON.
+  if (nestsTooDeep(args)) return {};
   try {
     const v = JSON.parse(args || '{}') as unknown;
     if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;

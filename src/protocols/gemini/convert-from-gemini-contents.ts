@@ -7,6 +7,7 @@ import { GatewayError } from '../../errors.js';
 import { guessMediaType } from '../../ir/media.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRToolResultPart } from '../../ir/types.js';
 import type { GeminiContent, GeminiPart } from './gemini-api.js';
+import { quoteInput } from '../../quote-input.js';
 
 interface PendingCall {
   id: string;
@@ -21,7 +22,7 @@ export function mediaPart(media: MediaRef, param: string): IRImagePart | IRFileP
   const isInline = 'data' in media;
   const mime = media.mimeType ?? (isInline ? 'application/octet-stream' : guessMediaType(media.fileUri));
   if (mime.startsWith('audio/') || mime.startsWith('video/')) {
-    throw new GatewayError('unsupported', `${mime} input cannot be translated for this model; only images, PDFs and text documents can.`, { param });
+    throw new GatewayError('unsupported', `${quoteInput(mime)} input cannot be translated for this model; only images, PDFs and text documents can.`, { param });
   }
   const source = isInline ? { kind: 'base64' as const, mediaType: mime, data: media.data } : { kind: 'url' as const, url: media.fileUri, mediaType: mime };
   return mime.startsWith('image/') ? { type: 'image', source } : { type: 'file', source };
@@ -48,7 +49,7 @@ function decodeFunctionResponse(fr: FunctionResponse, pending: PendingCall[], pa
   let at = fr.id ? pending.findIndex((c) => c.id === fr.id) : -1;
   if (at < 0) at = pending.findIndex((c) => c.name === fr.name);
   if (at < 0) {
-    throw new GatewayError('invalid_request', `The function response '${fr.name}' does not answer a function call of the previous model turn.`, { param: `${param}.functionResponse.name` });
+    throw new GatewayError('invalid_request', `The function response '${quoteInput(fr.name)}' does not answer a function call of the previous model turn.`, { param: `${param}.functionResponse.name` });
   }
   const call = pending.splice(at, 1)[0] as PendingCall;
   const { text, isError } = resultContent(fr.response);

@@ -5,9 +5,11 @@
  * signatures are replayed from providerOptions or from the tool call id that carries them.
  */
 import { GatewayError } from '../../errors.js';
+import { nestsTooDeep, tooDeepError } from '../../http/json-guard.js';
 import { guessMediaType } from '../../ir/media.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRToolResultPart, IRWarning } from '../../ir/types.js';
 import { signatureFromToolCallId, SKIP_SIGNATURE } from './tool-call-ids.js';
+import { quoteInput } from '../../quote-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,15 +30,17 @@ export function encodeMedia(p: IRImagePart | IRFilePart, param: string): Json {
     const fallback = p.type === 'image' ? 'image/jpeg' : 'application/pdf';
     return { fileData: { mimeType: s.mediaType ?? guessMediaType(s.url, fallback), fileUri: s.url } };
   }
-  throw new GatewayError('unsupported', `File ids (${s.fileId}) of another vendor cannot be sent to a Gemini model; send the document inline.`, { param });
+  throw new GatewayError('unsupported', `File ids (${quoteInput(s.fileId)}) of another vendor cannot be sent to a Gemini model; send the document inline.`, { param });
 }
 
 /** A tool result's `response` object: parsed JSON objects as they are, anything else as `{result}`. */
-function responseObject(p: IRToolResultPart): Json {
+function responseObject(p: IRToolResultPart, param: string): Json {
   const text = p.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
   let value: unknown = text;
   const trimmed = text.trim();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    // Parsed JSON lands in the upstream body: bounded like a request body.
+    if (nestsTooDeep(trimmed)) throw tooDeepError('The tool result', param);
     try {
       value = JSON.parse(trimmed);
     } catch {
@@ -48,7 +52,8 @@ function responseObject(p: IRToolResultPart): Json {
   return { result: value };
 }
 
-function parseArgs(args: string): Json {
+function parseArgs(args: string, param: string): Json {
+  if (nestsTooDeep(args)) throw tooDeepError('The tool call arguments', param);
   try {
     const v = JSON.parse(args || '{}') as unknown;
     if (v && typeof v === 'object' && !Array.isArray(v)) return v as Json;
@@ -79,7 +84,7 @@ function modelParts(m: IRMessage, i: number, warnings: IRWarning[]): Json[] {
       }
       case 'tool-call': {
         const sig = geminiSignature(p) ?? signatureFromToolCallId(p.id);
-        const part: Json = { functionCall: { name: p.name, args: parseArgs(p.arguments) } };
+        const part: Json = { functionCall: { name: p.name, args: parseArgs(p.arguments, param) } };
         if (sig) part.thoughtSignature = sig;
         else if (!signed) part.thoughtSignature = SKIP_SIGNATURE;
         signed = true;
@@ -138,7 +143,7 @@ export function convertToGeminiContents(messages: IRMessage[], warnings: IRWarni
 function functionResponsePart(p: IRToolResultPart, names: Map<string, string>, i: number): Json {
   const name = p.toolName ?? names.get(p.toolCallId);
   if (!name) {
-    throw new GatewayError('invalid_request', `The tool result for '${p.toolCallId}' does not answer any earlier tool call, so its function name is unknown.`, { param: `messages[${i}]` });
+    throw new GatewayError('invalid_request', `The tool result for '${quoteInput(p.toolCallId)}' does not answer any earlier tool call, so its function name is unknown.`, { param: `messages[${i}]` });
   }
-  return { functionResponse: { name, response: responseObject(p) } };
+  return { functionResponse: { name, response: responseObject(p, `messages[${i}]`) } };
 }

@@ -5,6 +5,7 @@ import { parseOrThrow } from '../zod-error.js';
 import { convertFromGeminiContents } from './convert-from-gemini-contents.js';
 import { generateContentRequestSchema, type GenerateContentRequest } from './gemini-api.js';
 import { toJsonSchemaObject } from './schema-dialect.js';
+import { quoteInput } from '../../quote-input.js';
 
 /** Top-level fields the IR models; the rest travels in providerOptions.gemini. */
 const MODELED = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
@@ -82,7 +83,7 @@ function decodeToolChoice(tc: GenerateContentRequest['toolConfig'], tools: IRToo
   const declared = new Set(tools.filter((t) => t.type === 'function').map((t) => t.name));
   allowed.forEach((name, k) => {
     if (!declared.has(name)) {
-      throw new GatewayError('invalid_request', `allowedFunctionNames names '${name}', which is not a declared function.`, { param: `toolConfig.functionCallingConfig.allowedFunctionNames[${k}]` });
+      throw new GatewayError('invalid_request', `allowedFunctionNames names '${quoteInput(name)}', which is not a declared function.`, { param: `toolConfig.functionCallingConfig.allowedFunctionNames[${k}]` });
     }
   });
   if (allowed.length === 1) return { tools, choice: { type: 'tool', name: allowed[0] as string } };
@@ -122,7 +123,7 @@ function decodeGenerationConfig(g: GenerationConfig, ir: IRChatRequest, model: s
     else if (t.thinkingBudget !== undefined && t.thinkingBudget > 0) reasoning.budgetTokens = t.thinkingBudget;
     if (t.thinkingLevel) {
       const level = LEVELS[t.thinkingLevel.toLowerCase() as keyof typeof LEVELS];
-      if (!level) throw new GatewayError('invalid_request', `Unknown thinkingLevel '${t.thinkingLevel}'; use MINIMAL, LOW, MEDIUM or HIGH.`, { param: 'generationConfig.thinkingConfig.thinkingLevel' });
+      if (!level) throw new GatewayError('invalid_request', `Unknown thinkingLevel '${quoteInput(t.thinkingLevel)}'; use MINIMAL, LOW, MEDIUM or HIGH.`, { param: 'generationConfig.thinkingConfig.thinkingLevel' });
       reasoning.effort = level;
     }
     if (Object.keys(reasoning).length) ir.reasoning = reasoning;
@@ -138,7 +139,7 @@ function decodeResponseFormat(g: GenerationConfig): IRResponseFormat | undefined
     return mime ? { type: 'text' } : undefined;
   }
   if (mime !== 'application/json') {
-    throw new GatewayError('unsupported', `responseMimeType '${g.responseMimeType}' cannot be translated; use application/json or text/plain.`, { param: 'generationConfig.responseMimeType' });
+    throw new GatewayError('unsupported', `responseMimeType '${quoteInput(g.responseMimeType)}' cannot be translated; use application/json or text/plain.`, { param: 'generationConfig.responseMimeType' });
   }
   const js = schema === undefined ? undefined : toJsonSchemaObject(schema);
   return js ? { type: 'json_schema', name: 'response', schema: js } : { type: 'json' };

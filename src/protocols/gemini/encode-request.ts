@@ -4,6 +4,7 @@ import type { IRChatRequest, IRWarning } from '../../ir/types.js';
 import { dropped, droppedForeignOptions } from '../dropped-settings.js';
 import type { UpstreamTarget } from '../types.js';
 import { convertToGeminiContents } from './convert-to-gemini-contents.js';
+import { quoteInput } from '../../quote-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
     const builtIns: Json[] = [];
     for (const t of req.tools) {
       if (t.type === 'provider') {
-        if (t.protocol !== 'gemini') throw new GatewayError('unsupported', `The tool ${t.name} is specific to ${t.protocol} and cannot be sent to a Gemini model.`, { param: 'tools' });
+        if (t.protocol !== 'gemini') throw new GatewayError('unsupported', `The tool ${quoteInput(t.name)} is specific to ${t.protocol} and cannot be sent to a Gemini model.`, { param: 'tools' });
         builtIns.push(t.raw);
         continue;
       }

@@ -1,4 +1,5 @@
 /** IR response -> Gemini GenerateContentResponse. */
+import { nestsTooDeep } from '../../http/json-guard.js';
 import type { IRChatResponse, IRContentPart, IRWarning } from '../../ir/types.js';
 import type { ResponseMeta } from '../types.js';
 import { encodeMedia } from './convert-to-gemini-contents.js';
@@ -9,6 +10,8 @@ type Json = Record<string, unknown>;
 
 /** Tool call arguments -> `args` object; undefined when they are not a JSON object. */
 export function argsObject(args: string): Json | undefined {
+  // Too deep to serialize again (JSON.stringify recurses): unusable, like invalid JSON.
+  if (nestsTooDeep(args)) return undefined;
   try {
     const v = JSON.parse(args || '{}') as unknown;
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;

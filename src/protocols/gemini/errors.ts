@@ -9,24 +9,22 @@ export function geminiErrorObject(err: GatewayError, traceId?: string): { error:
 }
 
 interface GoogleErrorWire {
-  error?: { message?: unknown; status?: unknown; details?: Array<{ reason?: unknown }> } | string;
+  error?: { message?: unknown; status?: unknown } | string;
   message?: unknown;
 }
 
 /**
  * Message of an upstream error body: Google RPC `{"error":{...}}`, the array form `[{"error":...}]`
- * of a non-SSE stream, or anything else. An invalid upstream key (400 API_KEY_INVALID) is named as
- * the gateway's credential problem, not the caller's.
+ * of a non-SSE stream, or anything else.
  */
 export function geminiErrorMessage(status: number, bodyText: string): string {
   try {
     let json = JSON.parse(bodyText) as GoogleErrorWire | GoogleErrorWire[];
     if (Array.isArray(json)) json = json[0] ?? {};
     if (typeof json.error === 'string') return json.error;
-    if (json.error && typeof json.error.message === 'string') {
-      const invalidKey = json.error.details?.some((d) => d.reason === 'API_KEY_INVALID');
-      return invalidKey ? `The gateway's credentials for this upstream were rejected (API_KEY_INVALID): ${json.error.message}` : json.error.message;
-    }
+    // An invalid upstream key (400 API_KEY_INVALID) is named as the gateway's credential problem
+    // by the upstream call (providers/upstream-failure.ts), not here.
+    if (json.error && typeof json.error.message === 'string') return json.error.message;
     if (typeof json.message === 'string') return json.message;
   } catch {
     // not JSON

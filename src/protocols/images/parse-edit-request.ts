@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
 import { parseOrThrow } from '../zod-error.js';
 import { imageEditOptionsSchema, type ImageEditRequest, type ImageInput } from './images-api.js';
+import { quoteInput } from '../../quote-input.js';
 
 const MAX_IMAGES = 16;
 const INT_FIELDS = new Set(['n', 'output_compression', 'partial_images']);
@@ -45,15 +46,15 @@ export async function parseEditMultipart(bytes: Uint8Array, contentType: string)
   const formFields: Array<[string, string]> = [];
   for (const [key, value] of form.entries()) {
     if (key === 'image' || key === 'image[]') {
-      if (typeof value === 'string') throw new GatewayError('invalid_request', `'${key}' must be a file upload.`, { param: 'image' });
+      if (typeof value === 'string') throw new GatewayError('invalid_request', `'${quoteInput(key)}' must be a file upload.`, { param: 'image' });
       images.push({ kind: 'file', file: value, name: value.name || `image-${images.length}.png` });
     } else if (key === 'mask') {
       if (typeof value === 'string') throw new GatewayError('invalid_request', "'mask' must be a file upload.", { param: 'mask' });
       if (mask) throw new GatewayError('invalid_request', "Only one 'mask' may be sent.", { param: 'mask' });
       mask = { kind: 'file', file: value, name: value.name || 'mask.png' };
     } else {
-      if (typeof value !== 'string') throw new GatewayError('invalid_request', `'${key}' must be a text field, not a file.`, { param: key });
-      if (key in fields) throw new GatewayError('invalid_request', `'${key}' was sent more than once.`, { param: key });
+      if (typeof value !== 'string') throw new GatewayError('invalid_request', `'${quoteInput(key)}' must be a text field, not a file.`, { param: key });
+      if (key in fields) throw new GatewayError('invalid_request', `'${quoteInput(key)}' was sent more than once.`, { param: key });
       fields[key] = coerce(key, value);
       formFields.push([key, value]);
     }

@@ -2,6 +2,7 @@ import { GatewayError } from '../../errors.js';
 import { dataUrl, toStandardBase64 } from '../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRWarning } from '../../ir/types.js';
 import { dropped, droppedForeignOptions } from '../dropped-settings.js';
+import { quoteInput } from '../../quote-input.js';
 
 export interface OpenAITarget {
   /** `openai` uses max_completion_tokens; compatible servers get the widely supported max_tokens. */
@@ -37,7 +38,7 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
   }
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => {
-      if (t.type === 'provider') throw new GatewayError('unsupported', `The tool ${t.name} is specific to ${t.protocol} and cannot be sent to an OpenAI model.`, { param: 'tools' });
+      if (t.type === 'provider') throw new GatewayError('unsupported', `The tool ${quoteInput(t.name)} is specific to ${t.protocol} and cannot be sent to an OpenAI model.`, { param: 'tools' });
       return {
         type: 'function',
         function: {

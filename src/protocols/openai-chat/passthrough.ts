@@ -14,6 +14,20 @@ import type { UsageWire } from './schema.js';
  */
 const FINISHED = /"finish_reason"\s*:\s*"/;
 
+/** `data: {"error": {...}}` from an OpenAI-compatible upstream mid-stream, as a GatewayError. */
+function inBandError(data: string): GatewayError | undefined {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  const err = chunk && typeof chunk === 'object' && !Array.isArray(chunk) ? (chunk as { error?: unknown }).error : undefined;
+  if (!err) return undefined;
+  const message = typeof err === 'string' ? err : typeof (err as { message?: unknown }).message === 'string' ? (err as { message: string }).message : undefined;
+  return new GatewayError('upstream_error', message ?? 'The upstream reported an error mid-stream.');
+}
+
 export const openAIChatPassthrough: PassthroughCodec = {
   protocol: 'openai-chat',
   prepareBody(raw, parsed, upstreamModel, stream) {
@@ -43,6 +57,12 @@ export const openAIChatPassthrough: PassthroughCodec = {
       relay(ev: SSEEvent): string {
         if (ev.data === '[DONE]') sawDone = true;
         else if (!sawFinish && FINISHED.test(ev.data)) sawFinish = true;
+        // An in-band error chunk ends the relay as a failure, like the other relays: the pipeline
+        // writes it (credentials scrubbed) and hooks see an incomplete stream.
+        if (ev.data.includes('"error"')) {
+          const failure = inBandError(ev.data);
+          if (failure) throw failure;
+        }
         // Only the usage chunk carries a usage object; avoid parsing every chunk.
         if (ev.data.includes('"usage":{') || ev.data.includes('"usage": {')) {
           try {

@@ -7,6 +7,7 @@ import { GatewayError } from '../../errors.js';
 import type { VideoLimits } from '../../providers/video/types.js';
 import type { VideoJob } from '../../tasks/video-task.js';
 import { parseOrThrow } from '../zod-error.js';
+import { quoteInput } from '../../quote-input.js';
 
 const wholeSeconds = z.union([z.number().int().positive(), z.string().regex(/^\d+$/, 'expected whole seconds').transform(Number)]);
 
@@ -46,7 +47,7 @@ function rejectUnknown(obj: Record<string, unknown>, allowed: Set<string>, prefi
   for (const key of Object.keys(obj)) {
     if (!allowed.has(key)) {
       const param = prefix ? `${prefix}.${key}` : key;
-      throw new GatewayError('invalid_request', `Unknown parameter '${param}'. Supported: ${[...allowed].join(', ')}.`, { param, detail: 'unknown_parameter' });
+      throw new GatewayError('invalid_request', `Unknown parameter '${quoteInput(param)}'. Supported: ${[...allowed].join(', ')}.`, { param, detail: 'unknown_parameter' });
     }
   }
 }
@@ -78,11 +79,11 @@ export function toVideoJob(req: VideoRequest, modelId: string, limits: VideoLimi
   }
   const aspectRatio = meta.aspectRatio ?? limits.defaultAspectRatio;
   if (!limits.aspectRatios.includes(aspectRatio)) {
-    throw unsupported(modelId, 'metadata.aspectRatio', `supports aspect ratios ${list(limits.aspectRatios)}; got '${aspectRatio}'.`);
+    throw unsupported(modelId, 'metadata.aspectRatio', `supports aspect ratios ${list(limits.aspectRatios)}; got '${quoteInput(aspectRatio)}'.`);
   }
   const resolution = meta.resolution ?? limits.defaultResolution;
   if (!limits.resolutions.includes(resolution)) {
-    throw unsupported(modelId, 'metadata.resolution', `supports resolutions ${list(limits.resolutions)}; got '${resolution}'.`);
+    throw unsupported(modelId, 'metadata.resolution', `supports resolutions ${list(limits.resolutions)}; got '${quoteInput(resolution)}'.`);
   }
   const job: VideoJob = { prompt: req.prompt, durationSeconds, aspectRatio, resolution };
   if (meta.negativePrompt !== undefined) {
@@ -92,7 +93,7 @@ export function toVideoJob(req: VideoRequest, modelId: string, limits: VideoLimi
   if (meta.personGeneration !== undefined) {
     if (limits.personGeneration.length === 0) throw unsupported(modelId, 'metadata.personGeneration', 'has no personGeneration setting.');
     if (!limits.personGeneration.includes(meta.personGeneration)) {
-      throw unsupported(modelId, 'metadata.personGeneration', `supports personGeneration ${list(limits.personGeneration)}; got '${meta.personGeneration}'.`);
+      throw unsupported(modelId, 'metadata.personGeneration', `supports personGeneration ${list(limits.personGeneration)}; got '${quoteInput(meta.personGeneration)}'.`);
     }
     job.personGeneration = meta.personGeneration;
   }

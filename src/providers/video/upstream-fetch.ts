@@ -1,8 +1,9 @@
-import { codeForStatus, GatewayError, isAbortError } from '../../errors.js';
+import { GatewayError, isAbortError } from '../../errors.js';
 import { openAIErrorMessage } from '../../protocols/openai-chat/errors.js';
 import { redact } from '../../redact.js';
 import type { Provider } from '../types.js';
 import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../upstream-redirect.js';
+import { upstreamFailure, type CredentialSource } from '../upstream-failure.js';
 
 export interface MediaRequest {
   url: string;
@@ -11,6 +12,8 @@ export interface MediaRequest {
   body?: BodyInit | null;
   /** The caller's signal (client disconnect); the provider timeout applies until headers arrive. */
   signal?: AbortSignal;
+  /** Whose credential the request carries (default: the gateway's); see UpstreamRequest.credential. */
+  credential?: CredentialSource;
 }
 
 /**
@@ -47,8 +50,7 @@ export async function fetchMedia(provider: Provider, req: MediaRequest): Promise
     req.signal?.removeEventListener('abort', onAbort);
     const text = await response.text().catch(() => '');
     const message = redact(openAIErrorMessage(response.status, text), provider.secrets);
-    const status = response.status >= 400 && response.status < 600 ? response.status : 502;
-    throw new GatewayError(codeForStatus(status), `Upstream provider '${provider.id}' returned ${response.status}: ${message}`, { status });
+    throw upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: req.credential ?? 'gateway' });
   }
   return response;
 }

@@ -1,0 +1,119 @@
+/**
+ * One cheap scan of a JSON text before it is parsed: the nesting depth and duplicate top-level keys.
+ *
+ * - Depth: JSON.stringify and every recursive walker over request data (schema dialects, token
+ *   estimates) overflow the stack on a body nested 100k levels deep. Bodies are refused past
+ *   MAX_JSON_DEPTH, so nothing downstream can be driven deeper than that.
+ * - Duplicate top-level keys: JSON.parse keeps the last `model`, the byte splicer that rewrites a
+ *   pass-through body (json-splice.ts) the first, and the upstream picks whichever its parser
+ *   picks. A body with two `model` keys could reach the upstream under a name the gateway never
+ *   authorized, so such bodies are refused.
+ *
+ * Iterative (no recursion); strings are skipped with indexOf, so base64 payloads cost little.
+ */
+import { GatewayError } from '../errors.js';
+import { quoteInput } from '../quote-input.js';
+
+/**
+ * Deepest nesting of objects and arrays accepted in a JSON body. Generous: a tool schema nests two
+ * levels per property level, and real requests stay far below 30.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+export interface JsonShape {
+  /** The text nests objects/arrays deeper than the limit (the scan stops there). */
+  tooDeep: boolean;
+  /** A key that appears twice in the top-level object (decoded, so `"mod\u0065l"` is `model`). */
+  duplicateKey: string | undefined;
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+/** Index just past the closing quote of the string starting at `start` (text.length if unterminated). */
+function stringEnd(text: string, start: number): number {
+  let from = start + 1;
+  for (;;) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return text.length;
+    let slashes = 0;
+    for (let k = q - 1; k > start && text.charCodeAt(k) === BACKSLASH; k--) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    from = q + 1;
+  }
+}
+
+function decodeKey(literal: string): string | undefined {
+  if (!literal.includes('\\')) return literal.slice(1, -1);
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Scans `text` once. Works on any text; the verdicts are meaningful for valid JSON. */
+export function inspectJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonShape {
+  let depth = 0;
+  // Only the keys of a top-level object are tracked.
+  let topIsObject = false;
+  let expectKey = false;
+  let keys: Set<string> | undefined;
+  let duplicateKey: string | undefined;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (depth === 1 && topIsObject && expectKey) {
+        expectKey = false;
+        const key = decodeKey(text.slice(i, end));
+        if (key !== undefined && duplicateKey === undefined) {
+          keys ??= new Set();
+          if (keys.has(key)) duplicateKey = key;
+          else keys.add(key);
+        }
+      }
+      i = end;
+      continue;
+    }
+    if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (depth === 0) {
+        topIsObject = c === 123;
+        expectKey = topIsObject;
+      }
+      depth++;
+      if (depth > maxDepth) return { tooDeep: true, duplicateKey };
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth--;
+    } else if (c === 44 /* , */ && depth === 1) {
+      expectKey = topIsObject;
+    }
+    i++;
+  }
+  return { tooDeep: false, duplicateKey };
+}
+
+export function tooDeepError(what: string, param: string | null = null): GatewayError {
+  return new GatewayError('invalid_request', `${what} nests objects/arrays deeper than the limit of ${MAX_JSON_DEPTH} levels.`, { param, detail: 'json_too_deep' });
+}
+
+export function duplicateKeyError(key: string): GatewayError {
+  const shown = quoteInput(key);
+  return new GatewayError('invalid_request', `Request body has the top-level key '${shown}' more than once; send each field once.`, { param: shown, detail: 'duplicate_key' });
+}
+
+/** Whether a JSON text nests deeper than MAX_JSON_DEPTH (for JSON carried inside strings). */
+export function nestsTooDeep(text: string): boolean {
+  return inspectJson(text).tooDeep;
+}
+
+/**
+ * JSON.parse for JSON a caller sent inside a string field (tool-call arguments, tool results):
+ * a 400 naming `param` when it nests too deep, SyntaxError when it is not JSON.
+ */
+export function parseNestedJson(text: string, what: string, param: string): unknown {
+  if (nestsTooDeep(text)) throw tooDeepError(what, param);
+  return JSON.parse(text) as unknown;
+}

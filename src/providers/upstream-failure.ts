@@ -1,0 +1,61 @@
+/**
+ * An upstream's error answer as the caller should see it. Most statuses are kept (a 400 about the
+ * caller's input is the caller's 400, a 429 is a 429), with one exception: when the upstream
+ * refuses the credential, whose credential it was decides.
+ *
+ * - The gateway's own key (from the config): the caller did nothing wrong, and a 401/403 would
+ *   read as "your key failed". It becomes a 502 naming the provider.
+ * - The caller's own key (bring your own key, where the caller's request carries the vendor
+ *   credential): it stays a 401/403 that says so.
+ */
+import { codeForStatus, GatewayError } from '../errors.js';
+
+/** Who supplied the credential an upstream call carries. Every call today uses the gateway's. */
+export type CredentialSource = 'gateway' | 'caller';
+
+/**
+ * 401/403, and Gemini's 400 with reason API_KEY_INVALID (the Gemini API answers a wrong key with
+ * 400, not 401).
+ */
+export function isCredentialRefusal(status: number, bodyText: string): boolean {
+  return status === 401 || status === 403 || (status === 400 && bodyText.includes('API_KEY_INVALID') && hasInvalidKeyReason(bodyText));
+}
+
+/** Google RPC `{"error":{"details":[{"reason":"API_KEY_INVALID"}]}}`, also in the array form of a stream. */
+function hasInvalidKeyReason(bodyText: string): boolean {
+  try {
+    const json = JSON.parse(bodyText) as unknown;
+    const first: unknown = Array.isArray(json) ? json[0] : json;
+    const details = (first as { error?: { details?: unknown } } | null)?.error?.details;
+    return Array.isArray(details) && details.some((d) => (d as { reason?: unknown } | null)?.reason === 'API_KEY_INVALID');
+  } catch {
+    return false;
+  }
+}
+
+export interface UpstreamFailure {
+  providerId: string;
+  status: number;
+  /** The raw error body (only inspected, never shown). */
+  bodyText: string;
+  /** The upstream's message, already redacted. */
+  message: string;
+  credential: CredentialSource;
+  retryAfter?: number;
+}
+
+export function upstreamFailure(f: UpstreamFailure): GatewayError {
+  const retry = f.retryAfter !== undefined && Number.isFinite(f.retryAfter) && f.retryAfter > 0 ? { retryAfter: f.retryAfter } : {};
+  if (isCredentialRefusal(f.status, f.bodyText)) {
+    if (f.credential === 'gateway') {
+      return new GatewayError('bad_gateway', `The provider '${f.providerId}' refused the gateway's credential (${f.status}): ${f.message}`, { detail: 'upstream_credential_refused' });
+    }
+    const status = f.status === 403 ? 403 : 401;
+    return new GatewayError(status === 403 ? 'permission_denied' : 'authentication', `The provider '${f.providerId}' refused the credential you supplied (${f.status}): ${f.message}`, {
+      status,
+      detail: 'upstream_credential_refused',
+    });
+  }
+  const status = f.status >= 400 && f.status < 600 ? f.status : 502;
+  return new GatewayError(codeForStatus(status), `Upstream provider '${f.providerId}' returned ${f.status}: ${f.message}`, { status, ...retry });
+}
