@@ -14,8 +14,9 @@ import { replayInteractionEvents } from '../protocols/gemini-interactions/client
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
 import type { Json } from '../protocols/gemini-interactions/interactions-api.js';
 import { UPSTREAM_REDIRECT } from '../providers/upstream-redirect.js';
+import { scrubbedStream } from '../redact.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
-import { authenticate, jsonResponse } from './common.js';
+import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
 import { streamResponse } from './stream-response.js';
 
@@ -107,7 +108,8 @@ export async function streamStoredInteraction(ctx: RequestContext, record: Conve
       await sleep(ctx.rt.conversations.pollIntervalMs, signal);
     }
   })();
-  return streamResponse(gen, () => undefined);
+  // Stored events are upstream content: they pass the secret scrubber like a live stream.
+  return streamResponse(scrubbedStream(gen, ctx.rt.secrets), () => undefined);
 }
 
 /** GET /v1beta/interactions/{id} */
@@ -115,7 +117,7 @@ export async function getInteraction(ctx: RequestContext, params: Record<string,
   const record = await ownInteraction(ctx, params);
   const q = ctx.url.searchParams;
   if (q.get('stream') === 'true') return streamStoredInteraction(ctx, record, q.get('last_event_id') ?? undefined);
-  return jsonResponse(ctx, timelineOf(record, q.get('include_input') === 'true'));
+  return upstreamJsonResponse(ctx, timelineOf(record, q.get('include_input') === 'true'));
 }
 
 /** POST /v1beta/interactions/{id}/cancel: only background interactions; a finished one is returned as it is. */
@@ -126,7 +128,7 @@ export async function cancelInteraction(ctx: RequestContext, params: Record<stri
     FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled', updated: isoTime(ctx.rt.now()) } },
   );
   backgroundRuns(ctx.rt).cancelLocal(record.id);
-  return jsonResponse(ctx, timelineOf(updated ?? record, false));
+  return upstreamJsonResponse(ctx, timelineOf(updated ?? record, false));
 }
 
 /** DELETE /v1beta/interactions/{id} (a running background interaction is stopped first; Gemini's copy is deleted too). */
