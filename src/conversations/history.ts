@@ -11,17 +11,17 @@ const MAX_TURNS = 10_000;
  * (404 otherwise, as for any other key's response) and be finished; a gap in the chain (an earlier
  * turn deleted or expired) is a 404 naming it.
  */
-export async function loadChain(store: ConversationStore, id: string, ownerId: string, param = 'previous_response_id'): Promise<ConversationRecord[]> {
+export async function loadChain(store: ConversationStore, id: string, ownerId: string, param = 'previous_response_id', noun = 'response'): Promise<ConversationRecord[]> {
   const chain: ConversationRecord[] = [];
   let next: string | undefined = id;
   while (next !== undefined) {
     const record: ConversationRecord | undefined = await store.get(next);
     if (!record || record.ownerId !== ownerId) {
-      const what = next === id ? `Previous response with id '${id}' not found.` : `The conversation of '${id}' is incomplete: its earlier response '${next}' is no longer stored.`;
+      const what = next === id ? `Previous ${noun} with id '${id}' not found.` : `The conversation of '${id}' is incomplete: its earlier ${noun} '${next}' is no longer stored.`;
       throw new GatewayError('not_found', what, { param });
     }
     if (chain.length === 0 && record.status !== 'completed' && record.status !== 'incomplete') {
-      throw new GatewayError('invalid_request', `Previous response with id '${id}' is ${record.status}; only a finished response can be continued.`, { param });
+      throw new GatewayError('invalid_request', `Previous ${noun} with id '${id}' is ${record.status}; only a finished ${noun} can be continued.`, { param });
     }
     chain.push(record);
     if (chain.length > MAX_TURNS) throw new GatewayError('invalid_request', `The conversation of '${id}' is longer than ${MAX_TURNS} turns.`, { param });
@@ -31,12 +31,12 @@ export async function loadChain(store: ConversationStore, id: string, ownerId: s
 }
 
 /** The chain as IR (system text and messages, in order); 400 when a turn cannot be translated. */
-export function irHistory(chain: ConversationRecord[], model: string, param = 'previous_response_id'): { system: IRTextPart[]; messages: IRMessage[] } {
+export function irHistory(chain: ConversationRecord[], model: string, param = 'previous_response_id', noun = 'response'): { system: IRTextPart[]; messages: IRMessage[] } {
   const system: IRTextPart[] = [];
   const messages: IRMessage[] = [];
   for (const r of chain) {
     if (!r.turn) {
-      throw new GatewayError('unsupported', `The earlier response '${r.id}' of this conversation cannot be continued with the model '${model}': ${r.untranslatable ?? 'it holds items other vendors cannot take'}.`, { param });
+      throw new GatewayError('unsupported', `The earlier ${noun} '${r.id}' of this conversation cannot be continued with the model '${model}': ${r.untranslatable ?? 'it holds items other vendors cannot take'}.`, { param });
     }
     system.push(...r.turn.system);
     messages.push(...r.turn.messages);

@@ -7,6 +7,8 @@ import { getGeminiModel, listGeminiModels } from './gemini-models.js';
 import { countTokens, messages } from './messages.js';
 import { getModel, listModels } from './models.js';
 import { imageEdits, imageGenerations } from './images.js';
+import { createInteraction } from './interactions.js';
+import { cancelInteraction, deleteInteraction, getInteraction } from './interactions-stored.js';
 import { countResponseInputTokens, createResponse } from './responses.js';
 import { cancelResponse, deleteResponse, getResponse, listInputItems } from './responses-stored.js';
 import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
@@ -43,6 +45,10 @@ export const ROUTES: Route[] = [
     errorShape: 'gemini',
     handler: geminiModelAction,
   },
+  { method: 'POST', pattern: /^\/v1beta\/interactions$/, errorShape: 'gemini', handler: createInteraction },
+  { method: 'GET', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: getInteraction },
+  { method: 'DELETE', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: deleteInteraction },
+  { method: 'POST', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)\/cancel$/, errorShape: 'gemini', handler: cancelInteraction },
   { method: 'GET', pattern: /^\/v1beta\/models$/, errorShape: 'gemini', handler: listGeminiModels },
   { method: 'GET', pattern: /^\/v1beta\/models\/(?<model>.+)$/, errorShape: 'gemini', handler: getGeminiModel },
   {

@@ -4,7 +4,7 @@
  */
 import type { GatewayError } from '../errors.js';
 
-export type ProtocolName = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+export type ProtocolName = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini' | 'gemini-interactions';
 
 /** Vendor-only fields, keyed by protocol, so nothing is lost silently. */
 export type ProviderOptions = Partial<Record<ProtocolName, Record<string, unknown>>>;

@@ -71,11 +71,19 @@ export function createAnthropicProvider(cfg: ProviderConfig, fetch: FetchLike, t
   });
 }
 
-/** Gemini: baseURL without the API version, as in @google/genai. */
+/**
+ * Gemini: baseURL without the API version, as in @google/genai. generateContent by default;
+ * `interactionsApi` is the same server through the Interactions API (`/v1beta/interactions`).
+ */
 export function createGeminiProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: number): Provider {
-  return httpProvider(cfg, fetch, timeoutMs, 'gemini', (base, headers, call) => {
+  const gemini = httpProvider(cfg, fetch, timeoutMs, 'gemini', (base, headers, call) => {
     if (cfg.apiKey) headers.set('x-goog-api-key', cfg.apiKey);
     const model = encodeURIComponent(call.upstreamModel.replace(/^models\//, ''));
     return call.stream ? `${base}/v1beta/models/${model}:streamGenerateContent?alt=sse` : `${base}/v1beta/models/${model}:generateContent`;
   });
+  gemini.interactionsApi = httpProvider(cfg, fetch, timeoutMs, 'gemini-interactions', (base, headers) => {
+    if (cfg.apiKey) headers.set('x-goog-api-key', cfg.apiKey);
+    return `${base}/v1beta/interactions`;
+  });
+  return gemini;
 }

@@ -22,6 +22,8 @@ export interface Provider {
   chatRequest(call: UpstreamCall): { url: string; headers: Headers };
   /** The same vendor reached through the OpenAI Responses API, for models with `"api": "responses"`. */
   responsesApi?: Provider;
+  /** The same vendor reached through Gemini's Interactions API (`/v1beta/interactions`), for Interactions clients. */
+  interactionsApi?: Provider;
   /** Credentials to scrub from anything the upstream sends back. */
   secrets: string[];
   timeoutMs: number;

@@ -5,9 +5,11 @@
  * streamed JSON array) | :countTokens, GET /v1beta/models[/{model}]. Auth via `x-goog-api-key` or
  * `?key=`: a missing key is a 403 PERMISSION_DENIED and a wrong key a 400 INVALID_ARGUMENT with
  * reason API_KEY_INVALID, as the real API answers. Validation lives in mock-gemini-validate.ts and
- * the deterministic answers in mock-gemini-reply.ts.
+ * the deterministic answers in mock-gemini-reply.ts. The Interactions API (`/v1beta/interactions`)
+ * is served on the same origin by mock-gemini-interactions.ts.
  */
 import type { ServerResponse } from 'node:http';
+import { createInteractionsMock, type InteractionsMock } from './mock-gemini-interactions.js';
 import { computeReply, countTokens, streamChunks, usageOf } from './mock-gemini-reply.js';
 import { GoogleError, googleErrorBody, isObj, normalizeRequest, type Json } from './mock-gemini-validate.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
@@ -19,6 +21,8 @@ export interface MockGemini extends MockVendorServer {
   holdStreamNext(): void;
   /** Next streamed answer sends its first chunk, then an in-band `{"error":...}` chunk, then closes. */
   failStreamNext(status?: number, message?: string): void;
+  /** The Interactions API: stored interactions and its stream controls. */
+  interactions: InteractionsMock;
   /** The next stream sends its first chunk (no finishReason) and ends cleanly: a truncated body, no error. */
   endStreamEarlyNext(): void;
 }
@@ -64,6 +68,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
   const apiKey = opts.apiKey ?? 'upstream-secret-gemini-0123456789';
   let holdNext = false;
   let streamFail: { status: number; message: string } | undefined;
+  const interactions = createInteractionsMock();
   let endEarly = false;
 
   function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -92,6 +97,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
       const auth = authError(url, headers);
       if (auth) throw auth;
       const path = url.pathname;
+      if (path === '/v1beta/interactions' || path.startsWith('/v1beta/interactions/')) return await interactions.handle(ex, send);
       if (req.method === 'GET' && path === '/v1beta/models') return listModels(res, url);
       const getOne = /^\/v1beta\/models\/([^:]+)$/.exec(path);
       if (req.method === 'GET' && getOne) {
@@ -204,6 +210,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     handle,
   });
   return Object.assign(server, {
+    interactions,
     holdStreamNext() {
       holdNext = true;
     },

@@ -1,0 +1,192 @@
+/**
+ * One `POST /v1beta/interactions` turn, prepared: the gateway's interaction id, the earlier turns
+ * it continues, and the route. Gemini upstreams are passed through (with Gemini's own
+ * `previous_interaction_id` when it answered the previous turn, else with the stored conversation
+ * as steps); other vendors are translated through the IR, the stored conversation rebuilt as IR
+ * history. Also the record a turn leaves in the conversation store (the same store and records as
+ * the Responses API, `api: "gemini-interactions"`).
+ */
+import type { Principal } from '../auth/principal.js';
+import type { ConversationRecord, ConversationStatus } from '../conversations/conversation-store.js';
+import { irHistory, loadChain } from '../conversations/history.js';
+import { GatewayError } from '../errors.js';
+import type { IRMessage, ProtocolName } from '../ir/types.js';
+import { decodeInteractionRequest } from '../protocols/gemini-interactions/client/decode-request.js';
+import { decodeSteps, GEMINI_INTERACTIONS, inputAsSteps } from '../protocols/gemini-interactions/client/decode-steps.js';
+import { echoFields, type InteractionsEncodeOptions, type InteractionsSink } from '../protocols/gemini-interactions/client/interaction-object.js';
+import { stepsFromIR } from '../protocols/gemini-interactions/client/ir-steps.js';
+import { interactionsErrorMessage } from '../protocols/gemini-interactions/errors.js';
+import { geminiInteractionsClient } from '../protocols/gemini-interactions/index.js';
+import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/interactions-api.js';
+import { interactionsPassthrough, type InteractionsPassthroughPlan } from '../protocols/gemini-interactions/passthrough.js';
+import type { ResolvedModel } from '../routing/model-registry.js';
+import type { RequestContext } from '../runtime.js';
+import type { ChatCall } from './chat-pipeline.js';
+
+const INTERACTIONS = { client: geminiInteractionsClient };
+export const INTERACTIONS_API = 'gemini-interactions';
+const PARAM = 'previous_interaction_id';
+
+export interface InteractionBody {
+  raw: string;
+  parsed: Record<string, unknown>;
+  req: CreateInteractionRequest;
+  model: ResolvedModel;
+  /** Whether the request named a `model` or an `agent`. */
+  field: 'model' | 'agent';
+}
+
+export interface InteractionTurn extends InteractionBody {
+  id: string;
+  /** Epoch ms. */
+  createdAtMs: number;
+  principal: Principal;
+  stream: boolean;
+  background: boolean;
+  store: boolean;
+  /** Earlier turns, oldest first. */
+  chain: ConversationRecord[];
+  /** This turn's input as steps. */
+  inputSteps: Json[];
+  echo: Json;
+  sink: InteractionsSink;
+  passthrough: boolean;
+  /** The upstream protocol that answers (the origin of its thought signatures). */
+  origin: ProtocolName;
+  /** The chat call of this turn; background runs stream whatever the client asked. */
+  call(stream: boolean): ChatCall;
+  /** This turn's input as IR (translated turns). */
+  inputIR?: IRMessage[];
+}
+
+/** The conversation `id` continues; records of another API or key are as unknown as missing ones. */
+async function loadInteractionChain(ctx: RequestContext, id: string, ownerId: string): Promise<ConversationRecord[]> {
+  const chain = await loadChain(ctx.rt.conversations.store, id, ownerId, PARAM, 'interaction');
+  if (chain.some((r) => r.api !== INTERACTIONS_API)) throw new GatewayError('not_found', `Previous interaction with id '${id}' not found.`, { param: PARAM });
+  return chain;
+}
+
+/** The output steps of a stored interaction object. */
+function outputStepsOf(object: Json): Json[] {
+  return Array.isArray(object.steps) ? (object.steps as Json[]) : [];
+}
+
+/** The stored conversation as steps for a Gemini upstream that does not know it. */
+function historySteps(chain: ConversationRecord[], model: string): Json[] {
+  return chain.flatMap((r) => {
+    // Gemini's own turns are replayed exactly as they were (thought signatures, tool steps).
+    if (r.origin === GEMINI_INTERACTIONS) return [...r.inputItems, ...outputStepsOf(r.object)];
+    if (!r.turn) {
+      throw new GatewayError('unsupported', `The earlier interaction '${r.id}' of this conversation cannot be continued with the model '${model}': ${r.untranslatable ?? 'it holds steps Gemini cannot take'}.`, { param: PARAM });
+    }
+    return stepsFromIR(r.turn.messages);
+  });
+}
+
+export async function prepareInteractionTurn(ctx: RequestContext, principal: Principal, body: InteractionBody): Promise<InteractionTurn> {
+  const { rt } = ctx;
+  const { raw, parsed, req, model, field } = body;
+  const id = rt.newId('v1_');
+  const createdAtMs = rt.now();
+  const background = req.background === true;
+  const store = req.store !== false;
+  if (background && !store) throw new GatewayError('invalid_request', 'background: true needs store: true (a background interaction is read back with GET).', { param: 'store' });
+  const previousInteractionId = req.previous_interaction_id;
+  const chain = previousInteractionId ? await loadInteractionChain(ctx, previousInteractionId, principal.id) : [];
+  const name = field === 'agent' ? (req.agent as string) : model.id;
+  const echo = echoFields(req, { field, name, ...(previousInteractionId ? { previousInteractionId } : {}) });
+  const inputSteps = inputAsSteps(req.input);
+  const sink: InteractionsSink = {};
+  const provider = model.provider;
+  const base = { ...body, id, createdAtMs, principal, stream: req.stream === true, background, store, chain, inputSteps, echo, sink };
+
+  const upstream = provider.interactionsApi;
+  if (upstream) {
+    const last = chain[chain.length - 1];
+    const plan: InteractionsPassthroughPlan = { interactionId: id, field, name, record: store, sink, now: rt.now, ...(previousInteractionId ? { previousInteractionId } : {}) };
+    if (last?.upstream?.providerId === provider.id) plan.upstreamPreviousId = last.upstream.responseId;
+    else if (chain.length) plan.historySteps = historySteps(chain, name);
+    const codec = interactionsPassthrough(plan);
+    return {
+      ...base,
+      passthrough: true,
+      origin: GEMINI_INTERACTIONS,
+      call: (stream) => {
+        const target = upstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
+        return { client: INTERACTIONS, model, raw, parsed, stream, passthroughRoute: { codec, target, errorMessage: interactionsErrorMessage } };
+      },
+    };
+  }
+
+  const history = chain.length ? irHistory(chain, model.id, PARAM, 'interaction') : undefined;
+  const decoded = decodeInteractionRequest(parsed, { model: model.id, stream: base.stream, target: provider.chatProtocol, ...(history ? { history } : {}) });
+  const options: InteractionsEncodeOptions = {
+    interactionId: id,
+    createdAtMs,
+    echo,
+    origin: provider.chatProtocol,
+    sink,
+    now: rt.now,
+    ...(req.generation_config?.thinking_summaries === 'none' ? { hideThoughtSummaries: true } : {}),
+  };
+  return {
+    ...base,
+    passthrough: false,
+    origin: provider.chatProtocol,
+    inputIR: decoded.turn,
+    call: (stream) => ({ client: INTERACTIONS, model, raw, parsed, stream, ir: { ...decoded.ir, stream }, clientOptions: { interactions: options } }),
+  };
+}
+
+/** The interaction status -> the store's lifecycle status (waiting for a function result is finished). */
+export function recordStatus(status: unknown): ConversationStatus {
+  switch (status) {
+    case 'queued':
+    case 'in_progress':
+    case 'incomplete':
+    case 'failed':
+    case 'cancelled':
+      return status;
+    case 'budget_exceeded':
+      return 'failed';
+    default:
+      return 'completed';
+  }
+}
+
+/** This turn as IR (its input, then the output of `final`), or why other vendors cannot take it. */
+function irTurn(turn: InteractionTurn, final: Json): Pick<ConversationRecord, 'turn' | 'untranslatable'> {
+  try {
+    const callNames = new Map<string, string>();
+    for (const r of turn.chain) for (const m of r.turn?.messages ?? []) for (const p of m.content) if (p.type === 'tool-call') callNames.set(p.id, p.name);
+    const ctx = { model: turn.model.id, callNames };
+    const input = turn.inputIR ?? decodeSteps(turn.inputSteps, ctx);
+    const output = decodeSteps(outputStepsOf(final), ctx, 'steps');
+    return { turn: { system: [], messages: [...input, ...output] } };
+  } catch (err) {
+    return { turn: null, untranslatable: err instanceof GatewayError ? err.message : 'it could not be read' };
+  }
+}
+
+/** The record a finished (or, for background runs, a starting) turn leaves in the store. */
+export function interactionRecord(ctx: RequestContext, turn: InteractionTurn, object: Json): ConversationRecord {
+  const status = recordStatus(object.status);
+  const record: ConversationRecord = {
+    id: turn.id,
+    api: INTERACTIONS_API,
+    ownerId: turn.principal.id,
+    version: 0,
+    createdAt: turn.createdAtMs,
+    expiresAt: turn.createdAtMs + ctx.rt.conversations.ttlMs,
+    status,
+    background: turn.background,
+    object,
+    inputItems: turn.inputSteps,
+    turn: null,
+    origin: turn.origin,
+    ...(turn.chain.length ? { previousId: turn.chain[turn.chain.length - 1]?.id } : {}),
+  };
+  if (status !== 'queued' && status !== 'in_progress') Object.assign(record, irTurn(turn, object));
+  if (turn.passthrough && turn.sink.upstreamId) record.upstream = { providerId: turn.model.provider.id, responseId: turn.sink.upstreamId };
+  return record;
+}
