@@ -39,7 +39,7 @@ export class KeyStore {
     for (const k of keys) {
       if (k.disabled) continue;
       const digest = digestOf(k.key);
-      this.byDigest.set(hex(digest), { digest, principal: { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}) } });
+      this.byDigest.set(hex(digest), { digest, principal: { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}), ...(k.providerKeys ? { providerKeys: k.providerKeys } : {}) } });
     }
   }
 

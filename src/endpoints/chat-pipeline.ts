@@ -6,6 +6,9 @@ import { codecFor } from '../protocols/registry.js';
 import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
+import { admitModelCall, requestLimits } from '../limits/admission.js';
+import { estimateChatRequest } from '../limits/estimate-request.js';
+import { finishRequest } from '../limits/request-lease.js';
 import { jsonResponse, scrubError } from './common.js';
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
@@ -43,10 +46,26 @@ function streamOf(call: ChatCall, gen: AsyncGenerator<string>, onCancel: () => v
   return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache' }, false);
 }
 
+/** Admits a chat call against the key's and the model's limits (429 when one has no room). */
+export async function admitChat(ctx: RequestContext, call: ChatCall): Promise<void> {
+  if (ctx.principal) await admitModelCall(ctx, ctx.principal, call.model, () => estimateChatRequest(call.parsed));
+}
+
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
 export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
   ctx.event.stream = call.stream;
+  await admitChat(ctx, call);
   if (ctx.rt.hooks.onRequest) fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
+  try {
+    return await routeChat(ctx, call);
+  } catch (err) {
+    // Nothing reached the client: the reserved tokens go back and the slot is free.
+    await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
+    throw err;
+  }
+}
+
+async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
   const provider = call.model.provider;
   if (call.passthroughRoute) return passthrough(ctx, call, call.passthroughRoute);
   if (provider.chatProtocol === call.client.client.protocol) {
@@ -68,13 +87,16 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
   };
 }
 
-function finishEvent(ctx: RequestContext, status: number, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): void {
+/** The end of a call: cost, limits settled and released, then the onResponse hook. */
+async function finishEvent(ctx: RequestContext, call: ChatCall, status: number, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): Promise<void> {
+  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage);
   if (!ctx.rt.hooks.onResponse) return;
   fireHook(ctx.rt.hooks.onResponse, {
     ...ctx.event,
     status,
     latencyMs: ctx.rt.now() - ctx.startedAt,
     ...(usage ? { usage } : {}),
+    ...(costUsd !== undefined ? { costUsd } : {}),
     ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
   });
@@ -88,7 +110,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
-    finishEvent(ctx, 200, usage);
+    await finishEvent(ctx, call, 200, usage);
     return jsonResponse(out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
@@ -119,12 +141,14 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
       if (failure) yield relay.error(scrubError(ctx, failure));
     } finally {
       upstream.done();
-      finishEvent(ctx, 200, relay.usage(), failure, completed);
+      await finishEvent(ctx, call, 200, relay.usage(), failure, completed);
     }
   })();
   return streamOf(call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+    // The slot frees at once, even when the stream never started (its cleanup would not run).
+    void ctx.limits?.lease?.release();
   });
 }
 
@@ -139,7 +163,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
-    finishEvent(ctx, 200, res.usage);
+    await finishEvent(ctx, call, 200, res.usage);
     return jsonResponse(call.client.client.encodeResponse(res, m, warnings));
   }
   const decoder = upstreamCodec.createStreamDecoder();
@@ -180,12 +204,14 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       if (failure) yield encoder.error(scrubError(ctx, failure));
     } finally {
       upstream.done();
-      finishEvent(ctx, 200, usage, failure, completed);
+      await finishEvent(ctx, call, 200, usage, failure, completed);
     }
   })();
   return streamOf(call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+    // The slot frees at once, even when the stream never started (its cleanup would not run).
+    void ctx.limits?.lease?.release();
   });
 }
 

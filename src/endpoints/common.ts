@@ -7,6 +7,8 @@ import { errorBodyFor } from '../protocols/error-shapes.js';
 import { redact } from '../redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
+import { admitKey } from '../limits/admission.js';
+import { providerDeps, withCallerKeys } from '../providers/caller-credential.js';
 
 /** Resolves the caller: a host-supplied principal, the host's authenticate(), then config keys. */
 export async function authenticate(ctx: RequestContext): Promise<Principal> {
@@ -27,30 +29,19 @@ export async function authenticate(ctx: RequestContext): Promise<Principal> {
 async function setPrincipal(ctx: RequestContext, p: Principal): Promise<Principal> {
   ctx.principal = p;
   ctx.event.keyId = p.id;
-  await enforceLimits(ctx, p);
+  if (p.providerKeys) ctx.callerSecrets = Object.values(p.providerKeys);
+  await admitKey(ctx, p);
   return p;
-}
-
-/** Per-principal request rate; 429 with Retry-After when exceeded. */
-async function enforceLimits(ctx: RequestContext, p: Principal): Promise<void> {
-  const rpm = p.limits?.requestsPerMinute;
-  if (!rpm) return;
-  const result = await ctx.rt.rateLimiter.hit(`rpm:${p.id}`, rpm, 60_000);
-  if (!result.allowed) {
-    throw new GatewayError('rate_limited', `Rate limit of ${rpm} requests per minute reached for this key.`, {
-      retryAfter: Math.max(1, Math.ceil(result.resetMs / 1000)),
-      detail: 'rate_limit_exceeded',
-    });
-  }
 }
 
 export function mayUseModel(principal: Principal, modelId: string): boolean {
   return anyGlobMatch(principal.models ?? ['*'], modelId);
 }
 
-/** Model id -> route; 404 when unknown, 403 when the caller may not use it. */
+/** Model id -> route (with the caller's own upstream credentials, if any); 404 when unknown, 403 when the caller may not use it. */
 export function resolveModel(ctx: RequestContext, principal: Principal, modelId: string, param = 'model'): ResolvedModel {
-  const model = ctx.rt.models.resolve(modelId);
+  const configured = ctx.rt.models.resolve(modelId);
+  const model = configured && principal.providerKeys ? withCallerKeys(configured, principal.providerKeys, providerDeps(ctx.rt)) : configured;
   if (!model) throw new GatewayError('not_found', `The model '${modelId}' does not exist or is not served by this gateway.`, { param, detail: 'model_not_found' });
   if (!mayUseModel(principal, model.id)) {
     throw new GatewayError('permission_denied', `This API key is not allowed to use the model '${modelId}'.`, { param, detail: 'model_not_allowed' });
@@ -58,6 +49,7 @@ export function resolveModel(ctx: RequestContext, principal: Principal, modelId:
   ctx.event.model = model.id;
   ctx.event.provider = model.provider.id;
   ctx.event.upstreamModel = model.upstreamModel;
+  if (model.provider.credential === 'caller') ctx.event.providerCredential = 'caller';
   return model;
 }
 
@@ -81,8 +73,13 @@ export function errorResponse(ctx: RequestContext, err: GatewayError): Response 
   return textResponse(JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)), { status: safe.status, headers });
 }
 
+/** The gateway's secrets plus this caller's own upstream credentials. */
+export function requestSecrets(ctx: RequestContext): string[] {
+  return ctx.callerSecrets ? [...ctx.rt.secrets, ...ctx.callerSecrets] : ctx.rt.secrets;
+}
+
 export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError {
-  const message = redact(err.message, ctx.rt.secrets);
+  const message = redact(err.message, requestSecrets(ctx));
   if (message === err.message) return err;
   return new GatewayError(err.code, message, {
     status: err.status,

@@ -12,6 +12,8 @@ import { responseErrorCode } from '../protocols/openai-responses/errors.js';
 import type { Json } from '../protocols/openai-responses/client/response-object.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
+import { requestLimits } from '../limits/admission.js';
+import { finishRequest } from '../limits/request-lease.js';
 import { turnRecord, type ResponsesTurn } from './responses-turn.js';
 
 const SERVICE_KEY = 'responses-background';
@@ -94,6 +96,8 @@ export class BackgroundResponses {
       failure = toGatewayError(err);
     } finally {
       clearInterval(watcher);
+      // A run that never reached the upstream (cancelled while queued) still frees its slot.
+      await finishRequest(requestLimits(ctx), turn.model.pricing, undefined);
     }
     await flush().catch(() => undefined);
     const reason = controller.signal.aborted ? controller.signal.reason : undefined;

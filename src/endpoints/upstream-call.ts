@@ -1,5 +1,6 @@
 import { codeForStatus, GatewayError, isAbortError } from '../errors.js';
 import { redact } from '../redact.js';
+import { callerCredentialRefused } from '../providers/caller-credential.js';
 import type { Provider } from '../providers/types.js';
 import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../providers/upstream-redirect.js';
 import type { RequestContext } from '../runtime.js';
@@ -85,6 +86,8 @@ export async function callUpstream(
     }
     done();
     const message = redact(errorMessage(response.status, text), provider.secrets);
+    const refused = callerCredentialRefused(provider, response.status, message);
+    if (refused) throw refused;
     const retryAfter = Number(response.headers.get('retry-after'));
     const status = response.status >= 400 && response.status < 600 ? response.status : 502;
     throw new GatewayError(codeForStatus(status), `Upstream provider '${provider.id}' returned ${response.status}: ${message}`, {

@@ -12,6 +12,8 @@ export interface RequestEvent {
   provider?: string;
   upstreamModel?: string;
   stream?: boolean;
+  /** `caller` when the key holder's own upstream credential was used (bring your own key). */
+  providerCredential?: 'caller';
 }
 
 /** Emitted once per request when the response is complete (for streams: when the stream ends). */
@@ -23,6 +25,8 @@ export interface ResponseEvent extends RequestEvent {
   error?: { code: string; message: string };
   /** True when the response was streamed and the stream ended normally. */
   streamCompleted?: boolean;
+  /** The request's cost in USD from the real usage and the model's `pricing` (when both are known). */
+  costUsd?: number;
 }
 
 export interface GatewayHooks {

@@ -1,6 +1,7 @@
 import { codeForStatus, GatewayError, isAbortError } from '../../errors.js';
 import { openAIErrorMessage } from '../../protocols/openai-chat/errors.js';
 import { redact } from '../../redact.js';
+import { callerCredentialRefused } from '../caller-credential.js';
 import type { Provider } from '../types.js';
 import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../upstream-redirect.js';
 
@@ -47,6 +48,8 @@ export async function fetchMedia(provider: Provider, req: MediaRequest): Promise
     req.signal?.removeEventListener('abort', onAbort);
     const text = await response.text().catch(() => '');
     const message = redact(openAIErrorMessage(response.status, text), provider.secrets);
+    const refused = callerCredentialRefused(provider, response.status, message);
+    if (refused) throw refused;
     const status = response.status >= 400 && response.status < 600 ? response.status : 502;
     throw new GatewayError(codeForStatus(status), `Upstream provider '${provider.id}' returned ${response.status}: ${message}`, { status });
   }
