@@ -147,6 +147,16 @@ export const configSchema = z
 
 type Report = (path: Array<string | number>, message: string) => void;
 
+/**
+ * The cross-reference problems of a raw config, as `path: message` lines. parseConfig adds them
+ * when zod stopped before its own refinement ran (an issue such as a non-integer aborts it).
+ */
+export function referenceIssues(cfg: unknown): string[] {
+  const out: string[] = [];
+  checkReferences(cfg, (path, message) => out.push(`${path.join('.')}: ${message}`));
+  return out;
+}
+
 function checkReferences(cfg: unknown, report: Report): void {
   const root = isRecord(cfg) ? cfg : {};
   const providerIds = new Set<string>();
