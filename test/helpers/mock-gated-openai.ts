@@ -24,7 +24,7 @@ export interface MockGatedOpenAI extends MockVendorServer {
   keys: string[];
   /** The usage every answer reports. */
   usage: GatedUsage;
-  /** The next streamed answer is cut after its first chunk (no finish, no [DONE]). */
+  /** The next streamed answer is cut after its first chunk, once the gate is open (no finish, no [DONE]). */
   breakNextStream(): void;
 }
 
@@ -81,9 +81,9 @@ export async function startMockGatedOpenAI(opts: { apiKeys: string[]; usage?: Ga
           if (!ex.closed()) res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
         };
         send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'gated' }, finish_reason: null }] });
-        if (cut) return ex.cut();
         await waitGate(ex.untilClosed);
         if (ex.closed()) return;
+        if (cut) return ex.cut();
         send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
         send({ ...base, object: 'chat.completion.chunk', choices: [], usage });
         send('[DONE]');
