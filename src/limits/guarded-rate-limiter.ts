@@ -17,15 +17,18 @@ export interface StoreGuardOptions {
 }
 
 const WARN_EVERY_MS = 60_000;
+/** After a failure the store is left alone this long (calls fail at once), so a dead store costs one deadline, not one per call. */
+const PAUSE_AFTER_FAILURE_MS = 1000;
 
 export class GuardedRateLimiter implements RateLimiter {
   private lastWarning = Number.NEGATIVE_INFINITY;
+  private pausedUntil = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly inner: RateLimiter, private readonly options: StoreGuardOptions) {}
 
   async acquire(checks: readonly LimitCheck[], now: number): Promise<AcquireResult> {
     try {
-      return await this.deadline(this.inner.acquire(checks, now), 'acquire');
+      return await this.deadline(() => this.inner.acquire(checks, now), 'acquire');
     } catch (err) {
       this.warnOnce(err);
       if (this.options.onError === 'closed') {
@@ -36,21 +39,32 @@ export class GuardedRateLimiter implements RateLimiter {
   }
 
   async adjust(name: string, resetAt: number, delta: number, now: number): Promise<void> {
-    await this.deadline(this.inner.adjust(name, resetAt, delta, now), 'adjust').catch((err: unknown) => this.warnOnce(err));
+    await this.deadline(() => this.inner.adjust(name, resetAt, delta, now), 'adjust').catch((err: unknown) => this.warnOnce(err));
   }
 
   async spend(name: string, amount: number, resetAt: number, now: number): Promise<void> {
-    await this.deadline(this.inner.spend(name, amount, resetAt, now), 'spend').catch((err: unknown) => this.warnOnce(err));
+    await this.deadline(() => this.inner.spend(name, amount, resetAt, now), 'spend').catch((err: unknown) => this.warnOnce(err));
   }
 
   async release(name: string, member: string): Promise<void> {
-    await this.deadline(this.inner.release(name, member), 'release').catch((err: unknown) => this.warnOnce(err));
+    await this.deadline(() => this.inner.release(name, member), 'release').catch((err: unknown) => this.warnOnce(err));
   }
 
   /** The store's answer, or a rejection once `timeoutMs` passed (the late answer is dropped). */
-  private deadline<T>(work: Promise<T>, what: string): Promise<T> {
+  private deadline<T>(start: () => Promise<T>, what: string): Promise<T> {
+    if (this.options.now() < this.pausedUntil) return Promise.reject(new Error('rate-limit store failed moments ago'));
+    const fail = (err: unknown): Error => {
+      this.pausedUntil = this.options.now() + PAUSE_AFTER_FAILURE_MS;
+      return err instanceof Error ? err : new Error(String(err));
+    };
+    let work: Promise<T>;
+    try {
+      work = start();
+    } catch (err) {
+      return Promise.reject(fail(err));
+    }
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`rate-limit store ${what} took longer than ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+      const timer = setTimeout(() => reject(fail(new Error(`rate-limit store ${what} took longer than ${this.options.timeoutMs} ms`))), this.options.timeoutMs);
       work.then(
         (v) => {
           clearTimeout(timer);
@@ -58,7 +72,7 @@ export class GuardedRateLimiter implements RateLimiter {
         },
         (err: unknown) => {
           clearTimeout(timer);
-          reject(err instanceof Error ? err : new Error(String(err)));
+          reject(fail(err));
         },
       );
     });
