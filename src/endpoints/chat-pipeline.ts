@@ -147,7 +147,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
   return streamOf(call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
-    // The slot frees at once, even when the stream never started (its cleanup would not run).
+    // The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops.
     void ctx.limits?.lease?.release();
   });
 }
@@ -210,7 +210,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   return streamOf(call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
-    // The slot frees at once, even when the stream never started (its cleanup would not run).
+    // The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops.
     void ctx.limits?.lease?.release();
   });
 }

@@ -40,12 +40,12 @@ export function mayUseModel(principal: Principal, modelId: string): boolean {
 
 /** Model id -> route (with the caller's own upstream credentials, if any); 404 when unknown, 403 when the caller may not use it. */
 export function resolveModel(ctx: RequestContext, principal: Principal, modelId: string, param = 'model'): ResolvedModel {
-  const configured = ctx.rt.models.resolve(modelId);
-  const model = configured && principal.providerKeys ? withCallerKeys(configured, principal.providerKeys, providerDeps(ctx.rt)) : configured;
+  let model = ctx.rt.models.resolve(modelId);
   if (!model) throw new GatewayError('not_found', `The model '${modelId}' does not exist or is not served by this gateway.`, { param, detail: 'model_not_found' });
   if (!mayUseModel(principal, model.id)) {
     throw new GatewayError('permission_denied', `This API key is not allowed to use the model '${modelId}'.`, { param, detail: 'model_not_allowed' });
   }
+  if (principal.providerKeys) model = withCallerKeys(model, principal.providerKeys, providerDeps(ctx.rt));
   ctx.event.model = model.id;
   ctx.event.provider = model.provider.id;
   ctx.event.upstreamModel = model.upstreamModel;
