@@ -10,7 +10,9 @@ import { fireHook } from './observability/hooks.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
-import { MemoryRateLimiter } from './limits/rate-limiter.js';
+import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
+import { GuardedRateLimiter } from './limits/guarded-rate-limiter.js';
+import { applyLimitHeaders } from './limits/limit-headers.js';
 import { DEFAULT_CONVERSATION_MAX_ENTRIES, DEFAULT_CONVERSATION_TTL_MS } from './conversations/conversation-store.js';
 import { MemoryConversationStore } from './conversations/memory-conversation-store.js';
 import { MemoryTaskStore } from './tasks/memory-task-store.js';
@@ -49,7 +51,11 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
   for (const p of cfg.providers) {
     providers.set(p.id, createProvider(p, { fetch: fetchImpl, now, defaultTimeoutMs: cfg.timeouts.upstreamMs }));
   }
-  const secrets = [...cfg.providers.flatMap((p) => (p.apiKey ? [p.apiKey] : [])), ...cfg.keys.map((k) => k.key)];
+  const secrets = [
+    ...cfg.providers.flatMap((p) => (p.apiKey ? [p.apiKey] : [])),
+    ...cfg.keys.map((k) => k.key),
+    ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
+  ];
   const rt: GatewayRuntime = {
     config: cfg,
     keys: new KeyStore(cfg.keys),
@@ -60,7 +66,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     newId: (prefix = '') => `${prefix}${idGen()}`,
     hooks: options.hooks ?? {},
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
-    rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(now),
+    rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
     taskStore: options.taskStore ?? new MemoryTaskStore(now),
     conversations: {
       store: options.conversationStore ?? new MemoryConversationStore(now, options.conversations?.maxEntries ?? DEFAULT_CONVERSATION_MAX_ENTRIES),
@@ -88,6 +94,15 @@ function pathParams(m: RegExpExecArray): Record<string, string> {
     }
   }
   return params;
+}
+
+/** A shared store (anything but the in-process one) gets a deadline and the configured failure mode. */
+function rateLimiterOf(options: GatewayOptions, store: GatewayRuntime['config']['rateLimitStore'], now: () => number): RateLimiter {
+  const given = options.rateLimiter;
+  if (!given) return new MemoryRateLimiter();
+  if (given instanceof MemoryRateLimiter) return given;
+  const logger = options.logger ?? console;
+  return new GuardedRateLimiter(given, { timeoutMs: store.timeoutMs, onError: store.onError, now, warn: (m) => logger.warn(m) });
 }
 
 export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
@@ -129,6 +144,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
         error: { code: gerr.code, message: (await response.clone().text()).slice(0, 1000) },
       });
     }
+    applyLimitHeaders(ctx.limits, response.headers, rt.now());
     response.headers.set('x-trace-id', traceId);
     if (requestId) response.headers.set('request-id', requestId);
     return response;

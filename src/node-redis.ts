@@ -1,7 +1,7 @@
 /** Node-only: Redis-backed shared state for the standalone server when REDIS_URL is set. */
 import { Redis } from 'ioredis';
 import { RedisConversationStore } from './conversations/redis-conversation-store.js';
-import { RedisRateLimiter } from './limits/rate-limiter.js';
+import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { RedisTaskStore } from './tasks/redis-task-store.js';
 import type { GatewayOptions } from './runtime.js';
 

@@ -1,5 +1,6 @@
 import type { KeyStore } from './auth/key-store.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
+import type { RequestLimits } from './limits/request-lease.js';
 import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
@@ -23,8 +24,13 @@ export interface GatewayOptions {
    * null/undefined to fall back to the keys in the config.
    */
   authenticate?: (token: string, request: Request) => Principal | null | undefined | Promise<Principal | null | undefined>;
-  /** Counters for per-key limits (default: in memory; RedisRateLimiter for several instances). */
+  /**
+   * Counters of the key and model limits (default: in memory; RedisRateLimiter for several
+   * instances). Calls to it are bounded by `rateLimitStore.timeoutMs` of the config.
+   */
   rateLimiter?: RateLimiter;
+  /** Where operational warnings go (a failing rate-limit store); default: console. */
+  logger?: { warn(message: string): void };
   /** Environment for `${VAR}` interpolation in the config (default: process.env when present; `false`: the config is final, nothing is interpolated). */
   env?: Record<string, string | undefined> | false;
   /** Async task records (video generations): in memory by default; RedisTaskStore for several instances. */
@@ -98,4 +104,8 @@ export interface RequestContext {
   /** Filled in as the request is routed; sent to hooks. */
   event: RequestEvent;
   errorShape: ErrorShape;
+  /** Limits state of this request (header snapshots, lease, cost); set on admission. */
+  limits?: RequestLimits;
+  /** The caller's own upstream credentials (bring your own key), scrubbed like the gateway's secrets. */
+  callerSecrets?: string[];
 }

@@ -116,6 +116,7 @@ describe('delivery: every attempt is checked again, and redirects are not follow
       fingerprint: 'f',
       model: 'mock-video',
       providerId: 'mock',
+      ownCredential: null,
       upstreamModel: 'mock-video',
       upstreamId: 'up_1',
       status: 'succeeded',

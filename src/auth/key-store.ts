@@ -39,7 +39,8 @@ export class KeyStore {
     for (const k of keys) {
       if (k.disabled) continue;
       const digest = digestOf(k.key);
-      this.byDigest.set(hex(digest), { digest, principal: { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}) } });
+      const principal: Principal = { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}), ...(k.providerKeys ? { providerKeys: k.providerKeys } : {}) };
+      this.byDigest.set(hex(digest), { digest, principal });
     }
   }
 

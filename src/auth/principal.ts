@@ -1,11 +1,18 @@
+import type { LimitsConfig } from '../config/schema.js';
+
 /** Who is calling: a platform key record, or an identity the host already authenticated. */
 export interface Principal {
   /** Stable id used in hooks, limits and task ownership (never the secret itself). */
   id: string;
   /** Glob patterns of model ids this principal may call; default every model. */
   models?: readonly string[];
-  /** Per-principal limits; requests beyond them get 429 with Retry-After. */
-  limits?: { requestsPerMinute?: number };
+  /** Per-principal limits (requests/tokens per minute, concurrency, budget); beyond them 429 with Retry-After. */
+  limits?: LimitsConfig;
+  /**
+   * Provider id -> this principal's own upstream credential, used instead of the provider's
+   * `apiKey` (bring your own key). Never shown in responses, logs, hooks or errors.
+   */
+  providerKeys?: Readonly<Record<string, string>>;
   /** Free-form data the host attaches (plan, team, ...). Never logged by the gateway. */
   metadata?: Record<string, unknown>;
 }

@@ -1,4 +1,4 @@
-import { configSchema, type GatewayConfig, type GatewayConfigInput } from './schema.js';
+import { configSchema, referenceIssues, type GatewayConfig, type GatewayConfigInput } from './schema.js';
 
 export class ConfigError extends Error {
   readonly issues: string[];
@@ -41,9 +41,10 @@ export function parseConfig(input: unknown, env?: Env): GatewayConfig {
   const interpolated = env ? interpolateEnv(input, env) : input;
   const result = configSchema.safeParse(interpolated);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`),
-    );
+    const issues = result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`);
+    // Some field issues stop zod before the cross-reference check: add what it would have said.
+    for (const extra of referenceIssues(interpolated)) if (!issues.includes(extra)) issues.push(extra);
+    throw new ConfigError(issues);
   }
   return result.data;
 }

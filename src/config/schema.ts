@@ -24,11 +24,48 @@ export const MODALITIES = ['text', 'image', 'pdf', 'audio', 'video'] as const;
 export const CAPABILITIES = ['chat', 'image', 'video'] as const;
 export const MODEL_APIS = ['chat', 'responses'] as const;
 
+/** Requests, tokens and concurrency per key or per model; a spending budget per calendar period (UTC). */
+export const limitsSchema = z.strictObject({
+  /** Requests per minute (429 with Retry-After beyond it). */
+  requestsPerMinute: z.number().int().positive().optional(),
+  /** Tokens per minute: the estimated input plus the requested maximum output is reserved before the call, settled with the real usage after. */
+  tokensPerMinute: z.number().int().positive().optional(),
+  /** Requests in flight at once (streams count until they end or the client leaves). */
+  concurrentRequests: z.number().int().positive().optional(),
+  /** Spending allowed per period, from `pricing` and the real usage (429 `insufficient_quota` beyond it). */
+  budget: z.strictObject({ usd: z.number().positive(), period: z.enum(['day', 'week', 'month']) }).optional(),
+});
+export type LimitsConfig = z.output<typeof limitsSchema>;
+
+/** USD per million tokens. */
+export const pricingSchema = z.strictObject({
+  inputPerMTok: z.number().nonnegative(),
+  outputPerMTok: z.number().nonnegative(),
+  /** Input tokens read from the vendor's prompt cache (default: inputPerMTok). */
+  cachedInputPerMTok: z.number().nonnegative().optional(),
+});
+export type PricingConfig = z.output<typeof pricingSchema>;
+
+const deploymentSchema = z.strictObject({
+  provider: z.string().min(1),
+  /** The model name sent upstream; defaults to the model's `id`. */
+  upstreamModel: z.string().min(1).optional(),
+  /** Share of the traffic relative to the other deployments (default 1). */
+  weight: z.number().positive().default(1),
+});
+
 const modelSchema = z.object({
   id: z.string().min(1),
-  provider: z.string().min(1),
+  /** A model has either `provider` (+ `upstreamModel`) or `deployments`. */
+  provider: z.string().min(1).optional(),
   /** The model name sent upstream; defaults to `id`. */
   upstreamModel: z.string().min(1).optional(),
+  /** Several upstreams serving this model. */
+  deployments: z.array(deploymentSchema).min(1).optional(),
+  /** Models tried in order when every deployment failed with a retryable error. */
+  fallbacks: z.array(z.string().min(1)).optional(),
+  limits: limitsSchema.optional(),
+  pricing: pricingSchema.optional(),
   /** What the model can do; defaults from the provider type. */
   capabilities: z.array(z.enum(CAPABILITIES)).min(1).optional(),
   inputModalities: z.array(z.enum(MODALITIES)).min(1).optional(),
@@ -53,8 +90,9 @@ const keySchema = z.object({
   /** Glob patterns matched against the requested model id. */
   models: z.array(z.string().min(1)).default(['*']),
   disabled: z.boolean().optional(),
-  /** Requests allowed per minute for this key (429 with Retry-After beyond it). */
-  limits: z.object({ requestsPerMinute: z.number().int().positive().optional() }).optional(),
+  limits: limitsSchema.optional(),
+  /** Provider id -> the key holder's own upstream credential, used instead of the provider's `apiKey`. */
+  providerKeys: z.record(z.string(), z.string().min(1)).optional(),
 });
 
 export const configSchema = z
@@ -70,50 +108,118 @@ export const configSchema = z
       .prefault({}),
     timeouts: z
       .object({
+        /** Time to open the upstream connection (ms). */
+        connectMs: z.number().int().positive().default(10_000),
         /** Time until the upstream answers with headers (ms). */
         upstreamMs: z.number().int().positive().default(120_000),
         /** Longest silence allowed inside an upstream stream (ms). */
         streamIdleMs: z.number().int().positive().default(300_000),
+        /** Longest a whole request may take, retries and stream included (ms). */
+        totalMs: z.number().int().positive().default(900_000),
+      })
+      .prefault({}),
+    /** Upstream calls per request (the first included), with exponential backoff and full jitter. */
+    retry: z
+      .strictObject({
+        attempts: z.number().int().min(1).max(10).default(3),
+        initialDelayMs: z.number().int().nonnegative().default(200),
+        maxDelayMs: z.number().int().nonnegative().default(8000),
+      })
+      .prefault({}),
+    /** A deployment that failed `failures` times in a row is skipped for `cooldownMs`, then probed. */
+    cooldown: z
+      .strictObject({
+        failures: z.number().int().positive().default(3),
+        cooldownMs: z.number().int().positive().default(30_000),
+      })
+      .prefault({}),
+    /** The store of rate-limit counters (memory, or Redis through `rateLimiter`). */
+    rateLimitStore: z
+      .strictObject({
+        /** When the store fails or is slow: `open` serves the request (a warning at most once a minute), `closed` answers 503. */
+        onError: z.enum(['open', 'closed']).default('open'),
+        /** Longest a request waits for the store (ms). */
+        timeoutMs: z.number().int().positive().max(60_000).default(250),
       })
       .prefault({}),
   })
   // Cross-references are checked even when other fields are invalid, so one error lists every bad path.
-  .superRefine(
-    (cfg: unknown, ctx) => {
-      const root = isRecord(cfg) ? cfg : {};
-      const providerIds = new Set<string>();
-      for (const [i, p] of entries(root.providers)) {
-        if (typeof p.id !== 'string') continue;
-        if (providerIds.has(p.id)) ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider id "${p.id}"` });
-        providerIds.add(p.id);
-      }
-      const providerTypes = new Map(entries(root.providers).map(([, p]) => [p.id, p.type]));
-      const modelIds = new Set<string>();
-      for (const [i, m] of entries(root.models)) {
-        if (typeof m.provider === 'string' && !providerIds.has(m.provider)) ctx.addIssue({ code: 'custom', path: ['models', i, 'provider'], message: `unknown provider "${m.provider}"` });
-        const type = providerTypes.get(m.provider);
-        if (m.api === 'responses' && typeof type === 'string' && type !== 'openai' && type !== 'openai-compatible') {
-          ctx.addIssue({ code: 'custom', path: ['models', i, 'api'], message: `"responses" needs an openai or openai-compatible provider, not ${type}` });
-        }
-        if (typeof m.id !== 'string') continue;
-        if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id "${m.id}"` });
-        modelIds.add(m.id);
-      }
-      const keyIds = new Set<string>();
-      const keyValues = new Set<string>();
-      for (const [i, k] of entries(root.keys)) {
-        if (typeof k.id === 'string') {
-          if (keyIds.has(k.id)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'id'], message: `duplicate key id "${k.id}"` });
-          keyIds.add(k.id);
-        }
-        if (typeof k.key === 'string') {
-          if (keyValues.has(k.key)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'key'], message: 'the same key value is used twice' });
-          keyValues.add(k.key);
-        }
-      }
-    },
-    { when: (payload) => isRecord(payload.value) },
-  );
+  .superRefine((cfg: unknown, ctx) => checkReferences(cfg, (path, message) => ctx.addIssue({ code: 'custom', path, message })), {
+    when: (payload) => isRecord(payload.value),
+  });
+
+type Report = (path: Array<string | number>, message: string) => void;
+
+/**
+ * The cross-reference problems of a raw config, as `path: message` lines. parseConfig adds them
+ * when zod stopped before its own refinement ran (an issue such as a non-integer aborts it).
+ */
+export function referenceIssues(cfg: unknown): string[] {
+  const out: string[] = [];
+  checkReferences(cfg, (path, message) => out.push(`${path.join('.')}: ${message}`));
+  return out;
+}
+
+function checkReferences(cfg: unknown, report: Report): void {
+  const root = isRecord(cfg) ? cfg : {};
+  const providerIds = new Set<string>();
+  for (const [i, p] of entries(root.providers)) {
+    if (typeof p.id !== 'string') continue;
+    if (providerIds.has(p.id)) report(['providers', i, 'id'], `duplicate provider id "${p.id}"`);
+    providerIds.add(p.id);
+  }
+  const providerTypes = new Map(entries(root.providers).map(([, p]) => [p.id, p.type]));
+  const modelIds = new Set(entries(root.models).flatMap(([, m]) => (typeof m.id === 'string' ? [m.id] : [])));
+  const seenModels = new Set<string>();
+  for (const [i, m] of entries(root.models)) {
+    checkModelRoute(m, ['models', i], providerIds, providerTypes, report);
+    for (const [j, f] of Array.isArray(m.fallbacks) ? m.fallbacks.entries() : []) {
+      if (typeof f !== 'string') continue;
+      if (f === m.id) report(['models', i, 'fallbacks', j], 'a model cannot fall back to itself');
+      else if (!modelIds.has(f)) report(['models', i, 'fallbacks', j], `unknown model "${f}"`);
+    }
+    if (typeof m.id !== 'string') continue;
+    if (seenModels.has(m.id)) report(['models', i, 'id'], `duplicate model id "${m.id}"`);
+    seenModels.add(m.id);
+  }
+  const keyIds = new Set<string>();
+  const keyValues = new Set<string>();
+  for (const [i, k] of entries(root.keys)) {
+    if (typeof k.id === 'string') {
+      if (keyIds.has(k.id)) report(['keys', i, 'id'], `duplicate key id "${k.id}"`);
+      keyIds.add(k.id);
+    }
+    if (typeof k.key === 'string') {
+      if (keyValues.has(k.key)) report(['keys', i, 'key'], 'the same key value is used twice');
+      keyValues.add(k.key);
+    }
+    if (isRecord(k.providerKeys)) {
+      for (const id of Object.keys(k.providerKeys)) if (!providerIds.has(id)) report(['keys', i, 'providerKeys', id], `unknown provider "${id}"`);
+    }
+  }
+  const retry = isRecord(root.retry) ? root.retry : {};
+  if (typeof retry.initialDelayMs === 'number' && typeof retry.maxDelayMs === 'number' && retry.maxDelayMs < retry.initialDelayMs) {
+    report(['retry', 'maxDelayMs'], 'must be at least initialDelayMs');
+  }
+}
+
+/** A model names its upstream either with `provider` (+ `upstreamModel`) or with `deployments`. */
+function checkModelRoute(m: Record<string, unknown>, at: Array<string | number>, providerIds: Set<string>, providerTypes: Map<unknown, unknown>, report: Report): void {
+  const checkProvider = (provider: unknown, path: Array<string | number>): void => {
+    if (typeof provider !== 'string') return;
+    if (!providerIds.has(provider)) return report(path, `unknown provider "${provider}"`);
+    const type = providerTypes.get(provider);
+    if (m.api === 'responses' && typeof type === 'string' && type !== 'openai' && type !== 'openai-compatible') {
+      report([...at, 'api'], `"responses" needs an openai or openai-compatible provider, not ${type} ("${provider}")`);
+    }
+  };
+  const deployments = Array.isArray(m.deployments) ? m.deployments : undefined;
+  if (m.provider !== undefined && m.deployments !== undefined) report([...at, 'deployments'], 'a model has either "provider" or "deployments", not both');
+  else if (m.provider === undefined && m.deployments === undefined) report([...at, 'provider'], 'required (or "deployments")');
+  if (deployments && m.upstreamModel !== undefined) report([...at, 'upstreamModel'], 'with "deployments", each deployment names its own upstreamModel');
+  checkProvider(m.provider, [...at, 'provider']);
+  for (const [j, d] of entries(deployments)) checkProvider(d.provider, [...at, 'deployments', j, 'provider']);
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -130,3 +236,4 @@ export type GatewayConfig = z.output<typeof configSchema>;
 export type ProviderConfig = GatewayConfig['providers'][number];
 export type ModelConfig = GatewayConfig['models'][number];
 export type KeyConfig = GatewayConfig['keys'][number];
+export type DeploymentConfig = NonNullable<ModelConfig['deployments']>[number];

@@ -28,6 +28,8 @@ export interface BackgroundJob {
   finished(current: ConversationRecord): ConversationRecord | undefined;
   /** The record in a new state: `in_progress` when the run starts, `cancelled`, or `failed` with why. */
   transition(current: ConversationRecord, status: 'in_progress' | 'cancelled' | 'failed', why?: GatewayError): ConversationRecord;
+  /** Called once when the run is over, however it ended (e.g. to free the request's limit slot). */
+  settled?(): Promise<unknown>;
   /** Called once when a client cancelled the run (e.g. to stop work the upstream keeps doing). */
   onCancel?(): void | Promise<void>;
 }
@@ -107,6 +109,8 @@ export class BackgroundRuns {
       failure = toGatewayError(err);
     } finally {
       clearInterval(watcher);
+      // A run that never reached the upstream (cancelled while queued) still frees its slot.
+      await job.settled?.().catch(() => undefined);
     }
     await flush().catch(() => undefined);
     const reason = controller.signal.aborted ? controller.signal.reason : undefined;

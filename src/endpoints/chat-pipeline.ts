@@ -7,7 +7,10 @@ import { codecFor } from '../protocols/registry.js';
 import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
-import { scrubError, upstreamJsonResponse } from './common.js';
+import { admitModelCall, requestLimits } from '../limits/admission.js';
+import { estimateChatRequest } from '../limits/estimate-request.js';
+import { finishRequest } from '../limits/request-lease.js';
+import { requestSecrets, scrubError, upstreamJsonResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
@@ -41,14 +44,30 @@ export interface PassthroughRoute {
 
 /** Headers and keep-alive policy of a streamed answer; every path's bytes pass the secret scrubber. */
 function streamOf(ctx: RequestContext, call: ChatCall, source: AsyncGenerator<string>, onCancel: () => void, extra: Record<string, string> = {}): Response {
-  const gen = scrubbedStream(source, ctx.rt.secrets);
+  const gen = scrubbedStream(source, requestSecrets(ctx));
   if (!call.streamContentType) return streamResponse(gen, onCancel, { ...SSE_HEADERS, ...extra });
   return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache', ...extra }, false);
+}
+
+/** Admits a chat call against the key's and the model's limits (429 when one has no room). */
+export async function admitChat(ctx: RequestContext, call: ChatCall): Promise<void> {
+  if (ctx.principal) await admitModelCall(ctx, ctx.principal, call.model, () => estimateChatRequest(call.parsed));
 }
 
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
 export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
   ctx.event.stream = call.stream;
+  await admitChat(ctx, call);
+  try {
+    return await routeChat(ctx, call);
+  } catch (err) {
+    // Nothing reached the client: the reserved tokens go back and the slot is free.
+    await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
+    throw err;
+  }
+}
+
+async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
   const provider = call.model.provider;
   if (call.passthroughRoute) {
     requestEvent(ctx);
@@ -79,13 +98,16 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
   };
 }
 
-function finishEvent(ctx: RequestContext, status: number, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): void {
+/** The end of a call: cost, limits settled and released, then the onResponse hook. */
+async function finishEvent(ctx: RequestContext, call: ChatCall, status: number, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): Promise<void> {
+  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage);
   if (!ctx.rt.hooks.onResponse) return;
   fireHook(ctx.rt.hooks.onResponse, {
     ...ctx.event,
     status,
     latencyMs: ctx.rt.now() - ctx.startedAt,
     ...(usage ? { usage } : {}),
+    ...(costUsd !== undefined ? { costUsd } : {}),
     ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
   });
@@ -99,7 +121,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
-    finishEvent(ctx, 200, usage);
+    await finishEvent(ctx, call, 200, usage);
     return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
@@ -130,12 +152,14 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
       if (failure) yield relay.error(scrubError(ctx, failure));
     } finally {
       upstream.done();
-      finishEvent(ctx, 200, relay.usage(), failure, completed);
+      await finishEvent(ctx, call, 200, relay.usage(), failure, completed);
     }
   })();
   return streamOf(ctx, call, gen, () => {
     cancelled = true;
     upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+    // The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops.
+    void ctx.limits?.lease?.release();
   });
 }
 
@@ -157,7 +181,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
-    finishEvent(ctx, 200, res.usage);
+    await finishEvent(ctx, call, 200, res.usage);
     return upstreamJsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder();
@@ -198,7 +222,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       if (failure) yield encoder.error(scrubError(ctx, failure));
     } finally {
       upstream.done();
-      finishEvent(ctx, 200, usage, failure, completed);
+      await finishEvent(ctx, call, 200, usage, failure, completed);
     }
   })();
   return streamOf(
@@ -208,6 +232,8 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     () => {
       cancelled = true;
       upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+      // The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops.
+      void ctx.limits?.lease?.release();
     },
     headers,
   );

@@ -8,6 +8,8 @@ import { scrubContent, scrubError as scrubGatewayError } from '../redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { quoteInput } from '../quote-input.js';
+import { admitKey } from '../limits/admission.js';
+import { providerDeps, withCallerKeys } from '../providers/caller-credential.js';
 
 /** Resolves the caller: a host-supplied principal, the host's authenticate(), then config keys. */
 export async function authenticate(ctx: RequestContext): Promise<Principal> {
@@ -28,37 +30,27 @@ export async function authenticate(ctx: RequestContext): Promise<Principal> {
 async function setPrincipal(ctx: RequestContext, p: Principal): Promise<Principal> {
   ctx.principal = p;
   ctx.event.keyId = p.id;
-  await enforceLimits(ctx, p);
+  if (p.providerKeys) ctx.callerSecrets = Object.values(p.providerKeys);
+  await admitKey(ctx, p);
   return p;
-}
-
-/** Per-principal request rate; 429 with Retry-After when exceeded. */
-async function enforceLimits(ctx: RequestContext, p: Principal): Promise<void> {
-  const rpm = p.limits?.requestsPerMinute;
-  if (!rpm) return;
-  const result = await ctx.rt.rateLimiter.hit(`rpm:${p.id}`, rpm, 60_000);
-  if (!result.allowed) {
-    throw new GatewayError('rate_limited', `Rate limit of ${rpm} requests per minute reached for this key.`, {
-      retryAfter: Math.max(1, Math.ceil(result.resetMs / 1000)),
-      detail: 'rate_limit_exceeded',
-    });
-  }
 }
 
 export function mayUseModel(principal: Principal, modelId: string): boolean {
   return anyGlobMatch(principal.models ?? ['*'], modelId);
 }
 
-/** Model id -> route; 404 when unknown, 403 when the caller may not use it. */
+/** Model id -> route (with the caller's own upstream credentials, if any); 404 when unknown, 403 when the caller may not use it. */
 export function resolveModel(ctx: RequestContext, principal: Principal, modelId: string, param = 'model'): ResolvedModel {
-  const model = ctx.rt.models.resolve(modelId);
+  let model = ctx.rt.models.resolve(modelId);
   if (!model) throw new GatewayError('not_found', `The model '${quoteInput(modelId)}' does not exist or is not served by this gateway.`, { param, detail: 'model_not_found' });
   if (!mayUseModel(principal, model.id)) {
     throw new GatewayError('permission_denied', `This API key is not allowed to use the model '${quoteInput(modelId)}'.`, { param, detail: 'model_not_allowed' });
   }
+  if (principal.providerKeys) model = withCallerKeys(model, principal.providerKeys, providerDeps(ctx.rt));
   ctx.event.model = model.id;
   ctx.event.provider = model.provider.id;
   ctx.event.upstreamModel = model.upstreamModel;
+  if (model.provider.credential === 'caller') ctx.event.providerCredential = 'caller';
   return model;
 }
 
@@ -87,14 +79,19 @@ export function errorResponse(ctx: RequestContext, err: GatewayError): Response 
   return textResponse(JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)), { status: safe.status, headers });
 }
 
-/** The gateway's one error scrubber (src/redact.ts) with this runtime's secrets. */
+/** The gateway's secrets plus this caller's own upstream credentials. */
+export function requestSecrets(ctx: RequestContext): string[] {
+  return ctx.callerSecrets ? [...ctx.rt.secrets, ...ctx.callerSecrets] : ctx.rt.secrets;
+}
+
+/** The gateway's one error scrubber (src/redact.ts) with this request's secrets. */
 export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError {
-  return scrubGatewayError(err, ctx.rt.secrets);
+  return scrubGatewayError(err, requestSecrets(ctx));
 }
 
 /** A JSON answer built from what an upstream sent: the configured secrets are scrubbed from it. */
 export function upstreamJsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Response {
   const h = new Headers(headers);
   h.set('content-type', 'application/json');
-  return textResponse(scrubContent(JSON.stringify({ ...body, traceId: ctx.traceId }), ctx.rt.secrets), { status, headers: h });
+  return textResponse(scrubContent(JSON.stringify({ ...body, traceId: ctx.traceId }), requestSecrets(ctx)), { status, headers: h });
 }

@@ -20,7 +20,10 @@ import { scrubbedStream } from '../redact.js';
 import { isOpenAIStyle, openAIStyleTarget } from '../providers/media-endpoints.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
-import { authenticate, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
+import { admitModelCall, requestLimits } from '../limits/admission.js';
+import { estimateInputTokens } from '../limits/estimate-request.js';
+import { finishRequest } from '../limits/request-lease.js';
+import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
 import { quoteInput } from '../quote-input.js';
@@ -52,8 +55,20 @@ export async function imageEdits(ctx: RequestContext): Promise<Response> {
   return runImages(ctx, model, { kind: 'edit', req });
 }
 
+/** Admits the call against the limits (the prompt's tokens are reserved), then runs it. */
 async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
   requireCapability(model, 'image');
+  const prompt = call.kind === 'generate' ? call.req.prompt : call.req.options.prompt;
+  if (ctx.principal) await admitModelCall(ctx, ctx.principal, model, () => ({ input: estimateInputTokens(prompt), output: 0 }));
+  try {
+    return await routeImages(ctx, model, call);
+  } catch (err) {
+    await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
+    throw err;
+  }
+}
+
+async function routeImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
   const provider = model.provider;
   const stream = (call.kind === 'generate' ? call.req.stream : call.req.options.stream) === true;
   ctx.event.stream = stream;
@@ -77,12 +92,15 @@ function usageOf(json: Record<string, unknown>): IRUsage | undefined {
   return { inputTokens: num(u.input_tokens), outputTokens: num(u.output_tokens), totalTokens: num(u.total_tokens) };
 }
 
-function finished(ctx: RequestContext, usage: IRUsage | undefined, streamCompleted?: boolean): void {
+/** The end of a call: cost, limits settled and released, then the onResponse hook. */
+async function finished(ctx: RequestContext, model: ResolvedModel, usage: IRUsage | undefined, streamCompleted?: boolean): Promise<void> {
+  const costUsd = await finishRequest(requestLimits(ctx), model.pricing, usage);
   fireHook(ctx.rt.hooks.onResponse, {
     ...ctx.event,
     status: 200,
     latencyMs: ctx.rt.now() - ctx.startedAt,
     ...(usage ? { usage } : {}),
+    ...(costUsd !== undefined ? { costUsd } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
   });
 }
@@ -101,15 +119,15 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
     if (encoded.json) target.headers.set('content-type', 'application/json');
   }
   const upstream = await callUpstream(ctx, provider, { url: target.url, headers: target.headers, body }, openAIErrorMessage);
-  if (stream) return relayImageStream(ctx, upstream);
+  if (stream) return relayImageStream(ctx, model, upstream);
   const json = await readUpstreamJson(upstream, provider.id);
   if (!Array.isArray(json.data)) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered without a 'data' list of images.`);
-  finished(ctx, usageOf(json));
+  await finished(ctx, model, usageOf(json));
   return upstreamJsonResponse(ctx, json);
 }
 
 /** Image SSE from an OpenAI-style upstream, relayed as it arrives (events can be megabytes). */
-function relayImageStream(ctx: RequestContext, upstream: UpstreamResult): Response {
+function relayImageStream(ctx: RequestContext, model: ResolvedModel, upstream: UpstreamResult): Response {
   const body = upstream.response.body;
   if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
   const gen = (async function* () {
@@ -130,10 +148,14 @@ function relayImageStream(ctx: RequestContext, upstream: UpstreamResult): Respon
     } finally {
       upstream.done();
       reader.releaseLock();
-      finished(ctx, undefined, completed);
+      await finished(ctx, model, undefined, completed);
     }
   })();
-  return streamResponse(scrubbedStream(gen, ctx.rt.secrets), () => upstream.abort(new DOMException('Client disconnected', 'AbortError')), SSE_HEADERS);
+  const onCancel = (): void => {
+    upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+    void ctx.limits?.lease?.release();
+  };
+  return streamResponse(scrubbedStream(gen, requestSecrets(ctx)), onCancel, SSE_HEADERS);
 }
 
 async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
@@ -162,6 +184,6 @@ async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   // Gemini makes one image per call; n images are n calls (candidateCount is not supported by image models).
   const answers = await Promise.all(Array.from({ length: n }, one));
   const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.rt.now() / 1000));
-  finished(ctx, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens });
+  await finished(ctx, model, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens });
   return upstreamJsonResponse(ctx, out);
 }

@@ -16,7 +16,7 @@ import type { Json } from '../protocols/gemini-interactions/interactions-api.js'
 import { UPSTREAM_REDIRECT } from '../providers/upstream-redirect.js';
 import { scrubbedStream } from '../redact.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
-import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
+import { authenticate, jsonResponse, requestSecrets, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
 import { streamResponse } from './stream-response.js';
 
@@ -109,7 +109,7 @@ export async function streamStoredInteraction(ctx: RequestContext, record: Conve
     }
   })();
   // Stored events are upstream content: they pass the secret scrubber like a live stream.
-  return streamResponse(scrubbedStream(gen, ctx.rt.secrets), () => undefined);
+  return streamResponse(scrubbedStream(gen, requestSecrets(ctx)), () => undefined);
 }
 
 /** GET /v1beta/interactions/{id} */

@@ -17,7 +17,9 @@ import type { CreateInteractionRequest, Json } from '../protocols/gemini-interac
 import { codecFor } from '../protocols/registry.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
-import { runChat, type ChatCall } from './chat-pipeline.js';
+import { requestLimits } from '../limits/admission.js';
+import { finishRequest } from '../limits/request-lease.js';
+import { admitChat, runChat, type ChatCall } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { streamStoredInteraction, upstreamInteractionCall } from './interactions-stored.js';
 import { interactionRecord, prepareInteractionTurn, type InteractionTurn } from './interactions-turn.js';
@@ -148,6 +150,7 @@ function backgroundJob(ctx: RequestContext, turn: InteractionTurn, queued: Json)
       turn.sink.onEvent = (type, data) => record({ seq: seq++, type, data });
       return runInteraction(detached, turn.call(true));
     },
+    settled: () => finishRequest(requestLimits(ctx), turn.model.pricing, undefined),
     finished(r) {
       const final = turn.sink.final;
       return final ? { ...interactionRecord(ctx, turn, final), version: r.version } : undefined;
@@ -178,7 +181,14 @@ async function startBackground(ctx: RequestContext, turn: InteractionTurn): Prom
     }
   }
   const queued = buildInteraction({ interactionId: turn.id, createdAtMs: turn.createdAtMs, echo: turn.echo }, { status: 'in_progress', steps: [], updatedMs: turn.createdAtMs }, ctx.traceId);
-  await backgroundRuns(ctx.rt).start(ctx, backgroundJob(ctx, turn, queued));
+  // Limits are checked at submission; the run holds the request's lease until it ends.
+  await admitChat(ctx, turn.call(true));
+  try {
+    await backgroundRuns(ctx.rt).start(ctx, backgroundJob(ctx, turn, queued));
+  } catch (err) {
+    await finishRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
+    throw err;
+  }
   if (!turn.stream) return jsonResponse(ctx, queued);
   const record = await ctx.rt.conversations.store.get(turn.id);
   if (!record) throw new GatewayError('internal', 'The background interaction vanished from the store.');

@@ -7,6 +7,8 @@ import { backgroundRuns, type BackgroundJob } from '../conversations/background-
 import { responseErrorCode } from '../protocols/openai-responses/errors.js';
 import type { Json } from '../protocols/openai-responses/client/response-object.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
+import { requestLimits } from '../limits/admission.js';
+import { finishRequest } from '../limits/request-lease.js';
 import { runChat } from './chat-pipeline.js';
 import { turnRecord, type ResponsesTurn } from './responses-turn.js';
 
@@ -26,6 +28,7 @@ function responsesJob(ctx: RequestContext, turn: ResponsesTurn, queued: Json): B
       };
       return runChat(detached, turn.call(true));
     },
+    settled: () => finishRequest(requestLimits(ctx), turn.model.pricing, undefined),
     finished(r) {
       const final = turn.sink.final;
       return final ? { ...turnRecord(ctx, turn, final, r.inputItems), version: r.version } : undefined;

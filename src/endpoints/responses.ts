@@ -13,7 +13,9 @@ import { buildResponseObject } from '../protocols/openai-responses/client/respon
 import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
 import { responsesPassthrough } from '../protocols/openai-responses/passthrough.js';
 import type { RequestContext } from '../runtime.js';
-import { runChat } from './chat-pipeline.js';
+import { admitChat, runChat } from './chat-pipeline.js';
+import { requestLimits } from '../limits/admission.js';
+import { finishRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { backgroundResponses } from './responses-background.js';
 import { streamStoredResponse } from './responses-stored.js';
@@ -34,7 +36,14 @@ async function readResponsesCall(ctx: RequestContext) {
 export async function createResponse(ctx: RequestContext): Promise<Response> {
   const { principal, ...body } = await readResponsesCall(ctx);
   const turn = await prepareResponsesTurn(ctx, principal, body);
-  if (turn.background) return startBackground(ctx, turn);
+  if (turn.background) {
+    // Limits are checked at submission; the run holds the request's lease until it ends.
+    await admitChat(ctx, turn.call(true));
+    return startBackground(ctx, turn).catch(async (err: unknown) => {
+      await finishRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
+      throw err;
+    });
+  }
   const res = await runChat(ctx, turn.call(turn.stream));
   if (!turn.store) return res;
   const persist = (): Promise<void> => storeFinal(ctx, turn);

@@ -1,5 +1,6 @@
 import { GatewayError, isAbortError } from '../errors.js';
 import { redact } from '../redact.js';
+import { callerCredentialRefused } from '../providers/caller-credential.js';
 import type { Provider } from '../providers/types.js';
 import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../providers/upstream-redirect.js';
 import { upstreamFailure, type CredentialSource } from '../providers/upstream-failure.js';
@@ -92,8 +93,10 @@ export async function callUpstream(
     }
     done();
     const message = redact(errorMessage(response.status, text), provider.secrets);
+    const refused = callerCredentialRefused(provider, response.status, message);
+    if (refused) throw refused;
     const retryAfter = Number(response.headers.get('retry-after'));
-    throw upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: req.credential ?? 'gateway', retryAfter });
+    throw upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), retryAfter });
   }
 
   const touch = () => {

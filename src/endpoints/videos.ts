@@ -16,6 +16,13 @@ import { publicVideoTask, VIDEO_TASK_KIND, withData, type VideoTask, type VideoT
 import { videoTasks } from '../tasks/video-tasks.js';
 import type { VideoTaskService } from '../tasks/video-poller.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
+import type { Principal } from '../auth/principal.js';
+import { admitModelCall, requestLimits } from '../limits/admission.js';
+import { finishRequest } from '../limits/request-lease.js';
+import type { VideoAdapter, VideoLimits } from '../providers/video/index.js';
+import type { ResolvedModel } from '../routing/model-registry.js';
+import { ownCredentialOf, taskProvider } from '../tasks/video-credential.js';
+import type { VideoJob } from '../tasks/video-task.js';
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
@@ -59,11 +66,30 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Respon
   }
   const callbackProblem = req.callback_url === undefined ? undefined : callbackUrlProblem(req.callback_url, service.settings.allowPrivateCallbackHosts);
   if (callbackProblem) throw new GatewayError('invalid_request', callbackProblem, { param: 'callback_url' });
+  await admitModelCall(ctx, principal, model, () => undefined);
   fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
+  try {
+    return await submitAdmitted(ctx, { principal, model, adapter, limits, job, callbackUrl: req.callback_url, service });
+  } finally {
+    // A submission holds its concurrency slot only until the upstream accepted (or refused) the job.
+    await finishRequest(requestLimits(ctx), model.pricing, undefined);
+  }
+}
 
+interface Submission {
+  principal: Principal;
+  model: ResolvedModel;
+  adapter: VideoAdapter;
+  limits: VideoLimits;
+  job: VideoJob;
+  callbackUrl: string | undefined;
+  service: VideoTaskService;
+}
+
+async function submitAdmitted(ctx: RequestContext, { principal, model, adapter, limits, job, callbackUrl, service }: Submission): Promise<Response> {
   const callerId = callerRequestId(ctx);
   const requestId = callerId ?? ctx.rt.newId('req_');
-  const fingerprint = await sha256Hex(JSON.stringify({ model: model.id, job, callback: req.callback_url ?? null }));
+  const fingerprint = await sha256Hex(JSON.stringify({ model: model.id, job, callback: callbackUrl ?? null }));
   const idempotencyKey = callerId === undefined ? undefined : await sha256Hex(`${principal.id}\u0000${callerId}`);
   const now = ctx.rt.now();
   const data: VideoTaskData = {
@@ -72,6 +98,7 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Respon
     model: model.id,
     providerId: model.provider.id,
     upstreamModel: model.upstreamModel,
+    ownCredential: ownCredentialOf(ctx.rt, principal, model.provider),
     upstreamId: null,
     status: 'accepted',
     progress: 0,
@@ -85,7 +112,7 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Respon
     job,
     // Until the submission is recorded, the poller only checks that it did not get lost.
     poll: { count: 0, failures: 0, lastPolledAt: null, nextAt: now + service.settings.submitGraceMs },
-    callback: req.callback_url === undefined ? null : { url: req.callback_url, attempts: 0, nextAt: null, delivered: false, lastError: null },
+    callback: callbackUrl === undefined ? null : { url: callbackUrl, attempts: 0, nextAt: null, delivered: false, lastError: null },
   };
   const id = ctx.rt.newId('vtask_');
   const record = withData({ id, kind: VIDEO_TASK_KIND, ownerId: principal.id, version: 0, dueAt: null, expiresAt: now + service.settings.ttlMs, data: {} }, data);
@@ -130,7 +157,7 @@ async function replay(ctx: RequestContext, service: VideoTaskService, taskId: st
 }
 
 /** The caller's own task, or 404 (also for other keys' tasks, so ids reveal nothing). */
-async function ownTask(ctx: RequestContext, params: Record<string, string>): Promise<{ service: VideoTaskService; task: VideoTask }> {
+async function ownTask(ctx: RequestContext, params: Record<string, string>): Promise<{ service: VideoTaskService; task: VideoTask; principal: Principal }> {
   const principal = await authenticate(ctx);
   const service = videoTasks(ctx.rt);
   const id = params.id ?? '';
@@ -141,22 +168,23 @@ async function ownTask(ctx: RequestContext, params: Record<string, string>): Pro
   ctx.event.model = task.data.model;
   ctx.event.provider = task.data.providerId;
   ctx.event.upstreamModel = task.data.upstreamModel;
-  return { service, task };
+  return { service, task, principal };
 }
 
 /** GET /v1/video/generations/{task_id} — refreshed from the upstream when the last poll is stale. */
 export async function getVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
-  const { service, task } = await ownTask(ctx, params);
-  const latest = await service.refresh(task, 'stale');
+  const { service, task, principal } = await ownTask(ctx, params);
+  const latest = await service.refresh(task, 'stale', true, principal);
   return upstreamJsonResponse(ctx, publicVideoTask(latest));
 }
 
 /** DELETE /v1/video/generations/{task_id} — stops tracking the job and asks the upstream to drop it. */
 export async function cancelVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
-  const { service, task } = await ownTask(ctx, params);
+  const { service, task, principal } = await ownTask(ctx, params);
   if (task.data.status === 'succeeded' || task.data.status === 'failed' || task.data.status === 'cancelled') return upstreamJsonResponse(ctx, publicVideoTask(task));
   const saved = await saveWithRetry(service, task, (d) => endTask(d, 'cancelled', null, ctx.rt.now()));
-  const provider = ctx.rt.providers.get(saved.data.providerId);
+  const found = taskProvider(ctx.rt, saved.record.ownerId, saved.data, principal);
+  const provider = 'provider' in found ? found.provider : undefined;
   const adapter = provider ? videoAdapterFor(provider) : undefined;
   if (provider && adapter?.cancel && saved.data.upstreamId) await adapter.cancel(provider, saved.data.upstreamId).catch(() => undefined);
   return upstreamJsonResponse(ctx, publicVideoTask(saved));
@@ -164,8 +192,8 @@ export async function cancelVideoGeneration(ctx: RequestContext, params: Record<
 
 /** GET /v1/video/generations/{task_id}/content[?index=n] — the bytes, streamed through. */
 export async function getVideoContent(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
-  const { service, task: stored } = await ownTask(ctx, params);
-  const task = await service.refresh(stored, 'stale');
+  const { service, task: stored, principal } = await ownTask(ctx, params);
+  const task = await service.refresh(stored, 'stale', true, principal);
   const id = task.record.id;
   if (task.data.status !== 'succeeded') {
     throw new GatewayError('invalid_request', `The task '${id}' has no video (status: ${task.data.status}).`, { status: 409, param: 'task_id', detail: 'task_not_ready' });
@@ -177,7 +205,9 @@ export async function getVideoContent(ctx: RequestContext, params: Record<string
   if (task.data.upstreamExpiresAt !== null && ctx.rt.now() > task.data.upstreamExpiresAt) {
     throw new GatewayError('not_found', `The video of task '${id}' has expired at the upstream.`, { status: 410, param: 'task_id', detail: 'content_expired' });
   }
-  const provider = ctx.rt.providers.get(task.data.providerId);
+  const found = taskProvider(ctx.rt, task.record.ownerId, task.data, principal);
+  if ('error' in found) throw new GatewayError('unavailable', found.error.message);
+  const provider = 'provider' in found ? found.provider : undefined;
   const adapter = provider ? videoAdapterFor(provider) : undefined;
   if (!provider || !adapter) throw new GatewayError('unavailable', `The provider '${task.data.providerId}' of this task is no longer configured.`);
   const upstream = await adapter.download(provider, output.ref, ctx.signal).catch((err: unknown) => {

@@ -26,6 +26,8 @@ export interface RequestEvent {
   stream?: boolean;
   /** Settings dropped or adjusted on the way to the upstream (also in the x-modelgate-warnings header). */
   warnings?: SettingWarning[];
+  /** `caller` when the key holder's own upstream credential was used (bring your own key). */
+  providerCredential?: 'caller';
 }
 
 /** Emitted once per request when the response is complete (for streams: when the stream ends). */
@@ -37,6 +39,8 @@ export interface ResponseEvent extends RequestEvent {
   error?: { code: string; message: string };
   /** True when the response was streamed and the stream ended normally. */
   streamCompleted?: boolean;
+  /** The request's cost in USD from the real usage and the model's `pricing` (when both are known). */
+  costUsd?: number;
 }
 
 export interface GatewayHooks {

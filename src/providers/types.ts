@@ -26,5 +26,11 @@ export interface Provider {
   interactionsApi?: Provider;
   /** Credentials to scrub from anything the upstream sends back. */
   secrets: string[];
+  /**
+   * Whose credential calls carry: the gateway's (`apiKey` from the config, the default) or the
+   * caller's own (bring your own key, `keys[].providerKeys`). An upstream 401/403 means different
+   * things for the two.
+   */
+  credential?: 'gateway' | 'caller';
   timeoutMs: number;
 }

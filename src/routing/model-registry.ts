@@ -1,14 +1,28 @@
-import type { GatewayConfig, ModelConfig } from '../config/schema.js';
+import type { GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
 import type { Provider } from '../providers/types.js';
 
 export type Capability = 'chat' | 'image' | 'video';
 export type Modality = 'text' | 'image' | 'pdf' | 'audio' | 'video';
 
+/** One upstream serving a model. */
+export interface ResolvedDeployment {
+  provider: Provider;
+  upstreamModel: string;
+  weight: number;
+}
+
 export interface ResolvedModel {
   /** The public id the caller used. */
   id: string;
+  /** The deployment requests go to (the first one; balancing across `deployments` comes with retries). */
   provider: Provider;
   upstreamModel: string;
+  /** Every upstream serving the model (one for a `provider` entry). */
+  deployments: ResolvedDeployment[];
+  /** Model ids tried in order when every deployment failed. */
+  fallbacks: string[];
+  limits?: LimitsConfig;
+  pricing?: PricingConfig;
   capabilities: Capability[];
   inputModalities: Modality[];
   ownedBy: string;
@@ -35,26 +49,38 @@ function defaultModalities(caps: Capability[], providerType: string): Modality[]
 export class ModelRegistry {
   private readonly entries = new Map<string, ResolvedModel>();
 
-  constructor(private readonly config: GatewayConfig, private readonly providers: Map<string, Provider>, createdAt: number) {
+  constructor(config: GatewayConfig, private readonly providers: Map<string, Provider>, createdAt: number) {
     for (const m of config.models) {
-      const provider = providers.get(m.provider);
-      if (provider) this.entries.set(m.id, this.build(m, provider, createdAt));
+      const built = this.build(m, createdAt);
+      if (built) this.entries.set(m.id, built);
     }
   }
 
-  private build(m: ModelConfig, provider: Provider, createdAt: number, direct = false): ResolvedModel {
-    const upstreamModel = m.upstreamModel ?? m.id;
-    const capabilities = m.capabilities ?? guessCapabilities(upstreamModel);
-    // The config schema allows `api: responses` only on providers that have a Responses API side.
-    const via = m.api === 'responses' ? provider.responsesApi : provider;
-    if (!via) throw new Error(`Model ${m.id}: provider ${provider.id} has no Responses API.`);
+  private build(m: ModelConfig, createdAt: number, direct = false): ResolvedModel | undefined {
+    const routes = m.deployments ?? (m.provider ? [{ provider: m.provider, upstreamModel: m.upstreamModel, weight: 1 }] : []);
+    const deployments: ResolvedDeployment[] = [];
+    for (const d of routes) {
+      const provider = this.providers.get(d.provider);
+      if (!provider) return undefined;
+      // The config schema allows `api: responses` only on providers that have a Responses API side.
+      const via = m.api === 'responses' ? provider.responsesApi : provider;
+      if (!via) throw new Error(`Model ${m.id}: provider ${provider.id} has no Responses API.`);
+      deployments.push({ provider: via, upstreamModel: d.upstreamModel ?? m.id, weight: d.weight });
+    }
+    const first = deployments[0];
+    if (!first) return undefined;
+    const capabilities = m.capabilities ?? guessCapabilities(first.upstreamModel);
     return {
       id: m.id,
-      provider: via,
-      upstreamModel,
+      provider: first.provider,
+      upstreamModel: first.upstreamModel,
+      deployments,
+      fallbacks: m.fallbacks ?? [],
+      ...(m.limits ? { limits: m.limits } : {}),
+      ...(m.pricing ? { pricing: m.pricing } : {}),
       capabilities,
-      inputModalities: m.inputModalities ?? defaultModalities(capabilities, provider.type),
-      ownedBy: m.ownedBy ?? provider.id,
+      inputModalities: m.inputModalities ?? defaultModalities(capabilities, first.provider.type),
+      ownedBy: m.ownedBy ?? first.provider.id,
       created: m.created ?? createdAt,
       options: m.options ?? {},
       direct,
@@ -67,9 +93,7 @@ export class ModelRegistry {
     if (found) return found;
     const slash = id.indexOf('/');
     if (slash <= 0 || slash === id.length - 1) return undefined;
-    const provider = this.providers.get(id.slice(0, slash));
-    if (!provider) return undefined;
-    return this.build({ id, provider: provider.id, upstreamModel: id.slice(slash + 1) }, provider, 0, true);
+    return this.build({ id, provider: id.slice(0, slash), upstreamModel: id.slice(slash + 1) }, 0, true);
   }
 
   list(): ResolvedModel[] {

@@ -8,6 +8,8 @@ import type { GatewayError } from '../errors.js';
 import { videoAdapterFor } from '../providers/video/index.js';
 import { scrubContent, scrubError } from '../redact.js';
 import type { GatewayRuntime } from '../runtime.js';
+import type { Principal } from '../auth/principal.js';
+import { taskProvider } from './video-credential.js';
 import { callbackBackoff, sendCallback } from './callback.js';
 import type { TaskStore } from './task-store.js';
 import { applyPollFailure, applyUpstreamState, endTask, type PollTiming } from './video-state.js';
@@ -51,7 +53,7 @@ export class VideoTaskService {
    * than staleAfterMs) and returns the newest task. Callbacks that became due are started in the
    * background unless `kickCallbacks` is false.
    */
-  async refresh(task: VideoTask, mode: 'due' | 'stale', kickCallbacks = true): Promise<VideoTask> {
+  async refresh(task: VideoTask, mode: 'due' | 'stale', kickCallbacks = true, principal?: Principal): Promise<VideoTask> {
     const now = this.rt.now();
     if (isTerminal(task.data.status)) {
       if (kickCallbacks) this.kickCallback(task);
@@ -59,28 +61,36 @@ export class VideoTaskService {
     }
     if (mode === 'stale' && now - (task.data.poll.lastPolledAt ?? task.data.createdAt) < this.settings.staleAfterMs) return task;
     if (mode === 'due' && task.data.poll.nextAt !== null && task.data.poll.nextAt > now) return task;
-    const data = await this.pollOnce(task.data, now);
+    const data = await this.pollOnce(task, now, principal);
     if (data === task.data) return task;
     const latest = (await this.save(task, data)) ?? (await this.load(task.record.id)) ?? task;
     if (kickCallbacks) this.kickCallback(latest);
     return latest;
   }
 
-  private async pollOnce(data: VideoTaskData, now: number): Promise<VideoTaskData> {
+  /** `principal`: the owner making this request, whose own upstream credential a task may need. */
+  private async pollOnce(task: VideoTask, now: number, principal?: Principal): Promise<VideoTaskData> {
+    const data = task.data;
     if (data.upstreamId === null) {
       // Still being submitted, or the instance that submitted it died before recording the job.
       if (now - data.createdAt < this.settings.submitGraceMs) return data;
       return endTask(data, 'failed', { code: 'submit_lost', message: 'The submission to the upstream never completed.' }, now);
     }
-    const provider = this.rt.providers.get(data.providerId);
-    const adapter = provider ? videoAdapterFor(provider) : undefined;
-    if (!provider || !adapter) {
+    const found = taskProvider(this.rt, task.record.ownerId, data, principal);
+    // Waiting for the owner: off the background schedule until their next read polls it.
+    if ('wait' in found) return data.poll.nextAt === null ? data : { ...data, poll: { ...data.poll, nextAt: null } };
+    if ('error' in found) {
       // Instances sharing a task store may run different configs for a while (a rolling deploy that
       // adds a provider): leave the task to an instance that knows the provider, and only give up
       // once none has polled it for the submit grace period.
-      if (now - (data.poll.lastPolledAt ?? data.createdAt) < this.settings.submitGraceMs) {
+      if (found.error.code === 'provider_unavailable' && now - (data.poll.lastPolledAt ?? data.createdAt) < this.settings.submitGraceMs) {
         return { ...data, poll: { ...data.poll, nextAt: now + this.settings.maxPollIntervalMs } };
       }
+      return endTask(data, 'failed', found.error, now);
+    }
+    const provider = found.provider;
+    const adapter = videoAdapterFor(provider);
+    if (!adapter) {
       return endTask(data, 'failed', { code: 'provider_unavailable', message: `The provider '${data.providerId}' of this task is no longer configured.` }, now);
     }
     try {

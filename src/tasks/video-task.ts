@@ -32,6 +32,8 @@ export const videoTaskDataSchema = z.object({
   model: z.string(),
   providerId: z.string(),
   upstreamModel: z.string(),
+  /** Set when the caller's own upstream credential made the job (see video-credential.ts); never the key itself. */
+  ownCredential: z.enum(['config-key', 'principal']).nullable().default(null),
   /** The upstream's job id (OpenAI video id, Veo operation name); null until submitted. */
   upstreamId: z.string().nullable(),
   status: z.enum(VIDEO_STATUSES),

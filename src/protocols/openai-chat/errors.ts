@@ -34,7 +34,8 @@ const CODES: Record<string, string> = {
 export function openAIErrorObject(err: GatewayError): { message: string; type: string; param: string | null; code: string | null } {
   return {
     message: err.message,
-    type: TYPES[err.code] ?? 'server_error',
+    // A spent budget reads as OpenAI's own: type and code `insufficient_quota`.
+    type: err.detail === 'insufficient_quota' ? 'insufficient_quota' : (TYPES[err.code] ?? 'server_error'),
     param: err.param,
     code: err.detail ?? CODES[err.code] ?? null,
   };

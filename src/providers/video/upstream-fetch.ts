@@ -1,6 +1,7 @@
 import { GatewayError, isAbortError } from '../../errors.js';
 import { openAIErrorMessage } from '../../protocols/openai-chat/errors.js';
 import { redact } from '../../redact.js';
+import { callerCredentialRefused } from '../caller-credential.js';
 import type { Provider } from '../types.js';
 import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../upstream-redirect.js';
 import { upstreamFailure, type CredentialSource } from '../upstream-failure.js';
@@ -50,7 +51,9 @@ export async function fetchMedia(provider: Provider, req: MediaRequest): Promise
     req.signal?.removeEventListener('abort', onAbort);
     const text = await response.text().catch(() => '');
     const message = redact(openAIErrorMessage(response.status, text), provider.secrets);
-    throw upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: req.credential ?? 'gateway' });
+    const refused = callerCredentialRefused(provider, response.status, message);
+    if (refused) throw refused;
+    throw upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway') });
   }
   return response;
 }

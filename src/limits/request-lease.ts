@@ -1,0 +1,81 @@
+/**
+ * What one admitted request holds until it ends: its token reservations, its concurrency slots
+ * and the budgets its cost goes to. `settle` (real usage known) and `release` (response over,
+ * client gone, or failed) each act once, however many paths report the end.
+ */
+import type { PricingConfig } from '../config/schema.js';
+import type { IRUsage } from '../ir/types.js';
+import { costOf, NANO_PER_USD } from './cost.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+export interface LeaseParts {
+  /** Token windows and how many tokens were reserved in each. */
+  tokenWindows: Array<{ name: string; resetAt: number; reserved: number }>;
+  /** Concurrency slots (name + this request's member id). */
+  slots: Array<{ name: string; member: string }>;
+  /** Budgets the cost is added to (none when the caller's own upstream credential pays). */
+  budgets: Array<{ name: string; resetAt: number }>;
+}
+
+export class RequestLease {
+  private settled = false;
+  private released = false;
+
+  constructor(private readonly store: RateLimiter, private readonly now: () => number, private readonly parts: LeaseParts) {}
+
+  /** Replaces the token reservation with the real usage and adds the cost to the budgets (once). */
+  async settle(usage: IRUsage | undefined, costNano: number | undefined): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    const now = this.now();
+    const work: Array<Promise<void>> = [];
+    const actual = usage ? (usage.totalTokens ?? (usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0))) : undefined;
+    // Without a reported usage the reservation stands: the estimate is the best count there is.
+    if (actual !== undefined) {
+      for (const w of this.parts.tokenWindows) if (actual !== w.reserved) work.push(this.store.adjust(w.name, w.resetAt, actual - w.reserved, now));
+    }
+    if (costNano) for (const b of this.parts.budgets) work.push(this.store.spend(b.name, costNano, b.resetAt, now));
+    await Promise.all(work.map((p) => p.catch(() => undefined)));
+  }
+
+  /** Frees the concurrency slots (once). */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await Promise.all(this.parts.slots.map((s) => this.store.release(s.name, s.member).catch(() => undefined)));
+  }
+}
+
+/** A request's limit state: the tightest limits seen (for the headers), its lease and its cost. */
+export interface LimitSnapshot {
+  limit: number;
+  remaining: number;
+  /** Epoch ms. */
+  resetAt: number;
+}
+
+export interface RequestLimits {
+  requests?: LimitSnapshot;
+  tokens?: LimitSnapshot;
+  lease?: RequestLease;
+  /** USD, once the usage is known (sync answers: before the response leaves). */
+  costUsd?: number;
+  keyAdmitted?: boolean;
+  /** Set once the model call was admitted (a background run continues its submission's admission). */
+  modelAdmitted?: boolean;
+}
+
+/**
+ * The end of a request's upstream work: the cost from `pricing` and the real usage, the lease
+ * settled and released. Returns the cost (undefined when unknown). Safe to call on every path.
+ */
+export async function finishRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined): Promise<number | undefined> {
+  const cost = costOf(pricing, usage);
+  if (cost !== undefined && state.costUsd === undefined) state.costUsd = cost;
+  const lease = state.lease;
+  if (lease) {
+    await lease.settle(usage, cost === undefined ? undefined : Math.round(cost * NANO_PER_USD));
+    await lease.release();
+  }
+  return cost;
+}
