@@ -308,3 +308,8 @@ export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<Runnin
     });
   });
 }
+
+/** The Node upstream client the standalone server uses (undici keep-alive pool), for embedders: `createGateway(config, { fetch: createUndiciFetch() })`. */
+export { createUndiciFetch, type NodeUpstreamFetch } from '../node/upstream-fetch.js';
+/** Redis-backed task, rate-limit and conversation stores for several instances (needs the optional `ioredis`). */
+export { redisSharedState, type SharedState } from '../node/redis.js';

@@ -22,7 +22,7 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
 /** Runs the CLI until it exits (it must exit by itself: a listening server is a failure). */
 function runCli(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0'], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'node/cli.ts', '--port', '0'], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {

@@ -1,5 +1,5 @@
 /**
- * The shipped path end to end: the real CLI process (`node dist/src/cli.js --config FILE`, as
+ * The shipped path end to end: the real CLI process (`node dist/node/cli.js --config FILE`, as
  * `npm start` runs it) in front of the strict mock vendors. Chat with the openai SDK (sync and
  * stream), image generation and a multipart edit (the SDK's images.edit), a Sora video
  * (multipart submit -> poll -> content) and a Veo video. Upstream keys come from `${VAR}`

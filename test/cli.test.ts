@@ -1,5 +1,5 @@
 /**
- * The standalone server (`npm start -- --port N`, i.e. `node dist/src/cli.js`): embedded default
+ * The standalone server (`npm start -- --port N`, i.e. `node dist/node/cli.js`): embedded default
  * with no config, a chat request, clean SIGTERM shutdown that lets an in-flight stream finish.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

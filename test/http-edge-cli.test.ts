@@ -1,6 +1,6 @@
 /**
  * The standalone server's flags and environment variables for timeouts and the connection cap
- * (`node dist/src/cli.js`, built when stale as in cli.test.ts).
+ * (`node dist/node/cli.js`, built when stale as in cli.test.ts).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, spawnListening, stopChild } from './helpers/hosts.js';
 import { head, parseResponse, rawConnect } from './helpers/raw-http.js';
 
-const CLI = join(ROOT, 'dist/src/cli.js');
+const CLI = join(ROOT, 'dist/node/cli.js');
 const KEY = 'mg-edge-cli-key-0001';
 const children: ChildProcess[] = [];
 
@@ -31,7 +31,7 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
 }
 
 beforeAll(() => {
-  const stale = !existsSync(CLI) || statSync(CLI).mtimeMs < statSync(join(ROOT, 'src/cli.ts')).mtimeMs || statSync(CLI).mtimeMs < statSync(join(ROOT, 'adapters/node.ts')).mtimeMs;
+  const stale = !existsSync(CLI) || statSync(CLI).mtimeMs < statSync(join(ROOT, 'node/cli.ts')).mtimeMs || statSync(CLI).mtimeMs < statSync(join(ROOT, 'adapters/node.ts')).mtimeMs;
   if (stale) {
     try {
       execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });

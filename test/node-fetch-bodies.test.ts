@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUndiciFetch } from '../src/node-fetch.js';
+import { createUndiciFetch } from '../node/upstream-fetch.js';
 
 interface Recorded {
   method: string;

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve } from '../adapters/node.js';
 import { createGateway } from '../src/index.js';
-import { createUndiciFetch } from '../src/node-fetch.js';
+import { createUndiciFetch } from '../node/upstream-fetch.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI } from './helpers/mock-openai.js';
 

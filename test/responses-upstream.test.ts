@@ -9,7 +9,7 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
-import { createUndiciFetch } from '../src/node-fetch.js';
+import { createUndiciFetch } from '../node/upstream-fetch.js';
 import { createGateway, type Gateway, type GatewayConfigInput } from '../src/index.js';
 import { startMockOpenAIResponses, type MockOpenAIResponses } from './helpers/mock-openai-responses.js';
 

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayConfigInput } from '../src/index.js';
-import { createUndiciFetch, type NodeUpstreamFetch } from '../src/node-fetch.js';
+import { createUndiciFetch, type NodeUpstreamFetch } from '../node/upstream-fetch.js';
 
 const KEY = 'mg-redirect-key-000001';
 const UPSTREAM_KEY = 'upstream-secret-redirect-0123456789';

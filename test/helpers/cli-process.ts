@@ -1,5 +1,5 @@
 /**
- * The standalone server as `npm start` runs it (`node dist/src/cli.js`), for the CLI suites: a
+ * The standalone server as `npm start` runs it (`node dist/node/cli.js`), for the CLI suites: a
  * build of dist/ when it is missing or older than the sources (`npm test` does not rebuild; `npm ci`
  * builds through `prepare`), shared by suites that run in parallel, and a child started on port 0.
  */
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, spawnListening } from './hosts.js';
 
-export const CLI = join(ROOT, 'dist/src/cli.js');
+export const CLI = join(ROOT, 'dist/node/cli.js');
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -23,7 +23,7 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-const isFresh = () => existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'adapters')));
+const isFresh = () => existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'adapters')), newestMtime(join(ROOT, 'node')));
 
 /**
  * Builds dist/ unless it is fresh. A lock directory keeps two suites from building at once (one
@@ -64,7 +64,7 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, ...extra };
 }
 
-/** `node dist/src/cli.js --port 0 --host 127.0.0.1 ...args`, resolved once it prints its URL. */
+/** `node dist/node/cli.js --port 0 --host 127.0.0.1 ...args`, resolved once it prints its URL. */
 export function spawnCli(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return spawnListening(process.execPath, [CLI, '--port', '0', '--host', '127.0.0.1', ...args], cleanEnv(env), false);
 }

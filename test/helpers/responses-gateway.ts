@@ -11,7 +11,7 @@
 import OpenAI from 'openai';
 import { serve, type RunningServer } from '../../adapters/node.js';
 import { createGateway, type Gateway, type GatewayConfigInput, type GatewayOptions } from '../../src/index.js';
-import { createUndiciFetch } from '../../src/node-fetch.js';
+import { createUndiciFetch } from '../../node/upstream-fetch.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';

@@ -5,7 +5,7 @@
  * its own `fetch` on purpose (fault injection) keeps it. close() also closes the client's pool.
  */
 import { createGateway, type Gateway, type GatewayConfigInput, type GatewayOptions } from '../../src/index.js';
-import { createUndiciFetch } from '../../src/node-fetch.js';
+import { createUndiciFetch } from '../../node/upstream-fetch.js';
 
 export function createShippedGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
   if (options.fetch) return createGateway(config, options);

@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node.js';
-import { embeddedDefault } from './config/defaults.js';
-import { ConfigError, readConfigJson } from './config/load.js';
-import type { GatewayConfigInput } from './config/schema.js';
-import { createGateway } from './gateway.js';
-import { SUPPORTED_PROVIDER_TYPES } from './providers/registry.js';
-import { createUndiciFetch } from './node-fetch.js';
-import { redisSharedState } from './node-redis.js';
+import { embeddedDefault } from '../src/config/defaults.js';
+import { ConfigError, readConfigJson } from '../src/config/load.js';
+import type { GatewayConfigInput } from '../src/config/schema.js';
+import { createGateway } from '../src/gateway.js';
+import { SUPPORTED_PROVIDER_TYPES } from '../src/providers/registry.js';
+import { createUndiciFetch } from './upstream-fetch.js';
+import { redisSharedState } from './redis.js';
 
 const HELP = `modelgate - AI model gateway
 
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   }
   const port = Number(values.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port ?? env.PORT}`);
-  const shared = env.REDIS_URL ? redisSharedState(env.REDIS_URL, env.MODELGATE_REDIS_PREFIX || 'modelgate:') : undefined;
+  const shared = env.REDIS_URL ? await redisSharedState(env.REDIS_URL, env.MODELGATE_REDIS_PREFIX || 'modelgate:') : undefined;
   if (shared) {
     await shared.ready();
     console.log('modelgate: REDIS_URL set; task records, rate limits and stored responses are shared through Redis.');

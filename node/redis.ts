@@ -1,9 +1,8 @@
 /** Node-only: Redis-backed shared state for the standalone server when REDIS_URL is set. */
-import { Redis } from 'ioredis';
-import { RedisConversationStore } from './conversations/redis-conversation-store.js';
-import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
-import { RedisTaskStore } from './tasks/redis-task-store.js';
-import type { GatewayOptions } from './runtime.js';
+import { RedisConversationStore } from '../src/conversations/redis-conversation-store.js';
+import { RedisRateLimiter } from '../src/limits/redis-rate-limiter.js';
+import { RedisTaskStore } from '../src/tasks/redis-task-store.js';
+import type { GatewayOptions } from '../src/runtime.js';
 
 export interface SharedState {
   options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore'>;
@@ -12,8 +11,17 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-/** Task records, rate-limit counters and stored responses in Redis, so several instances share them. */
-export function redisSharedState(url: string, prefix = 'modelgate:'): SharedState {
+/**
+ * Task records, rate-limit counters and stored responses in Redis, so several instances share them.
+ * `ioredis` is an optional peer dependency: it is loaded only here, when Redis is asked for.
+ */
+export async function redisSharedState(url: string, prefix = 'modelgate:'): Promise<SharedState> {
+  let Redis: typeof import('ioredis').Redis;
+  try {
+    ({ Redis } = await import('ioredis'));
+  } catch {
+    throw new Error('REDIS_URL is set but the optional dependency "ioredis" is not installed (npm install ioredis).');
+  }
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
   return {
     options: {

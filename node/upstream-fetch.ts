@@ -13,8 +13,8 @@
  */
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
 import { Agent } from 'undici';
-import { directBody, isDirectBody, prepareBody, type PreparedBody } from './node-fetch-body.js';
-import type { FetchLike } from './providers/types.js';
+import { directBody, isDirectBody, prepareBody, type PreparedBody } from './upstream-fetch-body.js';
+import type { FetchLike } from '../src/providers/types.js';
 
 /** The standalone server's upstream client: a fetch plus `close()` for its connection pool. */
 export type NodeUpstreamFetch = FetchLike & {

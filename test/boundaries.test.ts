@@ -1,0 +1,58 @@
+/**
+ * The layout's rules, checked on every `npm test`: the core (`src/`) uses Web standards only, so
+ * it runs on Node, Bun, Deno and Workers alike. It may not import `node:*` or Node's built-in
+ * modules, undici, ioredis, Express or Koa, nor anything from `node/` or `adapters/`.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, relative, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const FORBIDDEN_PACKAGES = new Set(['undici', 'ioredis', 'express', 'koa', ...builtinModules]);
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return tsFiles(p);
+    return e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every module specifier of a file: static imports, re-exports, `import type`, dynamic `import()`. */
+export function importsOf(source: string): string[] {
+  const specs: string[] = [];
+  const re = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  for (const m of source.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3]) as string);
+  return specs;
+}
+
+function coreViolations(file: string): string[] {
+  const out: string[] = [];
+  for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+    const bare = spec.split('/')[0] as string;
+    if (spec.startsWith('node:') || (!spec.startsWith('.') && FORBIDDEN_PACKAGES.has(bare))) {
+      out.push(`${relative(ROOT, file)} imports ${spec}`);
+      continue;
+    }
+    if (spec.startsWith('.')) {
+      const target = relative(join(ROOT, 'src'), resolve(dirname(file), spec));
+      if (target.startsWith('..')) out.push(`${relative(ROOT, file)} imports ${spec} (outside src/)`);
+    }
+  }
+  return out;
+}
+
+describe('layout boundaries', () => {
+  it('the import scanner sees every kind of import', () => {
+    const sample = `import a from 'node:fs';\nimport type { B } from "undici";\nexport { c } from '../adapters/x.js';\nimport './side.js';\nconst d = await import('ioredis');`;
+    expect(importsOf(sample)).toEqual(['node:fs', 'undici', '../adapters/x.js', './side.js', 'ioredis']);
+  });
+
+  it('src/ imports no Node built-in, undici, ioredis, Express, Koa, node/ or adapters/', () => {
+    const files = tsFiles(join(ROOT, 'src'));
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.flatMap(coreViolations)).toEqual([]);
+  });
+});
