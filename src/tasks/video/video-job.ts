@@ -1,6 +1,6 @@
 /** A video request checked against what the chosen model can do, with its defaults filled in. */
 import { GatewayError } from '../../errors.js';
-import type { VideoRequest } from '../../protocols/videos/video-request.js';
+import type { VideoRequest } from '../../protocols/videos/videos-api.js';
 import type { VideoLimits } from '../../providers/video/types.js';
 import { quoteInput } from '../../quote-input.js';
 import type { VideoJob } from '../../providers/video/types.js';

@@ -6,7 +6,7 @@
  */
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../errors.js';
-import type { VideoRequest } from '../../protocols/videos/video-request.js';
+import type { VideoRequest } from '../../protocols/videos/videos-api.js';
 import { limitsForModel, requireVideoAdapter, videoAdapterFor, type VideoAdapter, type VideoLimits } from '../../providers/video/index.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
 import type { GatewayRuntime } from '../../runtime.js';
