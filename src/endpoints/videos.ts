@@ -6,7 +6,6 @@
  */
 import { GatewayError } from '../errors.js';
 import { parseJsonObject, readBodyText } from '../http/body.js';
-import { fireHook } from '../observability/hooks.js';
 import { parseVideoRequest } from '../protocols/videos/client/decode-request.js';
 import type { RequestContext } from '../runtime.js';
 import { publicVideoTask, type VideoTask } from '../tasks/video/video-task.js';
@@ -32,10 +31,8 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Respon
   requireCapability(model, 'video');
   const submission = ctx.rt.videoTasks.prepare(model, req);
   await admitModelCall(ctx, principal, model, () => undefined);
-  fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
   try {
     const result = await ctx.rt.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx) });
-    fireHook(ctx.rt.hooks.onResponse, { ...ctx.event, status: 202, latencyMs: ctx.rt.now() - ctx.startedAt });
     const body = { request_id: result.requestId, task_id: result.taskId, status: result.status };
     if (result.replayed) {
       return jsonResponse(ctx, { ...body, message: 'A task with this Request-Id already exists; no new generation was started.' }, 202, { 'idempotent-replayed': 'true' });
