@@ -105,7 +105,7 @@ describe('web_search becomes the vendor’s own search tool', () => {
   });
 
   it('OpenAI: the tool goes through as it was declared', async () => {
-    const tool = { type: 'web_search', filters: { allowed_domains: ['example.com'] }, search_context_size: 'low' } as const;
+    const tool: OpenAI.Responses.WebSearchTool = { type: 'web_search', filters: { allowed_domains: ['example.com'] }, search_context_size: 'low' };
     await client.responses.create({ model: 'gpt-5', input: 'News?', tools: [tool] });
     expect(lastBody(mocks.responses).tools).toEqual([tool]);
   });
