@@ -1,12 +1,13 @@
 import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
-import { errorResponse } from './endpoints/common.js';
+import { errorResponse, scrubError } from './endpoints/common.js';
 import { setBodySource } from './http/body.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
-import { fireHook } from './observability/hooks.js';
+import { RequestObserver } from './observability/request-observer.js';
+import { knownBodyText } from './http/known-body.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
@@ -16,7 +17,8 @@ import { applyLimitHeaders } from './limits/limit-headers.js';
 import { DEFAULT_CONVERSATION_MAX_ENTRIES, DEFAULT_CONVERSATION_TTL_MS } from './conversations/conversation-store.js';
 import { MemoryConversationStore } from './conversations/memory-conversation-store.js';
 import { MemoryTaskStore } from './tasks/memory-task-store.js';
-import { setupVideoTasks } from './tasks/video-tasks.js';
+import { VideoTaskService } from './tasks/video/video-service.js';
+import { BackgroundRuns } from './conversations/background-runs.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 import { quoteInput } from './quote-input.js';
 
@@ -56,29 +58,35 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     ...cfg.keys.map((k) => k.key),
     ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
   ];
+  const conversations = {
+    store: options.conversationStore ?? new MemoryConversationStore(now, options.conversations?.maxEntries ?? DEFAULT_CONVERSATION_MAX_ENTRIES),
+    ttlMs: options.conversations?.ttlMs ?? DEFAULT_CONVERSATION_TTL_MS,
+    pollIntervalMs: options.conversations?.pollIntervalMs ?? 250,
+    cancelCheckMs: options.conversations?.cancelCheckMs ?? 1000,
+  };
+  const newId = (prefix = '') => `${prefix}${idGen()}`;
+  const taskStore = options.taskStore ?? new MemoryTaskStore(now);
+  const models = new ModelRegistry(cfg, providers, Math.floor(now() / 1000));
   const rt: GatewayRuntime = {
     config: cfg,
     keys: new KeyStore(cfg.keys),
-    models: new ModelRegistry(cfg, providers, Math.floor(now() / 1000)),
+    models,
     providers,
     fetch: fetchImpl,
     now,
-    newId: (prefix = '') => `${prefix}${idGen()}`,
+    newId,
     hooks: options.hooks ?? {},
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
-    taskStore: options.taskStore ?? new MemoryTaskStore(now),
-    conversations: {
-      store: options.conversationStore ?? new MemoryConversationStore(now, options.conversations?.maxEntries ?? DEFAULT_CONVERSATION_MAX_ENTRIES),
-      ttlMs: options.conversations?.ttlMs ?? DEFAULT_CONVERSATION_TTL_MS,
-      pollIntervalMs: options.conversations?.pollIntervalMs ?? 250,
-      cancelCheckMs: options.conversations?.cancelCheckMs ?? 1000,
-    },
+    taskStore,
+    conversations,
     secrets,
-    services: new Map(),
-    closers: [],
+    videoTasks: new VideoTaskService({ config: cfg, providers, fetch: fetchImpl, now, newId, secrets, store: taskStore, ...(options.video ? { options: options.video } : {}) }),
+    backgroundRuns: new BackgroundRuns({ conversations }),
   };
-  setupVideoTasks(rt, options.video);
+  // An instance that can make videos polls from the start, so it also advances tasks other
+  // instances created; otherwise the poller starts on first use.
+  if (models.list().some((m) => m.capabilities.includes('video'))) rt.videoTasks.start();
   return rt;
 }
 
@@ -116,6 +124,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
     const traceId = rt.newId();
     const requestId = request.headers.get('request-id') ?? undefined;
+    const event: RequestContext['event'] = { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) };
     const ctx: RequestContext = {
       rt,
       request,
@@ -125,7 +134,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       startedAt,
       hostPrincipal: context.principal,
       signal: context.signal ?? request.signal,
-      event: { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) },
+      event,
+      obs: new RequestObserver(rt, event, startedAt),
       errorShape: shapeForPath(url.pathname),
     };
     let response: Response;
@@ -137,17 +147,12 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       const gerr = toGatewayError(err);
       response = errorResponse(ctx, gerr);
       if (gerr.code === 'method_not_allowed') response.headers.set('allow', allowedMethods(url.pathname).join(', '));
-      fireHook(rt.hooks.onResponse, {
-        ...ctx.event,
-        status: response.status,
-        latencyMs: rt.now() - startedAt,
-        error: { code: gerr.code, message: (await response.clone().text()).slice(0, 1000) },
-      });
+      ctx.obs.report({ error: { code: gerr.code, message: scrubError(ctx, gerr).message } });
     }
     applyLimitHeaders(ctx.limits, response.headers, rt.now());
     response.headers.set('x-trace-id', traceId);
     if (requestId) response.headers.set('request-id', requestId);
-    return response;
+    return ctx.obs.observe(response, knownBodyText(response) !== undefined);
   }
 
   /** Host, route, method and body headers are all checked here, before a handler authenticates or reads. */
@@ -162,7 +167,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       pathMatched = true;
       if (r.method !== ctx.request.method) continue;
       ctx.errorShape = typeof r.errorShape === 'function' ? r.errorShape(ctx) : r.errorShape;
-      ctx.event.endpoint = `${r.method} ${r.pattern.source}`;
+      ctx.event.endpoint = `${r.method} ${r.route}`;
+      ctx.event.route = r.route;
       if (hasBody) checkBodyHeaders(ctx.request.headers, r.bodyKinds ?? ['json']);
       return r.handler(ctx, pathParams(m));
     }
@@ -176,7 +182,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled(rt.closers.map((c) => c()));
+      await Promise.allSettled([rt.videoTasks.stop(), rt.backgroundRuns.stop()]);
     },
   };
 }

@@ -4,12 +4,15 @@ import type { RequestLimits } from './limits/request-lease.js';
 import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
+import type { RequestObserver } from './observability/request-observer.js';
 import type { ErrorShape } from './protocols/shared/error-shapes.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
 import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';
 import type { TaskStore } from './tasks/task-store.js';
-import type { VideoTaskOptions } from './tasks/video-tasks.js';
+import type { VideoTaskService } from './tasks/video/video-service.js';
+import type { VideoTaskOptions } from './tasks/video/video-settings.js';
+import type { BackgroundRuns } from './conversations/background-runs.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -83,10 +86,10 @@ export interface GatewayRuntime {
   conversations: { store: ConversationStore } & Required<Omit<ConversationOptions, 'maxEntries'>>;
   /** Upstream credentials, scrubbed from anything sent to callers. */
   secrets: string[];
-  /** Services registered by feature modules (task stores, pollers, ...). */
-  services: Map<string, unknown>;
-  /** Called on close(). */
-  closers: Array<() => Promise<void> | void>;
+  /** Video generation tasks (submit, read, cancel, content; the background poller). */
+  videoTasks: VideoTaskService;
+  /** Background runs of stored responses and interactions (`background: true`). */
+  backgroundRuns: BackgroundRuns;
 }
 
 /** Per-request state. */
@@ -103,6 +106,8 @@ export interface RequestContext {
   principal?: Principal;
   /** Filled in as the request is routed; sent to hooks. */
   event: RequestEvent;
+  /** Fires the hooks (and records telemetry) once for this request; handlers report outcomes to it. */
+  obs: RequestObserver;
   errorShape: ErrorShape;
   /** Limits state of this request (header snapshots, lease, cost); set on admission. */
   limits?: RequestLimits;
