@@ -3,7 +3,7 @@ import { readSSEBatches, SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { scrubbedStream } from '../redact.js';
 import { codecFor } from '../protocols/registry.js';
-import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
+import type { ClientCodec, ClientOptions, PassthroughCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
@@ -14,16 +14,18 @@ import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting
 import { streamResponse } from './stream-response.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
 
-export interface ChatCall {
+export interface ChatCall<Req = unknown> {
   /** The client's protocol (its client side). */
-  client: Pick<ProtocolCodec, 'client'>;
+  client: ClientCodec<Req>;
   model: ResolvedModel;
   /** The body exactly as received, and parsed. */
   raw: string;
   parsed: Record<string, unknown>;
+  /** `parsed` as the endpoint validated it with the client protocol's schema (the decoder reuses it). */
+  validated?: Req;
   stream: boolean;
   /** Client-protocol switches for encoders/relays (e.g. includeUsage, Gemini alt=sse). */
-  clientOptions?: Record<string, unknown>;
+  clientOptions?: ClientOptions;
   /** Whether a streaming client asked for usage (OpenAI include_usage). */
   clientWantsUsage?: boolean;
   /** Content type of a streamed answer when it is not SSE (Gemini's JSON-array stream). */
@@ -71,12 +73,12 @@ async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Response>
   if (call.passthroughRoute) {
     return passthrough(ctx, call, call.passthroughRoute);
   }
-  if (provider.chatProtocol === call.client.client.protocol) {
+  if (provider.chatProtocol === call.client.protocol) {
     const codec = codecFor(provider.chatProtocol);
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
     return passthrough(ctx, call, { codec: codec.passthrough, target, errorMessage: codec.upstream.errorMessage });
   }
-  const ir = call.ir ?? call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
+  const ir = call.ir ?? call.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream, ...(call.validated !== undefined ? { validated: call.validated } : {}) });
   return translate(ctx, call, ir);
 }
 
@@ -157,7 +159,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, { providerType: provider.type });
   const body = encoded.body;
   // Dropped or adjusted settings, in the client's field names: header, hook events, sync body.
-  const warnings = settingWarnings(call.client.client, encoded.warnings, call.parsed);
+  const warnings = settingWarnings(call.client, encoded.warnings, call.parsed);
   const warningHeader = warningsHeaderValue(warnings);
   const headers: Record<string, string> = warningHeader ? { [WARNINGS_HEADER]: warningHeader } : {};
   if (warnings.length) ctx.event.warnings = warnings;
@@ -169,10 +171,10 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
     await finishEvent(ctx, call, res.usage);
-    return upstreamJsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
+    return upstreamJsonResponse(ctx, call.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder();
-  const encoder = call.client.client.createStreamEncoder(m);
+  const encoder = call.client.createStreamEncoder(m);
   let completed = false;
   let cancelled = false;
   const gen = (async function* () {

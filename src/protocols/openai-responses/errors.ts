@@ -1,7 +1,10 @@
-/** Responses errors: the same envelope as OpenAI chat errors; in a stream, `response.failed` / `error`. */
+/**
+ * Responses errors: the OpenAI envelope (shared/error-bodies.ts) for HTTP errors; in a stream,
+ * `response.failed` / `error` with the SDK's closed set of codes.
+ */
 import type { GatewayError } from '../../errors.js';
 
-export { openAIErrorBody as responsesErrorBody, openAIErrorMessage as responsesErrorMessage } from '../openai-chat/errors.js';
+export { openAIErrorMessage as responsesErrorMessage } from '../openai-chat/errors.js';
 
 /** A failed response's `error.code` (the SDK's closed set: server_error, rate_limit_exceeded, invalid_prompt, ...). */
 export function responseErrorCode(err: GatewayError): string {

@@ -6,21 +6,20 @@
  * response id), so the registry's entry below is the plain form that rewrites nothing but `model`.
  */
 import type { ClientCodec, ProtocolCodec } from '../types.js';
+import type { ResponsesRequest } from './openai-responses-api.js';
 import { decodeResponsesRequest } from './client/decode-request.js';
 import { encodeResponsesResponse } from './client/encode-response.js';
 import { createResponsesStreamEncoder } from './client/stream-encoder.js';
-import { responsesErrorBody } from './errors.js';
 import { responsesPassthrough } from './passthrough.js';
 import { responsesSettingName } from './client/setting-names.js';
 import { openAIResponsesUpstream } from './upstream/index.js';
 
-export const openAIResponsesClient: ClientCodec = {
+export const openAIResponsesClient: ClientCodec<ResponsesRequest> = {
   protocol: 'openai-responses',
   // Without stored history or a known upstream: the endpoint decodes with both (see endpoints/responses-turn.ts).
-  decodeRequest: (body, ctx) => decodeResponsesRequest(body, { model: ctx.model, stream: ctx.stream, target: 'openai-chat' }).ir,
+  decodeRequest: (body, ctx) => decodeResponsesRequest(body, { model: ctx.model, stream: ctx.stream, target: 'openai-chat', ...(ctx.validated ? { validated: ctx.validated } : {}) }).ir,
   encodeResponse: encodeResponsesResponse,
   createStreamEncoder: createResponsesStreamEncoder,
-  errorBody: responsesErrorBody,
   settingName: responsesSettingName,
 };
 

@@ -37,7 +37,7 @@ export async function fetchMedia(provider: Provider, req: MediaRequest): Promise
     response = await provider.fetch(req.url, { method: req.method ?? 'GET', headers: req.headers, body: req.body ?? null, signal: controller.signal, redirect: UPSTREAM_REDIRECT });
   } catch (err) {
     if (timedOut) throw new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`);
-    if (req.signal?.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
+    if (req.signal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
     throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err });
   } finally {
     clearTimeout(timer);
