@@ -2,7 +2,7 @@ import type { ProviderConfig, ProviderType } from '../config/schema.js';
 import type { ProtocolName } from '../ir/types.js';
 import type { UpstreamTarget } from '../protocols/types.js';
 import type { Modality } from '../routing/model-registry.js';
-import type { VideoAdapter } from './video/types.js';
+import type { VideoAdapter } from './video-api.js';
 
 export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 

@@ -6,7 +6,7 @@
 import type { ProviderConfig } from '../../config/schema.js';
 import { httpProvider, type HttpVendor } from '../http-provider.js';
 import type { FetchLike, Provider } from '../types.js';
-import { geminiModelSegment, veoAdapter } from '../video/veo.js';
+import { geminiModelSegment, veoAdapter } from './veo.js';
 
 const gemini: HttpVendor = {
   defaultBaseURL: 'https://generativelanguage.googleapis.com',

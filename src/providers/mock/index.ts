@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../../config/schema.js';
 import type { Provider } from '../types.js';
-import { openAIVideoLimits, openAIVideosAdapter } from '../video/openai-videos.js';
-import type { VideoLimits } from '../video/types.js';
+import { openAIVideoLimits, openAIVideosAdapter } from '../openai/videos.js';
+import type { VideoLimits } from '../video-api.js';
 import { mockChatResponse } from './chat.js';
 import { mockImagesRoute } from './images.js';
 import { mockVideosRoute } from './videos.js';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
-import type { VideoAdapter, VideoLimits } from '../../providers/video/types.js';
+import type { VideoAdapter, VideoLimits } from '../../providers/video-api.js';
 
 const overrideSchema = z.strictObject({
   durations: z.array(z.number().int().positive()).min(1).optional(),

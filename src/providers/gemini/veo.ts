@@ -5,10 +5,9 @@
  */
 import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
-import type { VideoJob } from './types.js';
 import type { Provider } from '../types.js';
-import type { UpstreamVideoState, VideoAdapter, VideoLimits } from './types.js';
-import { fetchMedia, readMediaJson } from './upstream-fetch.js';
+import type { UpstreamVideoState, VideoAdapter, VideoJob, VideoLimits } from '../video-api.js';
+import { fetchMedia, readMediaJson } from '../video/upstream-fetch.js';
 
 const INLINE_PREFIX = 'inline:';
 
