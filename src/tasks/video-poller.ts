@@ -6,7 +6,7 @@
  */
 import type { GatewayError } from '../errors.js';
 import { videoAdapterFor } from '../providers/video/index.js';
-import { scrubContent, scrubError } from '../redact.js';
+import { scrubContent, scrubError } from '../upstream/redact.js';
 import type { GatewayRuntime } from '../runtime.js';
 import type { Principal } from '../auth/principal.js';
 import { taskProvider } from './video-credential.js';

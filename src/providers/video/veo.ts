@@ -9,7 +9,7 @@ import type { VideoJob } from '../../tasks/video-task.js';
 import { geminiModelSegment, geminiTarget } from '../media-endpoints.js';
 import type { Provider } from '../types.js';
 import type { UpstreamVideoState, VideoAdapter, VideoLimits } from './types.js';
-import { fetchMedia, readMediaJson } from './upstream-fetch.js';
+import { callUpstream, readUpstreamJson } from '../../upstream/call.js';
 
 const INLINE_PREFIX = 'inline:';
 
@@ -100,8 +100,8 @@ export const veoAdapter: VideoAdapter = {
     if (job.personGeneration !== undefined) parameters.personGeneration = job.personGeneration;
     if (limits.audio === 'optional' && job.generateAudio !== undefined) parameters.generateAudio = job.generateAudio;
     const body = JSON.stringify({ instances: [{ prompt: job.prompt }], parameters });
-    const res = await fetchMedia(provider, { url: target.url, method: 'POST', headers: target.headers, body });
-    const json = await readMediaJson(res, provider);
+    const res = await callUpstream(provider, { url: target.url, method: 'POST', headers: target.headers, body });
+    const json = await readUpstreamJson(res, provider.id);
     const parsed = operationSchema.safeParse(json);
     if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' did not return an operation name.`);
     operationPath(parsed.data.name);
@@ -111,8 +111,8 @@ export const veoAdapter: VideoAdapter = {
 
   async poll(provider: Provider, _upstreamModel: string, upstreamId: string) {
     const target = geminiTarget(provider, operationPath(upstreamId));
-    const res = await fetchMedia(provider, { url: target.url, headers: target.headers });
-    return mapVeoOperation(await readMediaJson(res, provider), provider.id);
+    const res = await callUpstream(provider, { url: target.url, headers: target.headers });
+    return mapVeoOperation(await readUpstreamJson(res, provider.id), provider.id);
   },
 
   async download(provider: Provider, ref: string, signal: AbortSignal) {
@@ -131,6 +131,6 @@ export const veoAdapter: VideoAdapter = {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new GatewayError('bad_gateway', 'The upstream returned a video URI the gateway cannot read.');
     // The API key only goes to the provider's own origin; other URIs must be pre-signed.
     const headers = url.origin === new URL(base.url).origin ? base.headers : new Headers();
-    return fetchMedia(provider, { url: url.toString(), headers, signal });
+    return (await callUpstream(provider, { url: url.toString(), headers, signal })).response;
   },
 };
