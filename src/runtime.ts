@@ -4,7 +4,7 @@ import type { RequestLimits } from './limits/request-lease.js';
 import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
-import type { ErrorShape } from './protocols/error-shapes.js';
+import type { ErrorShape } from './protocols/shared/error-shapes.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
 import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';

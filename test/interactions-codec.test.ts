@@ -13,7 +13,7 @@ import { replayInteractionEvents } from '../src/protocols/gemini-interactions/cl
 import { createInteractionsStreamEncoder } from '../src/protocols/gemini-interactions/client/stream-encoder.js';
 import { interactionsPassthrough } from '../src/protocols/gemini-interactions/passthrough.js';
 import { createStepAccumulator } from '../src/protocols/gemini-interactions/upstream/step-accumulator.js';
-import { decodeReasoningToken, encodeReasoningToken } from '../src/protocols/openai-responses/client/reasoning-token.js';
+import { decodeReasoningToken, encodeReasoningToken } from '../src/protocols/shared/reasoning-token.js';
 
 type Json = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import { decodeSteps, GEMINI_INTERACTIONS, inputAsSteps } from '../protocols/gem
 import { echoFields, type InteractionsEncodeOptions, type InteractionsSink } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { stepsFromIR } from '../protocols/gemini-interactions/client/ir-steps.js';
 import { geminiInteractionsClient } from '../protocols/gemini-interactions/index.js';
-import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/interactions-api.js';
+import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { interactionsPassthrough, type InteractionsPassthroughPlan } from '../protocols/gemini-interactions/passthrough.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';

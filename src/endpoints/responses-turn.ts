@@ -17,7 +17,7 @@ import { echoFields, type Json, type ResponsesEncodeOptions, type ResponseStatus
 import { inputItemsForListing, replayableItems } from '../protocols/openai-responses/client/stored-items.js';
 import { openAIResponsesClient } from '../protocols/openai-responses/index.js';
 import { responsesPassthrough, type ResponsesPassthroughPlan } from '../protocols/openai-responses/passthrough.js';
-import type { ResponsesRequest } from '../protocols/openai-responses/responses-api.js';
+import type { ResponsesRequest } from '../protocols/openai-responses/openai-responses-api.js';
 import type { Provider } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';

@@ -8,7 +8,7 @@ import { callbackUrlProblem } from '../tasks/callback.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonObject, readBodyText } from '../http/body.js';
 import { fireHook } from '../observability/hooks.js';
-import { parseVideoRequest, toVideoJob } from '../protocols/videos/video-request.js';
+import { parseVideoRequest, toVideoJob } from '../protocols/videos/client/decode-request.js';
 import { limitsForModel, requireVideoAdapter, videoAdapterFor } from '../providers/video/index.js';
 import type { RequestContext } from '../runtime.js';
 import { endTask, applyUpstreamState } from '../tasks/video-state.js';

@@ -9,8 +9,8 @@
  */
 import { GatewayError } from '../../../errors.js';
 import type { IRFunctionTool, IRTool, IRToolChoice } from '../../../ir/types.js';
-import { parseOrThrow } from '../../zod-error.js';
-import { customToolSchema, functionToolSchema, namespaceToolSchema, type CustomToolWire, type FunctionToolWire, type ResponsesRequest } from '../responses-api.js';
+import { parseOrThrow } from '../../shared/zod-error.js';
+import { customToolSchema, functionToolSchema, namespaceToolSchema, type CustomToolWire, type FunctionToolWire, type ResponsesRequest } from '../openai-responses-api.js';
 
 export interface ClientToolRef {
   /** The name the client declared. */

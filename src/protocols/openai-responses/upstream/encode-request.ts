@@ -7,7 +7,7 @@
 import { GatewayError } from '../../../errors.js';
 import { dataUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRToolResultPart, IRWarning } from '../../../ir/types.js';
-import { isReasoningModel as isChatReasoningModel } from '../../openai-chat/encode-request.js';
+import { isReasoningModel as isChatReasoningModel } from '../../openai-chat/upstream/encode-request.js';
 import { openAIReasoningOf } from './reasoning-signature.js';
 
 type Json = Record<string, unknown>;
