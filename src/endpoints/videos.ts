@@ -7,7 +7,6 @@
 import { callbackUrlProblem } from '../tasks/callback.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonObject, readBodyText } from '../http/body.js';
-import { fireHook } from '../observability/hooks.js';
 import { parseVideoRequest, toVideoJob } from '../protocols/videos/client/decode-request.js';
 import { limitsForModel, requireVideoAdapter, videoAdapterFor } from '../providers/video/index.js';
 import type { RequestContext } from '../runtime.js';
@@ -67,7 +66,6 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Respon
   const callbackProblem = req.callback_url === undefined ? undefined : callbackUrlProblem(req.callback_url, service.settings.allowPrivateCallbackHosts);
   if (callbackProblem) throw new GatewayError('invalid_request', callbackProblem, { param: 'callback_url' });
   await admitModelCall(ctx, principal, model, () => undefined);
-  fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
   try {
     return await submitAdmitted(ctx, { principal, model, adapter, limits, job, callbackUrl: req.callback_url, service });
   } finally {
@@ -131,7 +129,6 @@ async function submitAdmitted(ctx: RequestContext, { principal, model, adapter, 
     throw safe;
   }
   await saveWithRetry(service, task, (d) => applyUpstreamState({ ...d, upstreamId: upstream.upstreamId, status: d.status === 'accepted' ? 'queued' : d.status }, upstream.state, ctx.rt.now(), service.settings));
-  fireHook(ctx.rt.hooks.onResponse, { ...ctx.event, status: 202, latencyMs: ctx.rt.now() - ctx.startedAt });
   return jsonResponse(ctx, 
     { request_id: requestId, task_id: id, status: 'accepted', message: 'The video generation task was accepted. Poll GET /v1/video/generations/{task_id} for its status.' },
     202,
@@ -148,7 +145,6 @@ async function replay(ctx: RequestContext, service: VideoTaskService, taskId: st
       detail: 'idempotency_key_reused',
     });
   }
-  fireHook(ctx.rt.hooks.onResponse, { ...ctx.event, status: 202, latencyMs: ctx.rt.now() - ctx.startedAt });
   return jsonResponse(ctx, 
     { request_id: task.data.requestId, task_id: task.record.id, status: task.data.status, message: 'A task with this Request-Id already exists; no new generation was started.' },
     202,

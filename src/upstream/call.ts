@@ -43,11 +43,13 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /** Longest silence between chunks of a streamed answer, once `touch` was first called (ms). */
   idleMs?: number;
+  /** Called right before the request is sent (the onRequest hook of a client request). */
+  onSend?: () => void;
 }
 
-/** An upstream request on behalf of this client request (its abort signal, the stream idle timeout). */
+/** An upstream request on behalf of this client request (its abort signal, the stream idle timeout, onRequest). */
 export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): UpstreamRequest {
-  return { ...req, signal: ctx.signal, idleMs: ctx.rt.config.timeouts.streamIdleMs };
+  return { ...req, signal: ctx.signal, idleMs: ctx.rt.config.timeouts.streamIdleMs, onSend: () => ctx.obs.requestReady() };
 }
 
 /**
@@ -75,6 +77,7 @@ export async function callUpstream(provider: Provider, req: UpstreamRequest): Pr
     clientSignal?.removeEventListener('abort', onClientAbort);
   };
 
+  req.onSend?.();
   let response: Response;
   try {
     response = await provider.fetch(req.url, {
