@@ -10,7 +10,9 @@ import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
 import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';
 import type { TaskStore } from './tasks/task-store.js';
-import type { VideoTaskOptions } from './tasks/video-tasks.js';
+import type { VideoTaskService } from './tasks/video/video-service.js';
+import type { VideoTaskOptions } from './tasks/video/video-settings.js';
+import type { BackgroundRuns } from './conversations/background-runs.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -84,10 +86,10 @@ export interface GatewayRuntime {
   conversations: { store: ConversationStore } & Required<Omit<ConversationOptions, 'maxEntries'>>;
   /** Upstream credentials, scrubbed from anything sent to callers. */
   secrets: string[];
-  /** Services registered by feature modules (task stores, pollers, ...). */
-  services: Map<string, unknown>;
-  /** Called on close(). */
-  closers: Array<() => Promise<void> | void>;
+  /** Video generation tasks (submit, read, cancel, content; the background poller). */
+  videoTasks: VideoTaskService;
+  /** Background runs of stored responses and interactions (`background: true`). */
+  backgroundRuns: BackgroundRuns;
 }
 
 /** Per-request state. */

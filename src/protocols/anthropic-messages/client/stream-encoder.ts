@@ -136,6 +136,12 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
           return ev.delta ? delta(`tool:${ev.index}`, { type: 'input_json_delta', partial_json: ev.delta }) : '';
         case 'tool-call-end':
           return endBlock(`tool:${ev.index}`);
+        case 'web-search-start':
+        case 'web-search-end':
+        case 'text-citation':
+          // Only a Responses client asks for web_search through the IR; an Anthropic client's
+          // search goes to Anthropic as it is.
+          return '';
         case 'usage':
           usage = mergeUsage(usage, ev.usage);
           return '';

@@ -1,11 +1,25 @@
 /** IR -> Anthropic Messages request body (upstream side). */
 import { GatewayError } from '../../../errors.js';
-import type { IRChatRequest, IRWarning } from '../../../ir/types.js';
+import type { IRChatRequest, IRWarning, IRWebSearchTool } from '../../../ir/types.js';
 import { dropped, droppedForeignOptions } from '../../shared/dropped-settings.js';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from '../anthropic-messages-api.js';
 import { anthropicExtras, convertToAnthropicMessages, encodeTextBlock } from './convert-to-anthropic-messages.js';
 import { thinkingFor } from './map-thinking.js';
 import { quoteInput } from '../../../quote-input.js';
+
+/** Anthropic's web search server tool; its results and citations come back as blocks of the answer. */
+function webSearchTool(t: IRWebSearchTool, warnings: IRWarning[]): Record<string, unknown> {
+  if (t.raw?.external_web_access === false) {
+    warnings.push({ setting: 'tools.web_search.external_web_access', action: 'dropped (not supported by anthropic-messages)', message: 'Anthropic web search always reads the live web; external_web_access false was ignored.' });
+  }
+  const loc = t.userLocation;
+  return {
+    type: 'web_search_20250305',
+    name: 'web_search',
+    ...(t.allowedDomains?.length ? { allowed_domains: t.allowedDomains } : {}),
+    ...(loc && Object.keys(loc).length ? { user_location: { type: 'approximate', ...loc } } : {}),
+  };
+}
 
 export function encodeAnthropicRequest(req: IRChatRequest, upstreamModel: string): { body: Record<string, unknown>; warnings: IRWarning[] } {
   const warnings: IRWarning[] = droppedForeignOptions(req, 'anthropic-messages');
@@ -43,6 +57,7 @@ export function encodeAnthropicRequest(req: IRChatRequest, upstreamModel: string
         if (t.protocol === 'anthropic-messages') return t.raw;
         throw new GatewayError('unsupported', `The tool ${quoteInput(t.name)} is specific to ${t.protocol} and cannot be sent to an Anthropic model.`, { param: `tools[${i}]` });
       }
+      if (t.type === 'web-search') return webSearchTool(t, warnings);
       return {
         name: t.name,
         ...(t.description ? { description: t.description } : {}),

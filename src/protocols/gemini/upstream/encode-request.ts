@@ -19,13 +19,16 @@ function usesThinkingLevel(upstreamModel: string): boolean {
 
 export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _target?: UpstreamTarget): { body: Json; warnings: IRWarning[] } {
   const warnings: IRWarning[] = droppedForeignOptions(req, 'gemini');
+  let serverSideTools = false;
   const body: Json = { contents: convertToGeminiContents(req.messages, warnings) };
   if (req.system?.length) body.systemInstruction = { parts: req.system.map((p) => ({ text: p.text })) };
 
   if (req.tools?.length) {
     const declarations: Json[] = [];
     const builtIns: Json[] = [];
+    const search = req.tools.find((t) => t.type === 'web-search');
     for (const t of req.tools) {
+      if (t.type === 'web-search') continue;
       if (t.type === 'provider') {
         if (t.protocol !== 'gemini') throw new GatewayError('unsupported', `The tool ${quoteInput(t.name)} is specific to ${t.protocol} and cannot be sent to a Gemini model.`, { param: 'tools' });
         builtIns.push(t.raw);
@@ -38,7 +41,26 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
         ...(t.parameters && Object.keys(t.parameters).length ? { parametersJsonSchema: t.parameters } : {}),
       });
     }
-    body.tools = [...(declarations.length ? [{ functionDeclarations: declarations }] : []), ...builtIns];
+    if (search) {
+      // Gemini 2.x refuses Google Search together with function declarations; Gemini 3 takes both
+      // when it may report its own tool calls (includeServerSideToolInvocations).
+      if (declarations.length === 0) builtIns.push({ googleSearch: {} });
+      else if (usesThinkingLevel(upstreamModel)) {
+        builtIns.push({ googleSearch: {} });
+        serverSideTools = true;
+      } else {
+        warnings.push({
+          setting: 'tools.web_search',
+          action: 'dropped (gemini 2.x cannot search with function tools)',
+          message: `The model '${upstreamModel}' cannot use Google Search together with function tools; web_search was left out.`,
+        });
+      }
+      if (search.allowedDomains?.length || search.userLocation) {
+        warnings.push(dropped('tools.web_search.filters', 'gemini', 'Google Search on the Gemini API takes no domain filter or user location; ignored.'));
+      }
+    }
+    const all = [...(declarations.length ? [{ functionDeclarations: declarations }] : []), ...builtIns];
+    if (all.length) body.tools = all;
     if (req.parallelToolCalls === false) warnings.push(dropped('parallelToolCalls', 'gemini', 'Gemini has no switch for parallel function calls; ignored.'));
   }
   if (req.toolChoice) {
@@ -50,6 +72,7 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
       : { mode: 'ANY', allowedFunctionNames: [c.name] };
     body.toolConfig = { functionCallingConfig: fcc };
   }
+  if (serverSideTools) body.toolConfig = { ...(body.toolConfig as Json | undefined), includeServerSideToolInvocations: true };
 
   const g: Json = {};
   if (req.maxTokens !== undefined) g.maxOutputTokens = req.maxTokens;

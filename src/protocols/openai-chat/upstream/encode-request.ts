@@ -36,8 +36,14 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
     if (isReasoningModel(upstreamModel)) body.reasoning_effort = reasoningEffort(r, warnings);
     else warnings.push({ setting: 'reasoning', action: 'dropped (the model takes no reasoning effort)', message: `The model '${upstreamModel}' takes no reasoning effort; ignored.` });
   }
-  if (req.tools?.length) {
-    body.tools = req.tools.map((t) => {
+  // A chat-only server has no search of its own: like Gemini 2.x next to function tools, web search
+  // is left out and the caller hears of it.
+  if (req.tools?.some((t) => t.type === 'web-search')) {
+    warnings.push({ setting: 'tools.web_search', action: 'dropped (no web search on this model)', message: `The Chat Completions model '${upstreamModel}' cannot search the web; web_search was left out.` });
+  }
+  const tools = req.tools?.filter((t) => t.type !== 'web-search');
+  if (tools?.length) {
+    body.tools = tools.map((t) => {
       if (t.type === 'provider') throw new GatewayError('unsupported', `The tool ${quoteInput(t.name)} is specific to ${t.protocol} and cannot be sent to an OpenAI model.`, { param: 'tools' });
       return {
         type: 'function',
@@ -51,7 +57,8 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
     });
     if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls;
   }
-  if (req.toolChoice) {
+  // (A tool_choice whose only tool was the web search left out goes too: no tools, no choice.)
+  if (req.toolChoice && !(req.tools?.length && !tools?.length)) {
     body.tool_choice = req.toolChoice.type === 'tool' ? { type: 'function', function: { name: req.toolChoice.name } } : req.toolChoice.type;
   }
   if (req.responseFormat) {
