@@ -4,8 +4,9 @@
  * the error body read in the shape of the protocol the upstream speaks, secrets scrubbed from it,
  * and redirects refused.
  */
-import { GatewayError, isAbortError } from '../errors.js';
+import { GatewayError, isAbortError, toGatewayError } from '../errors.js';
 import type { ProtocolName } from '../ir/types.js';
+import { RequestObserver } from '../observability/request-observer.js';
 import { callerCredentialRefused } from '../providers/caller-credential.js';
 import type { Provider } from '../providers/types.js';
 import type { RequestContext } from '../runtime.js';
@@ -43,13 +44,13 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /** Longest silence between chunks of a streamed answer, once `touch` was first called (ms). */
   idleMs?: number;
-  /** Called right before the request is sent (the onRequest hook of a client request). */
-  onSend?: () => void;
+  /** The client request's observer: one client span per attempt, onRequest before the first. */
+  observer?: RequestObserver;
 }
 
 /** An upstream request on behalf of this client request (its abort signal, the stream idle timeout, onRequest). */
 export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): UpstreamRequest {
-  return { ...req, signal: ctx.signal, idleMs: ctx.rt.config.timeouts.streamIdleMs, onSend: () => ctx.obs.requestReady() };
+  return { ...req, signal: ctx.signal, idleMs: ctx.rt.config.timeouts.streamIdleMs, observer: ctx.obs };
 }
 
 /**
@@ -58,6 +59,29 @@ export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): Upst
  * (never followed). The body of a successful answer is left unread for the caller.
  */
 export async function callUpstream(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
+  const obs = req.observer;
+  if (!obs) return callOnce(provider, req);
+  // The one seam per upstream attempt: a client span (traceparent sent on), onRequest before the first.
+  const { attempt, context } = obs.startAttempt(provider, req.url, req.headers);
+  let result: UpstreamResult;
+  try {
+    result = await RequestObserver.within(context, () => callOnce(provider, req));
+  } catch (err) {
+    attempt.failed({ code: toGatewayError(err).code });
+    throw err;
+  }
+  attempt.answered(result.response.status);
+  const done = result.done;
+  return {
+    ...result,
+    done: () => {
+      done();
+      attempt.ended();
+    },
+  };
+}
+
+async function callOnce(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
   const controller = new AbortController();
   const clientSignal = req.signal;
   const onClientAbort = () => controller.abort(new DOMException('Client disconnected', 'AbortError'));
@@ -77,7 +101,6 @@ export async function callUpstream(provider: Provider, req: UpstreamRequest): Pr
     clientSignal?.removeEventListener('abort', onClientAbort);
   };
 
-  req.onSend?.();
   let response: Response;
   try {
     response = await provider.fetch(req.url, {
