@@ -5,10 +5,11 @@
  */
 import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
-import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
+import type { IRCitation, IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import type { StreamDecoder } from '../../types.js';
 import type { AnthropicUsage } from '../anthropic-messages-api.js';
 import { errorFromAnthropicEvent } from '../errors.js';
+import { webCitations, webSearchOutcome, webSearchQueries } from './decode-response.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';
 import { fromAnthropicUsage } from './usage.js';
 
@@ -16,12 +17,19 @@ interface EventWire {
   type?: string;
   index?: number;
   message?: { id?: string; model?: string; usage?: AnthropicUsage | null };
-  content_block?: { type?: string; id?: string; name?: string; text?: string; thinking?: string; signature?: string };
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  content_block?: { type?: string; id?: string; name?: string; text?: string; thinking?: string; signature?: string; tool_use_id?: string; content?: unknown; input?: unknown };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; citation?: unknown; stop_reason?: string | null; stop_sequence?: string | null };
   usage?: AnthropicUsage | null;
 }
 
-type OpenBlock = { kind: 'text' | 'reasoning'; id: string } | { kind: 'tool'; id: string; index: number } | { kind: 'ignored' };
+type OpenBlock =
+  /** A text block: its length so far and the citations announced for it (they cite the whole block). */
+  | { kind: 'text'; id: string; length: number; citations: IRCitation[] }
+  | { kind: 'reasoning'; id: string }
+  | { kind: 'tool'; id: string; index: number }
+  /** A web search's `server_tool_use` block: its input (the query) arrives as JSON deltas. */
+  | { kind: 'search'; id: string; json: string }
+  | { kind: 'ignored' };
 
 export function createAnthropicStreamDecoder(): StreamDecoder {
   let wireUsage: AnthropicUsage = {};
@@ -29,6 +37,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   let toolCount = 0;
   let done = false;
   const blocks = new Map<number, OpenBlock>();
+  /** Queries of the web searches started, until their result block arrives. */
+  const searches = new Map<string, string[] | undefined>();
 
   const usage = (): IRUsage => fromAnthropicUsage(wireUsage);
   const mergeWire = (u: AnthropicUsage | null | undefined): void => {
@@ -39,6 +49,9 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   };
 
   const closeAll = (out: IRStreamEvent[]): void => {
+    // A search whose result never came (the answer was cut) ends as failed.
+    for (const [id, queries] of searches) out.push({ type: 'web-search-end', part: { type: 'web-search', id, status: 'failed', ...(queries ? { queries } : {}) } });
+    searches.clear();
     for (const b of blocks.values()) {
       if (b.kind === 'text') out.push({ type: 'text-end', id: b.id });
       else if (b.kind === 'reasoning') out.push({ type: 'reasoning-end', id: b.id });
@@ -69,7 +82,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           const cb = data.content_block ?? {};
           if (cb.type === 'text') {
             const id = `t${index}`;
-            blocks.set(index, { kind: 'text', id });
+            blocks.set(index, { kind: 'text', id, length: cb.text?.length ?? 0, citations: [] });
             out.push({ type: 'text-start', id });
             if (cb.text) out.push({ type: 'text-delta', id, delta: cb.text });
           } else if (cb.type === 'thinking') {
@@ -81,6 +94,17 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
             const b = { kind: 'tool' as const, id: cb.id ?? `toolu_${toolCount}`, index: toolCount++ };
             blocks.set(index, b);
             out.push({ type: 'tool-call-start', id: b.id, index: b.index, name: cb.name ?? '' });
+          } else if (cb.type === 'server_tool_use' && cb.name === 'web_search') {
+            const id = cb.id ?? `srvtoolu_${index}`;
+            blocks.set(index, { kind: 'search', id, json: '' });
+            searches.set(id, webSearchQueries(cb.input));
+            out.push({ type: 'web-search-start', id });
+          } else if (cb.type === 'web_search_tool_result' && cb.tool_use_id !== undefined && searches.has(cb.tool_use_id)) {
+            // The results arrive whole in the block's start.
+            const queries = searches.get(cb.tool_use_id);
+            searches.delete(cb.tool_use_id);
+            blocks.set(index, { kind: 'ignored' });
+            out.push({ type: 'web-search-end', part: { type: 'web-search', id: cb.tool_use_id, ...webSearchOutcome(cb.content), ...(queries ? { queries } : {}) } });
           } else blocks.set(index, { kind: 'ignored' });
           break;
         }
@@ -88,19 +112,34 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           const b = blocks.get(data.index ?? -1);
           const d = data.delta ?? {};
           if (!b || b.kind === 'ignored') break;
-          if (b.kind === 'text' && d.type === 'text_delta' && d.text) out.push({ type: 'text-delta', id: b.id, delta: d.text });
+          if (b.kind === 'text' && d.type === 'text_delta' && d.text) {
+            b.length += d.text.length;
+            out.push({ type: 'text-delta', id: b.id, delta: d.text });
+          }
           else if (b.kind === 'reasoning' && d.type === 'thinking_delta' && d.thinking) out.push({ type: 'reasoning-delta', id: b.id, delta: d.thinking });
           else if (b.kind === 'reasoning' && d.type === 'signature_delta' && d.signature) out.push({ type: 'reasoning-signature', id: b.id, signature: d.signature });
           else if (b.kind === 'tool' && d.type === 'input_json_delta' && d.partial_json) out.push({ type: 'tool-call-delta', id: b.id, index: b.index, delta: d.partial_json });
+          else if (b.kind === 'search' && d.type === 'input_json_delta' && d.partial_json) b.json += d.partial_json;
+          else if (b.kind === 'text' && d.type === 'citations_delta') b.citations.push(...webCitations([d.citation]));
           break;
         }
         case 'content_block_stop': {
           const index = data.index ?? -1;
           const b = blocks.get(index);
           blocks.delete(index);
-          if (b?.kind === 'text') out.push({ type: 'text-end', id: b.id });
-          else if (b?.kind === 'reasoning') out.push({ type: 'reasoning-end', id: b.id });
+          if (b?.kind === 'text') {
+            // A citation covers its whole block, which is known once the block ends.
+            for (const c of b.citations) out.push({ type: 'text-citation', id: b.id, citation: { ...c, startIndex: 0, endIndex: b.length } });
+            out.push({ type: 'text-end', id: b.id });
+          } else if (b?.kind === 'reasoning') out.push({ type: 'reasoning-end', id: b.id });
           else if (b?.kind === 'tool') out.push({ type: 'tool-call-end', id: b.id, index: b.index });
+          else if (b?.kind === 'search' && b.json) {
+            try {
+              searches.set(b.id, webSearchQueries(JSON.parse(b.json)) ?? searches.get(b.id));
+            } catch {
+              // a malformed input leaves the query unknown
+            }
+          }
           break;
         }
         case 'message_delta':
