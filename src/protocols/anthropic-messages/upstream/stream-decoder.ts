@@ -1,44 +1,48 @@
 /**
  * Anthropic SSE -> IR events (upstream side). Block indexes are Anthropic's; tool-call indexes in
  * the IR count tool calls only. Usage comes from message_start and is overwritten by any non-null
- * value in message_delta (cumulative, never added).
+ * value in message_delta (cumulative, never added). A web search (`server_tool_use`, then its
+ * `web_search_tool_result`) becomes web-search-start/-end; a text block's citations (which cite the
+ * whole block) follow its text, before its end.
  */
 import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRCitation, IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import type { StreamDecoder } from '../../types.js';
-import type { AnthropicUsage } from '../anthropic-messages-api.js';
+import { streamEventSchema, type AnthropicUsage } from '../anthropic-messages-api.js';
+import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
 import { errorFromAnthropicEvent } from '../errors.js';
 import { webCitations, webSearchOutcome, webSearchQueries } from './decode-response.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';
 import { fromAnthropicUsage } from './usage.js';
 
-interface EventWire {
-  type?: string;
-  index?: number;
-  message?: { id?: string; model?: string; usage?: AnthropicUsage | null };
-  content_block?: { type?: string; id?: string; name?: string; text?: string; thinking?: string; signature?: string; tool_use_id?: string; content?: unknown; input?: unknown };
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; citation?: unknown; stop_reason?: string | null; stop_sequence?: string | null };
-  usage?: AnthropicUsage | null;
-}
-
-type OpenBlock =
-  /** A text block: its length so far and the citations announced for it (they cite the whole block). */
-  | { kind: 'text'; id: string; length: number; citations: IRCitation[] }
-  | { kind: 'reasoning'; id: string }
-  | { kind: 'tool'; id: string; index: number }
-  /** A web search's `server_tool_use` block: its input (the query) arrives as JSON deltas. */
-  | { kind: 'search'; id: string; json: string }
-  | { kind: 'ignored' };
+const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed Anthropic stream event.');
 
 export function createAnthropicStreamDecoder(): StreamDecoder {
   let wireUsage: AnthropicUsage = {};
   let finishReason: IRFinishReason | undefined;
   let toolCount = 0;
   let done = false;
-  const blocks = new Map<number, OpenBlock>();
+  const blocks = createOpenBlocks<number>();
+  /** Open text blocks by index: their length so far and the citations announced for them. */
+  const texts = new Map<number, { length: number; citations: IRCitation[] }>();
+  /** Open web search blocks by index: their input (the query) arrives as JSON deltas. */
+  const searchBlocks = new Map<number, { id: string; json: string }>();
   /** Queries of the web searches started, until their result block arrives. */
   const searches = new Map<string, string[] | undefined>();
+
+  /** A search whose result never came (the answer was cut) ends as failed. */
+  const endSearches = (out: IRStreamEvent[]): void => {
+    for (const [id, queries] of searches) out.push({ type: 'web-search-end', part: { type: 'web-search', id, status: 'failed', ...(queries ? { queries } : {}) } });
+    searches.clear();
+  };
+  const citeText = (out: IRStreamEvent[], index: number): void => {
+    const t = texts.get(index);
+    const b = blocks.get(index);
+    texts.delete(index);
+    if (!t || b?.kind !== 'text') return;
+    for (const c of t.citations) out.push({ type: 'text-citation', id: b.id, citation: { ...c, startIndex: 0, endIndex: t.length } });
+  };
 
   const usage = (): IRUsage => fromAnthropicUsage(wireUsage);
   const mergeWire = (u: AnthropicUsage | null | undefined): void => {
@@ -48,28 +52,25 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     wireUsage = next as AnthropicUsage;
   };
 
-  const closeAll = (out: IRStreamEvent[]): void => {
-    // A search whose result never came (the answer was cut) ends as failed.
-    for (const [id, queries] of searches) out.push({ type: 'web-search-end', part: { type: 'web-search', id, status: 'failed', ...(queries ? { queries } : {}) } });
-    searches.clear();
-    for (const b of blocks.values()) {
-      if (b.kind === 'text') out.push({ type: 'text-end', id: b.id });
-      else if (b.kind === 'reasoning') out.push({ type: 'reasoning-end', id: b.id });
-      else if (b.kind === 'tool') out.push({ type: 'tool-call-end', id: b.id, index: b.index });
-    }
-    blocks.clear();
+  const fail = (error: GatewayError): IRStreamEvent[] => {
+    done = true;
+    return [{ type: 'error', error }];
   };
 
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (done) return [];
-      let data: EventWire;
+      let json: unknown;
       try {
-        data = JSON.parse(ev.data) as EventWire;
+        json = JSON.parse(ev.data);
       } catch {
-        return [];
+        return fail(malformed());
       }
-      const type = ev.event ?? data.type;
+      const type = ev.event ?? (json as { type?: unknown } | null)?.type;
+      if (type === 'error') return fail(errorFromAnthropicEvent(json));
+      const parsed = streamEventSchema.safeParse(json);
+      if (!parsed.success) return fail(malformed());
+      const data = parsed.data;
       const out: IRStreamEvent[] = [];
       switch (type) {
         case 'message_start': {
@@ -78,68 +79,60 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           break;
         }
         case 'content_block_start': {
-          const index = data.index ?? blocks.size;
-          const cb = data.content_block ?? {};
-          if (cb.type === 'text') {
-            const id = `t${index}`;
-            blocks.set(index, { kind: 'text', id, length: cb.text?.length ?? 0, citations: [] });
-            out.push({ type: 'text-start', id });
-            if (cb.text) out.push({ type: 'text-delta', id, delta: cb.text });
-          } else if (cb.type === 'thinking') {
-            const id = `r${index}`;
-            blocks.set(index, { kind: 'reasoning', id });
-            out.push({ type: 'reasoning-start', id });
-            if (cb.thinking) out.push({ type: 'reasoning-delta', id, delta: cb.thinking });
-          } else if (cb.type === 'tool_use') {
-            const b = { kind: 'tool' as const, id: cb.id ?? `toolu_${toolCount}`, index: toolCount++ };
-            blocks.set(index, b);
-            out.push({ type: 'tool-call-start', id: b.id, index: b.index, name: cb.name ?? '' });
-          } else if (cb.type === 'server_tool_use' && cb.name === 'web_search') {
+          const index = data.index ?? -1;
+          const cb = data.content_block;
+          if (cb?.type === 'text') {
+            const b = blocks.open(out, index, { kind: 'text', id: `t${index}` });
+            texts.set(index, { length: cb.text?.length ?? 0, citations: [] });
+            if (cb.text) out.push({ type: 'text-delta', id: b.id, delta: cb.text });
+          } else if (cb?.type === 'thinking') {
+            const b = blocks.open(out, index, { kind: 'reasoning', id: `r${index}` });
+            if (cb.thinking) out.push({ type: 'reasoning-delta', id: b.id, delta: cb.thinking });
+          } else if (cb?.type === 'tool_use') {
+            blocks.open(out, index, { kind: 'tool', id: cb.id ?? `toolu_${toolCount}`, index: toolCount++ }, cb.name ?? '');
+          } else if (cb?.type === 'server_tool_use' && cb.name === 'web_search') {
             const id = cb.id ?? `srvtoolu_${index}`;
-            blocks.set(index, { kind: 'search', id, json: '' });
+            searchBlocks.set(index, { id, json: '' });
             searches.set(id, webSearchQueries(cb.input));
             out.push({ type: 'web-search-start', id });
-          } else if (cb.type === 'web_search_tool_result' && cb.tool_use_id !== undefined && searches.has(cb.tool_use_id)) {
+          } else if (cb?.type === 'web_search_tool_result' && typeof cb.tool_use_id === 'string' && searches.has(cb.tool_use_id)) {
             // The results arrive whole in the block's start.
             const queries = searches.get(cb.tool_use_id);
             searches.delete(cb.tool_use_id);
-            blocks.set(index, { kind: 'ignored' });
             out.push({ type: 'web-search-end', part: { type: 'web-search', id: cb.tool_use_id, ...webSearchOutcome(cb.content), ...(queries ? { queries } : {}) } });
-          } else blocks.set(index, { kind: 'ignored' });
+          }
           break;
         }
         case 'content_block_delta': {
-          const b = blocks.get(data.index ?? -1);
+          const index = data.index ?? -1;
+          const b = blocks.get(index);
           const d = data.delta ?? {};
-          if (!b || b.kind === 'ignored') break;
+          const search = searchBlocks.get(index);
+          if (search && d.type === 'input_json_delta' && d.partial_json) search.json += d.partial_json;
+          if (!b) break;
+          const text = texts.get(index);
           if (b.kind === 'text' && d.type === 'text_delta' && d.text) {
-            b.length += d.text.length;
+            if (text) text.length += d.text.length;
             out.push({ type: 'text-delta', id: b.id, delta: d.text });
-          }
+          } else if (b.kind === 'text' && d.type === 'citations_delta') text?.citations.push(...webCitations([d.citation]));
           else if (b.kind === 'reasoning' && d.type === 'thinking_delta' && d.thinking) out.push({ type: 'reasoning-delta', id: b.id, delta: d.thinking });
           else if (b.kind === 'reasoning' && d.type === 'signature_delta' && d.signature) out.push({ type: 'reasoning-signature', id: b.id, signature: d.signature });
           else if (b.kind === 'tool' && d.type === 'input_json_delta' && d.partial_json) out.push({ type: 'tool-call-delta', id: b.id, index: b.index, delta: d.partial_json });
-          else if (b.kind === 'search' && d.type === 'input_json_delta' && d.partial_json) b.json += d.partial_json;
-          else if (b.kind === 'text' && d.type === 'citations_delta') b.citations.push(...webCitations([d.citation]));
           break;
         }
         case 'content_block_stop': {
           const index = data.index ?? -1;
-          const b = blocks.get(index);
-          blocks.delete(index);
-          if (b?.kind === 'text') {
-            // A citation covers its whole block, which is known once the block ends.
-            for (const c of b.citations) out.push({ type: 'text-citation', id: b.id, citation: { ...c, startIndex: 0, endIndex: b.length } });
-            out.push({ type: 'text-end', id: b.id });
-          } else if (b?.kind === 'reasoning') out.push({ type: 'reasoning-end', id: b.id });
-          else if (b?.kind === 'tool') out.push({ type: 'tool-call-end', id: b.id, index: b.index });
-          else if (b?.kind === 'search' && b.json) {
+          const search = searchBlocks.get(index);
+          searchBlocks.delete(index);
+          if (search?.json) {
             try {
-              searches.set(b.id, webSearchQueries(JSON.parse(b.json)) ?? searches.get(b.id));
+              searches.set(search.id, webSearchQueries(JSON.parse(search.json)) ?? searches.get(search.id));
             } catch {
               // a malformed input leaves the query unknown
             }
           }
+          citeText(out, index);
+          blocks.close(out, index);
           break;
         }
         case 'message_delta':
@@ -149,12 +142,10 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           break;
         case 'message_stop':
           done = true;
-          closeAll(out);
+          endSearches(out);
+          for (const index of [...texts.keys()]) citeText(out, index);
+          blocks.closeAll(out);
           out.push({ type: 'finish', finishReason: finishReason ?? { unified: 'stop' }, usage: usage() });
-          break;
-        case 'error':
-          done = true;
-          out.push({ type: 'error', error: errorFromAnthropicEvent(data) });
           break;
         default:
           break; // ping and event types added later
@@ -163,8 +154,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     },
     end(): IRStreamEvent[] {
       if (done) return [];
-      done = true;
-      return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream stream ended before message_stop.') }];
+      return fail(streamEndedEarly('message_stop'));
     },
   };
 }

@@ -1,5 +1,16 @@
-import type { VideoJob } from '../../tasks/video-task.js';
-import type { Provider } from '../types.js';
+/** The video API a vendor offers (VideoAdapter, in the vendor's folder) and the vendor-neutral terms it works in. */
+import type { Provider } from './types.js';
+
+/** A video request in the gateway's vendor-neutral terms, checked against the model's limits. */
+export interface VideoJob {
+  prompt: string;
+  durationSeconds: number;
+  aspectRatio: string;
+  resolution: string;
+  negativePrompt?: string;
+  personGeneration?: string;
+  generateAudio?: boolean;
+}
 
 /** What one model accepts; from provider defaults, overridable per model (`options.video`). */
 export interface VideoLimits {
