@@ -114,6 +114,7 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
     names: decoded.names,
     origin: provider.chatProtocol,
     sink,
+    webSearchSources: req.include?.includes('web_search_call.action.sources') === true,
     background: background && stream,
     now: rt.now,
   });
