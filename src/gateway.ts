@@ -1,12 +1,14 @@
 import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
-import { errorResponse, scrubError } from './endpoints/common.js';
+import { errorResponse, requestSecrets, scrubError } from './endpoints/common.js';
 import { setBodySource } from './http/body.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
+import { Telemetry } from './observability/telemetry.js';
+import { scrubContent } from './redact.js';
 import { knownBodyText } from './http/known-body.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
@@ -76,6 +78,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     now,
     newId,
     hooks: options.hooks ?? {},
+    telemetry: new Telemetry(options.telemetry),
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
     taskStore,
@@ -135,7 +138,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       hostPrincipal: context.principal,
       signal: context.signal ?? request.signal,
       event,
-      obs: new RequestObserver(rt, event, startedAt),
+      obs: new RequestObserver({ hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(ctx)) }, event, startedAt, request.headers),
       errorShape: shapeForPath(url.pathname),
     };
     let response: Response;
