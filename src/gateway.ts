@@ -8,7 +8,7 @@ import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
 import { Telemetry } from './observability/telemetry.js';
-import { scrubContent } from './redact.js';
+import { scrubContent } from './upstream/redact.js';
 import { knownBodyText } from './http/known-body.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
@@ -29,7 +29,7 @@ export interface Gateway {
   handle(request: Request, context?: HandleContext): Promise<Response>;
   /** Whether a path (without any mount prefix) is one of the gateway's routes; adapters pass others on. */
   matches(pathname: string): boolean;
-  /** Stops background work (pollers, timers) and releases stores. */
+  /** Stops background work (the video poller, background runs) and waits for what is in flight. */
   close(): Promise<void>;
 }
 
@@ -69,6 +69,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
   const newId = (prefix = '') => `${prefix}${idGen()}`;
   const taskStore = options.taskStore ?? new MemoryTaskStore(now);
   const models = new ModelRegistry(cfg, providers, Math.floor(now() / 1000));
+  const telemetry = new Telemetry(options.telemetry);
   const rt: GatewayRuntime = {
     config: cfg,
     keys: new KeyStore(cfg.keys),
@@ -78,13 +79,22 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     now,
     newId,
     hooks: options.hooks ?? {},
-    telemetry: new Telemetry(options.telemetry),
+    telemetry,
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
-    taskStore,
     conversations,
     secrets,
-    videoTasks: new VideoTaskService({ config: cfg, providers, fetch: fetchImpl, now, newId, secrets, store: taskStore, ...(options.video ? { options: options.video } : {}) }),
+    videoTasks: new VideoTaskService({
+      config: cfg,
+      providers,
+      fetch: fetchImpl,
+      now,
+      newId,
+      secrets,
+      store: taskStore,
+      onStatusChange: (task, _from, to) => telemetry.videoTaskState(to, { model: task.data.model, providerId: task.data.providerId }),
+      ...(options.video ? { options: options.video } : {}),
+    }),
     backgroundRuns: new BackgroundRuns({ conversations }),
   };
   // An instance that can make videos polls from the start, so it also advances tasks other
