@@ -13,18 +13,19 @@ import { isoTime } from '../protocols/gemini-interactions/client/interaction-obj
 import { replayInteractionEvents } from '../protocols/gemini-interactions/client/replay-events.js';
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
 import type { Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
-import { UPSTREAM_REDIRECT } from '../providers/upstream-redirect.js';
-import { scrubbedStream } from '../redact.js';
+import { UPSTREAM_REDIRECT } from '../upstream/redirect.js';
+import { scrubbedStream } from '../upstream/redact.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, requestSecrets, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
 import { streamResponse } from './stream-response.js';
+import { quoteInput } from '../quote-input.js';
 
 async function ownInteraction(ctx: RequestContext, params: Record<string, string>): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);
   const id = params.id as string;
   const record = await ctx.rt.conversations.store.get(id);
-  if (!record || record.ownerId !== principal.id || record.api !== INTERACTIONS_API) throw new GatewayError('not_found', `Interaction with id '${id}' not found.`, { param: 'id' });
+  if (!record || record.ownerId !== principal.id || record.api !== INTERACTIONS_API) throw new GatewayError('not_found', `Interaction with id '${quoteInput(id)}' not found.`, { param: 'id' });
   return record;
 }
 
