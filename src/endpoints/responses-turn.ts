@@ -23,7 +23,7 @@ import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import type { ChatCall } from './chat-pipeline.js';
 
-export const RESPONSES_API = 'openai-responses';
+const RESPONSES_API = 'openai-responses';
 
 /**
  * The provider view that reaches a model through OpenAI's Responses API, if there is one: models
