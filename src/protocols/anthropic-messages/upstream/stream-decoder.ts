@@ -11,23 +11,20 @@ import { streamEventSchema, type AnthropicUsage } from '../anthropic-messages-ap
 import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
 import { errorFromAnthropicEvent } from '../errors.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';
-import { fromAnthropicUsage } from './usage.js';
+import { fromAnthropicUsage, mergeAnthropicUsage } from './usage.js';
 
 const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed Anthropic stream event.');
 
 export function createAnthropicStreamDecoder(): StreamDecoder {
-  let wireUsage: AnthropicUsage = {};
+  let wireUsage: AnthropicUsage | undefined;
   let finishReason: IRFinishReason | undefined;
   let toolCount = 0;
   let done = false;
   const blocks = createOpenBlocks<number>();
 
   const usage = (): IRUsage => fromAnthropicUsage(wireUsage);
-  const mergeWire = (u: AnthropicUsage | null | undefined): void => {
-    if (!u) return;
-    const next: Record<string, unknown> = { ...wireUsage };
-    for (const [k, v] of Object.entries(u)) if (v !== null && v !== undefined) next[k] = v;
-    wireUsage = next as AnthropicUsage;
+  const mergeWire = (u: unknown): void => {
+    wireUsage = mergeAnthropicUsage(wireUsage, u);
   };
 
   const fail = (error: GatewayError): IRStreamEvent[] => {
