@@ -3,11 +3,16 @@ import { RedisConversationStore } from '../src/conversations/redis-conversation-
 import { RedisRateLimiter } from '../src/limits/redis-rate-limiter.js';
 import { RedisTaskStore } from '../src/tasks/redis-task-store.js';
 import type { GatewayOptions } from '../src/runtime.js';
+import { redact } from '../src/upstream/redact.js';
+
+const WARN_EVERY_MS = 60_000;
 
 export interface SharedState {
   options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore'>;
   /** Checks the connection (fails fast at start instead of on the first request). */
   ready(): Promise<void>;
+  /** Whether Redis answers a PING within `timeoutMs` (the readiness probe). */
+  ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -23,6 +28,16 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
     throw new Error('REDIS_URL is set but the optional dependency "ioredis" is not installed (npm install ioredis).');
   }
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  // ioredis reconnects on its own and emits an error per failed attempt; without a listener each
+  // one is a stack trace on stderr. One line a minute says what happened: the stores report
+  // their own failures (the rate limiter as rateLimitStore.onError says).
+  let warnedAt = -Infinity;
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (now - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = now;
+    console.warn(`modelgate: lost the connection to Redis (${redact(err.message)}); reconnecting. This warning repeats at most once a minute.`);
+  });
   return {
     options: {
       taskStore: new RedisTaskStore(redis, { prefix }),
@@ -32,6 +47,17 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
     async ready() {
       await redis.connect();
       await redis.ping();
+    },
+    async ping(timeoutMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      try {
+        return await Promise.race([redis.ping().then((r) => r === 'PONG', () => false), late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());

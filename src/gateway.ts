@@ -1,12 +1,14 @@
 import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
-import { errorResponse, scrubError } from './endpoints/common.js';
+import { errorResponse, requestSecrets, scrubError } from './endpoints/common.js';
 import { setBodySource } from './http/body.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
+import { Telemetry } from './observability/telemetry.js';
+import { scrubContent } from './upstream/redact.js';
 import { knownBodyText } from './http/known-body.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
@@ -67,6 +69,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
   const newId = (prefix = '') => `${prefix}${idGen()}`;
   const taskStore = options.taskStore ?? new MemoryTaskStore(now);
   const models = new ModelRegistry(cfg, providers, Math.floor(now() / 1000));
+  const telemetry = new Telemetry(options.telemetry);
   const rt: GatewayRuntime = {
     config: cfg,
     keys: new KeyStore(cfg.keys),
@@ -76,12 +79,23 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     now,
     newId,
     hooks: options.hooks ?? {},
+    telemetry,
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
     taskStore,
     conversations,
     secrets,
-    videoTasks: new VideoTaskService({ config: cfg, providers, fetch: fetchImpl, now, newId, secrets, store: taskStore, ...(options.video ? { options: options.video } : {}) }),
+    videoTasks: new VideoTaskService({
+      config: cfg,
+      providers,
+      fetch: fetchImpl,
+      now,
+      newId,
+      secrets,
+      store: taskStore,
+      onStatusChange: (task, _from, to) => telemetry.videoTaskState(to, { model: task.data.model, providerId: task.data.providerId }),
+      ...(options.video ? { options: options.video } : {}),
+    }),
     backgroundRuns: new BackgroundRuns({ conversations }),
   };
   // An instance that can make videos polls from the start, so it also advances tasks other
@@ -135,7 +149,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       hostPrincipal: context.principal,
       signal: context.signal ?? request.signal,
       event,
-      obs: new RequestObserver(rt, event, startedAt),
+      obs: new RequestObserver({ hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(ctx)) }, event, startedAt, request.headers),
       errorShape: shapeForPath(url.pathname),
     };
     let response: Response;

@@ -5,6 +5,7 @@ import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
 import type { RequestObserver } from './observability/request-observer.js';
+import type { Telemetry, TelemetryOptions } from './observability/telemetry.js';
 import type { ErrorShape } from './protocols/shared/error-bodies.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
@@ -22,6 +23,11 @@ export interface GatewayOptions {
   /** Random id generator (default: crypto.randomUUID without dashes). */
   newId?: () => string;
   hooks?: GatewayHooks;
+  /**
+   * OpenTelemetry spans and metrics (GenAI semantic conventions) through `@opentelemetry/api`:
+   * the global providers by default (a no-op until the host registers an SDK); content capture off.
+   */
+  telemetry?: TelemetryOptions;
   /**
    * Resolves a presented key from the host's own store. Return a Principal to accept it, or
    * null/undefined to fall back to the keys in the config.
@@ -80,6 +86,7 @@ export interface GatewayRuntime {
   now: () => number;
   newId: (prefix?: string) => string;
   hooks: GatewayHooks;
+  telemetry: Telemetry;
   authenticate?: GatewayOptions['authenticate'];
   rateLimiter: RateLimiter;
   taskStore: TaskStore;
