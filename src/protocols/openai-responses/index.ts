@@ -5,14 +5,17 @@
  * Responses upstream; the endpoint builds it per request (the gateway answers with its own
  * response id), so the registry's entry below is the plain form that rewrites nothing but `model`.
  */
-import type { ClientCodec, ProtocolCodec } from '../types.js';
+import type { ClientCodec, ProtocolCodec, UpstreamCodec } from '../types.js';
 import type { ResponsesRequest } from './openai-responses-api.js';
 import { decodeResponsesRequest } from './client/decode-request.js';
 import { encodeResponsesResponse } from './client/encode-response.js';
 import { createResponsesStreamEncoder } from './client/stream-encoder.js';
 import { responsesPassthrough } from './passthrough.js';
 import { responsesSettingName } from './client/setting-names.js';
-import { openAIResponsesUpstream } from './upstream/index.js';
+import { decodeResponsesResponse } from './upstream/decode-response.js';
+import { encodeResponsesRequest } from './upstream/encode-request.js';
+import { createResponsesStreamDecoder } from './upstream/stream-decoder.js';
+import { responsesErrorMessage } from './errors.js';
 
 export const openAIResponsesClient: ClientCodec<ResponsesRequest> = {
   protocol: 'openai-responses',
@@ -21,6 +24,16 @@ export const openAIResponsesClient: ClientCodec<ResponsesRequest> = {
   encodeResponse: encodeResponsesResponse,
   createStreamEncoder: createResponsesStreamEncoder,
   settingName: responsesSettingName,
+};
+
+/** The Responses API as an upstream: models configured with `"api": "responses"`. */
+export const openAIResponsesUpstream: UpstreamCodec = {
+  protocol: 'openai-responses',
+  encodeRequest: (req, upstreamModel) => encodeResponsesRequest(req, upstreamModel),
+  decodeResponse: decodeResponsesResponse,
+  createStreamDecoder: createResponsesStreamDecoder,
+  // Errors before a stream are OpenAI-shaped: {error:{message,type,param,code}}.
+  errorMessage: responsesErrorMessage,
 };
 
 export const openAIResponsesProtocol: ProtocolCodec = {
