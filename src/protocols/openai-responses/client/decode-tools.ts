@@ -140,7 +140,7 @@ function decodeWebSearch(raw: Record<string, unknown>, param: string): IRWebSear
  * OpenAI's hosted tools (`param` names where the tool was declared, e.g. `tools[2]`). `web_search`
  * becomes the vendor's own search; no other vendor can run the others.
  */
-export function decodeHostedTool(tool: { type: string } & Record<string, unknown>, param: string, model: string): IRTool {
+function decodeHostedTool(tool: { type: string } & Record<string, unknown>, param: string, model: string): IRTool {
   if (WEB_SEARCH.has(tool.type)) return decodeWebSearch(tool, param);
   throw new GatewayError('unsupported', `The tool '${tool.type}' (${param}) is one of OpenAI's hosted tools; the model '${model}' cannot run it.`, { param });
 }
