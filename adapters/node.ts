@@ -14,7 +14,7 @@ import { allowedMethods, shapeForPath } from '../src/endpoints/routes.js';
 import { GatewayError } from '../src/errors.js';
 import { knownBodyText } from '../src/http/known-body.js';
 import { FIXED_ORIGIN, hasDotSegment } from '../src/http/request-guards.js';
-import { errorBodyFor } from '../src/protocols/shared/error-shapes.js';
+import { errorBodyFor } from '../src/protocols/shared/error-bodies.js';
 import { deferContinue, nodeBodyReader } from './node-body.js';
 
 export interface NodeBridgeOptions {
