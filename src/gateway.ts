@@ -31,7 +31,7 @@ export interface Gateway {
   handle(request: Request, context?: HandleContext): Promise<Response>;
   /** Whether a path (without any mount prefix) is one of the gateway's routes; adapters pass others on. */
   matches(pathname: string): boolean;
-  /** Stops background work (pollers, timers) and releases stores. */
+  /** Stops background work (the video poller, background runs) and waits for what is in flight. */
   close(): Promise<void>;
 }
 
@@ -86,7 +86,6 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     telemetry,
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
-    taskStore,
     conversations,
     secrets,
     videoTasks: new VideoTaskService({

@@ -37,7 +37,7 @@ export interface ChatCall {
 }
 
 /** Where and how a pass-through call goes when it is not the provider's chat endpoint. */
-export interface PassthroughRoute {
+interface PassthroughRoute {
   codec: PassthroughCodec;
   /** URL and headers for a model routed to one of its deployments; undefined when that deployment has no such API. */
   target: (model: ResolvedModel) => { url: string; headers: Headers } | undefined;
@@ -128,7 +128,7 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
 async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): Promise<void> {
-  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage);
+  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),

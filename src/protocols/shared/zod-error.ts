@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors.js';
 import { quoteInput } from '../../quote-input.js';
 
 /** `['messages', 0, 'role']` -> `messages[0].role` */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;

@@ -113,7 +113,7 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
 }
 
 /** Largest thinkingBudget Gemini accepts: 32768 on Pro models, 24576 on Flash and Flash-Lite. */
-export function maxThinkingBudget(upstreamModel: string): number {
+function maxThinkingBudget(upstreamModel: string): number {
   return /pro/i.test(upstreamModel) ? 32_768 : 24_576;
 }
 

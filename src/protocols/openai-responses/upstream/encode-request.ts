@@ -13,10 +13,10 @@ import { openAIReasoningOf } from './reasoning-signature.js';
 type Json = Record<string, unknown>;
 
 /** OpenAI rejects max_output_tokens below this. */
-export const MIN_OUTPUT_TOKENS = 16;
+const MIN_OUTPUT_TOKENS = 16;
 
 /** Reasoning families (o-series, gpt-5, codex): they take `reasoning` and refuse temperature/top_p. */
-export function isResponsesReasoningModel(model: string): boolean {
+function isResponsesReasoningModel(model: string): boolean {
   return isChatReasoningModel(model) || /codex/i.test(model);
 }
 
