@@ -3,7 +3,9 @@
  * (chat completions, messages, Gemini, Responses, Interactions): images, PDF documents, tools. A
  * fallback model is only tried when it can serve all of it.
  */
-import type { Capability, ResolvedModel } from './model-registry.js';
+import type { ResolvedModel } from './model-registry.js';
+
+type Capability = ResolvedModel['capabilities'][number];
 
 export interface RequestNeeds {
   capability: Capability;
