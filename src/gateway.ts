@@ -8,7 +8,7 @@ import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
 import { Telemetry } from './observability/telemetry.js';
-import { scrubContent } from './redact.js';
+import { scrubContent } from './upstream/redact.js';
 import { knownBodyText } from './http/known-body.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
@@ -29,7 +29,7 @@ export interface Gateway {
   handle(request: Request, context?: HandleContext): Promise<Response>;
   /** Whether a path (without any mount prefix) is one of the gateway's routes; adapters pass others on. */
   matches(pathname: string): boolean;
-  /** Stops background work (pollers, timers) and releases stores. */
+  /** Stops background work (the video poller, background runs) and waits for what is in flight. */
   close(): Promise<void>;
 }
 
@@ -82,7 +82,6 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     telemetry,
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
-    taskStore,
     conversations,
     secrets,
     videoTasks: new VideoTaskService({

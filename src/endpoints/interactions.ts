@@ -70,7 +70,7 @@ function inRequestTerms(err: unknown): unknown {
 }
 
 /** runChat, with translation errors naming the Interactions fields. */
-export async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Response> {
+async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Response> {
   try {
     return await runChat(ctx, call);
   } catch (err) {
