@@ -5,7 +5,7 @@ import { codecFor } from '../protocols/registry.js';
 import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
-import { responseFacts } from '../observability/genai.js';
+import { responseFacts, streamStartFacts } from '../observability/genai.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
@@ -133,7 +133,18 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
     return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
-  const transform = sseTransform({ event: (ev) => relay.relay(ev), end: () => relay.end(), error: (err) => relay.error(err) });
+  let first = true;
+  const transform = sseTransform({
+    event: (ev) => {
+      if (first) {
+        first = false;
+        ctx.obs.answer(streamStartFacts(ev.data));
+      }
+      return relay.relay(ev);
+    },
+    end: () => relay.end(),
+    error: (err) => relay.error(err),
+  });
   return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed));
 }
 
