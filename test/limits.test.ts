@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, MemoryRateLimiter, type Gateway, type GatewayConfigInput, type ResponseEvent } from '../src/index.js';
+import { startMockAnthropic } from './helpers/mock-anthropic.js';
 import { startMockGatedOpenAI, type MockGatedOpenAI } from './helpers/mock-gated-openai.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
 
@@ -210,6 +211,78 @@ describe('budgets', () => {
     expect((await gw.handle(chat(KEY_B, { model: 'open' }))).status).toBe(200);
     now = Date.UTC(2025, 2, 1, 0, 0, 0);
     expect((await gw.handle(chat(KEY_B))).status).toBe(200);
+  });
+});
+
+describe('budgets and streams the client leaves', () => {
+  it('a stream left before its usage arrived is charged its reservation (estimated input + max output): leaving early does not dodge the budget', async () => {
+    const now = Date.UTC(2025, 4, 5, 12, 0, 0);
+    const events: ResponseEvent[] = [];
+    // At 100 000 USD per million tokens, max_tokens 10 alone reserves 1 USD: two left streams pass a 2 USD budget.
+    const gw = gateway(config({ budget: { usd: 2, period: 'day' } }), () => now, events);
+    upstream.closeGate();
+    try {
+      for (let i = 1; i <= 2; i++) {
+        const res = await gw.handle(chat(KEY_A, { stream: true, max_tokens: 10 }));
+        expect(res.status).toBe(200);
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        expect((await reader.read()).done).toBe(false);
+        await reader.cancel();
+        await expect.poll(() => events.length).toBe(i);
+      }
+    } finally {
+      upstream.open();
+    }
+    // The upstream never reported usage: the hook has no cost, the budget has the reservations.
+    expect(events.map((e) => [e.streamCompleted, e.costUsd])).toEqual([
+      [false, undefined],
+      [false, undefined],
+    ]);
+    const refused = await gw.handle(chat(KEY_A));
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('insufficient_quota');
+  });
+
+  it('a stream that ends unfinished with only part of its usage (Anthropic reports output at the end) is charged at least its reservation', async () => {
+    const anthropic = await startMockAnthropic();
+    try {
+      const now = Date.UTC(2025, 4, 7, 12, 0, 0);
+      const events: ResponseEvent[] = [];
+      // max_tokens 1000 reserves 100 USD of output at 100 000 USD per million: far over the 50 USD budget.
+      const gw = gateway(
+        {
+          providers: [{ id: 'an', type: 'anthropic', baseURL: anthropic.baseURL, apiKey: anthropic.apiKey }],
+          models: [{ id: 'claude', provider: 'an', upstreamModel: 'claude-sonnet-4-5', pricing: { inputPerMTok: 100_000, outputPerMTok: 100_000 } }],
+          keys: [{ id: 'a', key: KEY_A, limits: { budget: { usd: 50, period: 'day' } } }],
+        },
+        () => now,
+        events,
+      );
+      anthropic.endStreamEarlyNext('content');
+      const res = await gw.handle(chat(KEY_A, { model: 'claude', stream: true, max_tokens: 1000 }));
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('"error"');
+      await expect.poll(() => events.length).toBe(1);
+      // message_start's usage arrived (the input and 1 output token), the rest never did: its price is far below the budget.
+      expect(events[0]).toMatchObject({ streamCompleted: false, usage: { outputTokens: 1 } });
+      expect(events[0]?.costUsd).toBeLessThan(50);
+      const refused = await gw.handle(chat(KEY_A, { model: 'claude' }));
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('insufficient_quota');
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it('a call refused before anything reached the client is not charged', async () => {
+    const now = Date.UTC(2025, 4, 6, 12, 0, 0);
+    const gw = gateway(config({ budget: { usd: 2, period: 'day' } }), () => now);
+    // An upstream failure before the answer started (the reservation goes back whole).
+    upstream.failNext(400, { error: { message: 'bad request', type: 'invalid_request_error' } });
+    expect((await gw.handle(chat(KEY_A, { max_tokens: 10 }))).status).toBe(400);
+    upstream.failNext(400, { error: { message: 'bad request', type: 'invalid_request_error' } });
+    expect((await gw.handle(chat(KEY_A, { max_tokens: 10, stream: true }))).status).toBe(400);
+    expect((await gw.handle(chat(KEY_A))).status).toBe(200);
   });
 });
 

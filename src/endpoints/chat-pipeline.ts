@@ -110,7 +110,7 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
 async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): Promise<void> {
-  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage);
+  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
