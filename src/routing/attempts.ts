@@ -78,7 +78,7 @@ export async function runAttempts<T>(
         try {
           await sleep(delay, [ctx.signal]);
         } catch {
-          throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
+          throw new GatewayError('client_closed', 'The request was cancelled.');
         }
       }
       const probing = health.state(key) === 'probe';

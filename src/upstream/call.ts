@@ -149,7 +149,7 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
     done();
     if (timedOut === 'total') throw fromUpstream(new GatewayError('upstream_timeout', `The request's total time ran out before the upstream provider '${provider.id}' answered.`));
     if (timedOut) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`));
-    if (clientSignal?.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
+    if (clientSignal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
     throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err }));
   }
   clear();
@@ -203,7 +203,7 @@ export async function readUpstreamJson(result: UpstreamResult, providerId: strin
   } catch (err) {
     result.done();
     if (result.timedOut()) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${providerId}' timed out while sending its answer.`));
-    if (isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
+    if (isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
     throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${providerId}' broke off its answer.`));
   }
   result.done();
