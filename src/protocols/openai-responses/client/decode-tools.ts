@@ -237,6 +237,9 @@ export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice' 
     const keep = new Set(allowed.map((t, k) => named((t as { name?: unknown }).name, `tool_choice.tools[${k}]`)));
     out.tools = tools.filter((t) => t.type !== 'function' || keep.has(t.name));
     out.toolChoice = { type: choice.mode === 'required' ? 'required' : 'auto' };
+  } else if (WEB_SEARCH.has(choice.type)) {
+    if (!tools.some((t) => t.type === 'web-search')) throw new GatewayError('invalid_request', `tool_choice names '${choice.type}', which is not among the tools.`, { param: 'tool_choice' });
+    out.toolChoice = { type: 'web-search' };
   } else {
     throw new GatewayError('unsupported', `tool_choice of type '${choice.type}' names one of OpenAI's hosted tools; the model '${model}' cannot run it.`, { param: 'tool_choice' });
   }

@@ -87,7 +87,10 @@ export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string
     });
     if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls;
   }
-  if (req.toolChoice) body.tool_choice = req.toolChoice.type === 'tool' ? { type: 'function', name: req.toolChoice.name } : req.toolChoice.type;
+  if (req.toolChoice) {
+    const c = req.toolChoice;
+    body.tool_choice = c.type === 'tool' ? { type: 'function', name: c.name } : c.type === 'web-search' ? { type: 'web_search' } : c.type;
+  }
   if (req.responseFormat) {
     const rf = req.responseFormat;
     const format =
