@@ -25,19 +25,6 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, pre
   throw new GatewayError('invalid_request', message, { param });
 }
 
-/**
- * parseOrThrow, remembered on the body object itself (non-enumerable symbol property): the endpoint
- * validates the body, and the codec decoding the same object later gets the result without parsing
- * it again. Bodies are not mutated after they were parsed.
- */
-export function parseBodyOnce<T extends z.ZodType>(schema: T, body: Record<string, unknown>, tag: symbol): z.output<T> {
-  const memo: unknown = (body as Record<symbol, unknown>)[tag];
-  if (memo !== undefined) return memo as z.output<T>;
-  const result = parseOrThrow(schema, body);
-  Object.defineProperty(body, tag, { value: result, enumerable: false, configurable: true });
-  return result;
-}
-
 /** Prefers the deepest issue (unions report their members' issues nested). */
 function pickIssue(issues: z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
   const first = issues[0];

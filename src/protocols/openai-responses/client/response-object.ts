@@ -46,7 +46,7 @@ export interface ResponsesEncodeOptions {
 }
 
 export function responsesOptions(meta: ResponseMeta): ResponsesEncodeOptions {
-  const opts = meta.options?.responses as ResponsesEncodeOptions | undefined;
+  const opts = meta.options?.responses;
   if (!opts || typeof opts.responseId !== 'string') throw new GatewayError('internal', 'The Responses encoder was called without its options.');
   return opts;
 }
