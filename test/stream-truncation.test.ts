@@ -5,7 +5,9 @@
  * in-band error event instead of a normal end, with onResponse reporting streamCompleted: false.
  * Responses and Interactions clients get response.failed / the error event (translated paths here;
  * their pass-through relays are held in responses-codec and interactions-codec).
- * An OpenAI-compatible stream that finished (finish_reason) but omits `data: [DONE]` is complete.
+ * `data: [DONE]` depends on the provider: OpenAI itself always sends it (after the usage chunk), so
+ * an `openai` provider's stream without it was cut and is a failure; some OpenAI-compatible servers
+ * omit it, so an `openai-compatible` provider's stream that sent its finish_reason is complete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type ResponseEvent } from '../src/index.js';
@@ -76,7 +78,7 @@ function framesOf(text: string): Frame[] {
 }
 
 /** A streamed request in the client's own protocol; returns the raw body and the hook event. */
-async function stream(client: Client, up: Upstream, gemAlt: 'sse' | 'array' = 'sse'): Promise<{ status: number; text: string; event: ResponseEvent | undefined; traceId: string | null }> {
+async function stream(client: Client, up: Upstream | 'compatible', gemAlt: 'sse' | 'array' = 'sse'): Promise<{ status: number; text: string; event: ResponseEvent | undefined; traceId: string | null }> {
   const model = `up-${up}`;
   let req: Request;
   if (client === 'openai') {
@@ -155,9 +157,23 @@ describe.each(CLIENTS)('%s client', (client) => {
     expect(event).toMatchObject({ streamCompleted: false, error: { code: 'bad_gateway', message: expect.stringContaining('message_stop') } });
   });
 
-  it('-> openai upstream: a finished stream without data: [DONE] is complete', async () => {
+  it('-> openai provider: a stream with finish_reason and usage but no data: [DONE] is a failure', async () => {
     openai.endStreamEarlyNext('done');
-    const { text, event } = await stream(client, 'openai');
+    const { status, text, event, traceId } = await stream(client, 'openai');
+    expect(status).toBe(200);
+    expect(text).toContain('[openai]');
+    const frames = framesOf(text);
+    if (client === 'openai') {
+      // Pass-through: the finish_reason chunk was already relayed; the error replaces [DONE].
+      expect(JSON.parse(frames.at(-1)?.data ?? '{}')).toEqual({ error: expect.objectContaining({ message: expect.stringContaining('[DONE]'), type: 'upstream_error' }), traceId });
+      expect(frames.some((f) => f.data === '[DONE]')).toBe(false);
+    } else expectInBandError(client, text, traceId);
+    expect(event).toMatchObject({ status: 200, stream: true, streamCompleted: false, error: { code: 'bad_gateway', message: expect.stringContaining('[DONE]') } });
+  });
+
+  it('-> openai-compatible provider: a finished stream without data: [DONE] is complete', async () => {
+    openai.endStreamEarlyNext('done');
+    const { text, event } = await stream(client, 'compatible');
     const frames = framesOf(text);
     if (client === 'openai') expect(frames.at(-1)?.data).toBe('[DONE]');
     else if (client === 'anthropic') expect(frames.at(-1)?.event).toBe('message_stop');

@@ -151,7 +151,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
     await finishEvent(ctx, call, usage);
     return upstreamJsonResponse(ctx, out);
   }
-  const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
+  const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
   let first = true;
   const transform = sseTransform({
     event: (ev) => {
@@ -189,7 +189,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     await finishEvent(ctx, call, res.usage);
     return upstreamJsonResponse(ctx, call.client.encodeResponse(res, m, warnings), 200, headers);
   }
-  const decoder = upstreamCodec.createStreamDecoder();
+  const decoder = upstreamCodec.createStreamDecoder(provider.chatDialect);
   const encoder = call.client.createStreamEncoder(m);
   let usage: IRUsage | undefined;
   const handle = (events: IRStreamEvent[]): string => {

@@ -69,6 +69,12 @@ export interface StreamDecoder {
 export interface UpstreamTarget {
   /** Chat Completions: the field of the output limit (OpenAI's own API wants max_completion_tokens; compatible servers read max_tokens, the default). */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * What ends a complete stream: `done-required` (OpenAI itself always sends `data: [DONE]` after
+   * the usage chunk, so a stream closed without it was cut) or `finish-reason` (the default: some
+   * OpenAI-compatible servers omit `[DONE]`, so a stream that sent its finish reason is complete).
+   */
+  streamTerminator?: 'done-required' | 'finish-reason';
 }
 
 /** The upstream-facing side of a protocol. */
@@ -77,7 +83,7 @@ export interface UpstreamCodec {
   /** IR -> wire body. Throws GatewayError('unsupported') naming what cannot be expressed. */
   encodeRequest(req: IRChatRequest, upstreamModel: string, target?: UpstreamTarget): { body: Record<string, unknown>; warnings: IRWarning[] };
   decodeResponse(json: unknown): IRChatResponse;
-  createStreamDecoder(): StreamDecoder;
+  createStreamDecoder(target?: UpstreamTarget): StreamDecoder;
   /** Message of an upstream error body (any shape), for re-rendering in the client's protocol. */
   errorMessage(status: number, bodyText: string): string;
 }
@@ -90,7 +96,7 @@ export interface PassthroughCodec {
   /** Reads usage from a sync JSON answer (the endpoint adds traceId when it answers). */
   finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined };
   /** Relays stream events; can drop gateway-added events. */
-  createRelay(ctx: { clientWantsUsage: boolean; options?: ClientOptions; traceId?: string }): StreamRelay;
+  createRelay(ctx: { clientWantsUsage: boolean; options?: ClientOptions; traceId?: string; target?: UpstreamTarget }): StreamRelay;
 }
 
 export interface StreamRelay {

@@ -45,7 +45,8 @@ export const openAIChatPassthrough: PassthroughCodec = {
     const usage = json.usage ? fromOpenAIUsage(json.usage as UsageWire) : undefined;
     return { body: json, usage };
   },
-  createRelay({ clientWantsUsage, traceId = '' }): StreamRelay {
+  createRelay({ clientWantsUsage, traceId = '', target = {} }): StreamRelay {
+    const doneRequired = target.streamTerminator === 'done-required';
     let usage: IRUsage | undefined;
     let sawDone = false;
     let sawFinish = false;
@@ -71,12 +72,13 @@ export const openAIChatPassthrough: PassthroughCodec = {
         }
         return sseFrame(ev.data, ev.event);
       },
-      // An upstream that closes without [DONE] after a finish_reason is tolerated (some compatible
-      // servers omit it); one that closes before finishing must not look like a complete answer.
+      // An upstream that closes without [DONE] after a finish_reason is tolerated when the provider
+      // says so (some compatible servers omit it); OpenAI itself always sends it, so there the
+      // stream was cut (before its usage chunk, maybe). Closing before finishing is always a failure.
       end(): string {
         if (sawDone) return '';
-        if (sawFinish) return sseFrame('[DONE]');
-        throw streamEndedEarly('the answer was complete');
+        if (sawFinish && !doneRequired) return sseFrame('[DONE]');
+        throw streamEndedEarly(sawFinish ? 'data: [DONE]' : 'the answer was complete');
       },
       error(err: GatewayError): string {
         return openAIErrorFrame(err, traceId);

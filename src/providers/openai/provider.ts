@@ -20,7 +20,10 @@ export function createOpenAIProvider(cfg: ProviderConfig, fetch: FetchLike, time
     chatInputModalities: official ? ['text', 'image', 'pdf'] : ['text', 'image'],
     defaultTokenLimits: { input: 128_000, output: 16_384 },
     // OpenAI's own API wants max_completion_tokens (reasoning models refuse max_tokens); compatible servers read max_tokens.
-    chatDialect: official ? { maxTokensField: 'max_completion_tokens' } : { maxTokensField: 'max_tokens' },
+    // OpenAI always ends a stream with `data: [DONE]` (after the usage chunk); some compatible servers never send it.
+    chatDialect: official
+      ? { maxTokensField: 'max_completion_tokens', streamTerminator: 'done-required' }
+      : { maxTokensField: 'max_tokens', streamTerminator: 'finish-reason' },
     ...(official ? { responsesForEveryModel: true } : {}),
   };
   const chat = httpProvider(cfg, fetch, timeoutMs, vendor, { chatProtocol: 'openai-chat', chatUrl: (base) => `${base}/chat/completions` });

@@ -7,7 +7,7 @@ import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
-import type { StreamDecoder } from '../../types.js';
+import type { StreamDecoder, UpstreamTarget } from '../../types.js';
 import { chatChunkSchema } from '../openai-chat-api.js';
 import { openAIChunkError } from '../errors.js';
 import { fromOpenAIFinishReason } from './map-finish-reason.js';
@@ -15,7 +15,8 @@ import { fromOpenAIUsage } from './usage.js';
 
 const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed OpenAI chat stream chunk.');
 
-export function createOpenAIChatStreamDecoder(): StreamDecoder {
+export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): StreamDecoder {
+  const doneRequired = target.streamTerminator === 'done-required';
   let started = false;
   const blocks = createOpenBlocks<string | number>();
   let finishReason: IRFinishReason | undefined;
@@ -91,8 +92,9 @@ export function createOpenAIChatStreamDecoder(): StreamDecoder {
     },
     end(): IRStreamEvent[] {
       if (done) return [];
-      if (finishReason) return finish();
-      return fail(streamEndedEarly('it finished'));
+      // Closed without [DONE]: complete after a finish reason, unless the vendor always sends [DONE].
+      if (finishReason && !doneRequired) return finish();
+      return fail(streamEndedEarly(finishReason ? 'data: [DONE]' : 'it finished'));
     },
   };
 }
