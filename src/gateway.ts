@@ -1,3 +1,4 @@
+import { DEFAULT_STORE_TIMEOUT_MS, withStoreDeadline } from './store-deadline.js';
 import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
@@ -62,14 +63,18 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     ...cfg.keys.map((k) => k.key),
     ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
   ];
+  // A given store is shared (Redis): every call gets a deadline, a failure is a 503.
+  const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const conversations = {
-    store: options.conversationStore ?? new MemoryConversationStore(now, options.conversations?.maxEntries ?? DEFAULT_CONVERSATION_MAX_ENTRIES),
+    store: options.conversationStore
+      ? withStoreDeadline(options.conversationStore, 'response store', storeTimeoutMs)
+      : new MemoryConversationStore(now, options.conversations?.maxEntries ?? DEFAULT_CONVERSATION_MAX_ENTRIES),
     ttlMs: options.conversations?.ttlMs ?? DEFAULT_CONVERSATION_TTL_MS,
     pollIntervalMs: options.conversations?.pollIntervalMs ?? 250,
     cancelCheckMs: options.conversations?.cancelCheckMs ?? 1000,
   };
   const newId = (prefix = '') => `${prefix}${idGen()}`;
-  const taskStore = options.taskStore ?? new MemoryTaskStore(now);
+  const taskStore = options.taskStore ? withStoreDeadline(options.taskStore, 'task store', storeTimeoutMs) : new MemoryTaskStore(now);
   const models = new ModelRegistry(cfg, providers, Math.floor(now() / 1000));
   const telemetry = new Telemetry(options.telemetry);
   const rt: GatewayRuntime = {

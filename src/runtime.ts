@@ -53,6 +53,11 @@ export interface GatewayOptions {
   conversationStore?: ConversationStore;
   /** Retention and size of stored responses, background polling. */
   conversations?: ConversationOptions;
+  /**
+   * Deadline of every call to a given `conversationStore` or `taskStore` (default 1000 ms): a
+   * store that fails or is late answers 503 `unavailable` instead of holding the request.
+   */
+  storeTimeoutMs?: number;
 }
 
 export interface HandleContext {

@@ -17,6 +17,7 @@ import type { CreateInteractionRequest, Json } from '../protocols/gemini-interac
 import { codecFor } from '../protocols/registry.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
+import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { admitChat, runChat, type ChatCall } from './chat-pipeline.js';
@@ -99,29 +100,28 @@ async function create(ctx: RequestContext): Promise<Response> {
   if (turn.store && turn.stream) turn.sink.onEvent = (type, data) => events.push({ seq: events.length, type, data });
   const res = await runInteraction(ctx, turn.call(turn.stream));
   if (!turn.store) return res;
-  const persist = (): Promise<void> => storeFinal(ctx, turn, events);
-  if (!turn.stream) {
-    await persist();
-    return res;
-  }
-  return persistBeforeLastEvent(res, turn, persist);
+  const persist = (): Promise<boolean> => storeFinal(ctx, turn, events);
+  if (!turn.stream) return (await persist()) ? res : withNotStoredWarning(ctx.event, res);
+  return persistBeforeLastEvent(ctx, res, turn, persist);
 }
 
-/** Stores a finished turn (and a stream's events). A store failure does not take the answer away. */
-async function storeFinal(ctx: RequestContext, turn: InteractionTurn, events: StoredEvent[]): Promise<void> {
+/** Stores a finished turn (and a stream's events); false when the store failed. A store failure does not take the answer away. */
+async function storeFinal(ctx: RequestContext, turn: InteractionTurn, events: StoredEvent[]): Promise<boolean> {
   const final = turn.sink.final;
-  if (!final) return;
+  if (!final) return true;
   try {
     const store = ctx.rt.conversations.store;
     await store.create(interactionRecord(ctx, turn, final));
     if (events.length) await store.appendEvents(turn.id, events);
+    return true;
   } catch {
-    // The interaction was produced and is delivered; it just cannot be read back or continued later.
+    // Delivered with a warning: it cannot be read back or continued later.
+    return false;
   }
 }
 
 /** The stream, with the record written before the chunk holding the terminal event goes out. */
-function persistBeforeLastEvent(res: Response, turn: InteractionTurn, persist: () => Promise<void>): Response {
+function persistBeforeLastEvent(ctx: RequestContext, res: Response, turn: InteractionTurn, persist: () => Promise<boolean>): Response {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   let persisted = false;
   const body = new ReadableStream<Uint8Array>({
@@ -129,7 +129,8 @@ function persistBeforeLastEvent(res: Response, turn: InteractionTurn, persist: (
       const { done, value } = await reader.read();
       if (!persisted && (done || turn.sink.final)) {
         persisted = true;
-        await persist();
+        // The headers are gone: the hook events (onResponse warnings) say it was not stored.
+        if (!(await persist())) ctx.event.warnings = [...(ctx.event.warnings ?? []), NOT_STORED];
       }
       if (done) controller.close();
       else controller.enqueue(value);

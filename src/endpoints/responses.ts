@@ -12,6 +12,7 @@ import { estimateResponsesInputTokens } from '../protocols/openai-responses/clie
 import { buildResponseObject } from '../protocols/openai-responses/client/response-object.js';
 import { responsesPassthrough } from '../protocols/openai-responses/passthrough.js';
 import type { RequestContext } from '../runtime.js';
+import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { admitChat, runChat } from './chat-pipeline.js';
 import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
@@ -45,27 +46,28 @@ export async function createResponse(ctx: RequestContext): Promise<Response> {
   }
   const res = await runChat(ctx, turn.call(turn.stream));
   if (!turn.store) return res;
-  const persist = (): Promise<void> => storeFinal(ctx, turn);
-  if (!turn.stream) {
-    await persist();
-    return res;
-  }
-  return persistBeforeLastEvent(res, turn, persist);
+  const persist = (): Promise<boolean> => storeFinal(ctx, turn);
+  if (!turn.stream) return (await persist()) ? res : withNotStoredWarning(ctx.event, res);
+  return persistBeforeLastEvent(ctx, res, turn, persist);
 }
 
-/** Stores a finished turn. A store failure does not take the answer away from the client. */
-async function storeFinal(ctx: RequestContext, turn: ResponsesTurn): Promise<void> {
+/**
+ * Stores a finished turn; false when the store failed. A store failure does not take the answer
+ * away from the client: it is delivered with a warning that it was not stored.
+ */
+async function storeFinal(ctx: RequestContext, turn: ResponsesTurn): Promise<boolean> {
   const final = turn.sink.final;
-  if (!final) return;
+  if (!final) return true;
   try {
     await ctx.rt.conversations.store.create(turnRecord(ctx, turn, final));
+    return true;
   } catch {
-    // The response was produced and is delivered; it just cannot be retrieved or continued later.
+    return false;
   }
 }
 
 /** The stream, with the record written before the chunk holding the terminal event goes out. */
-function persistBeforeLastEvent(res: Response, turn: ResponsesTurn, persist: () => Promise<void>): Response {
+function persistBeforeLastEvent(ctx: RequestContext, res: Response, turn: ResponsesTurn, persist: () => Promise<boolean>): Response {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   let persisted = false;
   const body = new ReadableStream<Uint8Array>({
@@ -73,7 +75,8 @@ function persistBeforeLastEvent(res: Response, turn: ResponsesTurn, persist: () 
       const { done, value } = await reader.read();
       if (!persisted && (done || turn.sink.final)) {
         persisted = true;
-        await persist();
+        // The headers are gone: the hook events (onResponse warnings) say it was not stored.
+        if (!(await persist())) ctx.event.warnings = [...(ctx.event.warnings ?? []), NOT_STORED];
       }
       if (done) controller.close();
       else controller.enqueue(value);

@@ -48,3 +48,24 @@ export function warningsHeaderValue(warnings: SettingWarning[]): string | undefi
   }
   return value;
 }
+
+/** What a finished answer says when the client asked to store it and the store failed (or was late). */
+export const NOT_STORED: SettingWarning = {
+  setting: 'store',
+  action: 'not stored (the response store is unavailable)',
+  message: 'The answer was not stored: the response store did not answer in time, so it cannot be read back or continued.',
+};
+
+/**
+ * The answer as produced, telling the caller (header and hook events) that it was not stored: it
+ * was generated (and paid for), so it is delivered rather than replaced by a 503, but it cannot be
+ * read back or continued.
+ */
+export function withNotStoredWarning(event: { warnings?: SettingWarning[] }, res: Response): Response {
+  event.warnings = [...(event.warnings ?? []), NOT_STORED];
+  const headers = new Headers(res.headers);
+  const before = headers.get(WARNINGS_HEADER);
+  const entry = `${NOT_STORED.setting}: ${NOT_STORED.action}`;
+  headers.set(WARNINGS_HEADER, before ? `${before}; ${entry}` : entry);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
