@@ -8,7 +8,7 @@ import type { RequestContext } from '../runtime.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import { chatNeeds } from '../routing/request-needs.js';
 import { responseFacts, streamStartFacts } from '../observability/genai.js';
-import { admitModelCall, requestLimits } from '../limits/admission.js';
+import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { requestSecrets, scrubError, upstreamJsonResponse } from './common.js';
@@ -96,7 +96,8 @@ async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Response>
   const route = call.passthroughRoute;
   const protocol = call.model.provider.chatProtocol;
   const accepts = route ? (m: ResolvedModel) => route.target(m) !== undefined : call.ir ? (m: ResolvedModel) => m.provider.chatProtocol === protocol : undefined;
-  return runAttempts(ctx, candidateModels(ctx, call.model, chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts);
+  const admitFallback = (model: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, model, () => estimateChatRequest(call.parsed)) : Promise.resolve());
+  return runAttempts(ctx, candidateModels(ctx, call.model, chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts, admitFallback);
 }
 
 /** One upstream attempt of a chat call (`call.model` routed to one deployment): pass-through or translated. */

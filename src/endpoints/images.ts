@@ -12,7 +12,7 @@ import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
-import { admitModelCall, requestLimits } from '../limits/admission.js';
+import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateInputTokens } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
@@ -55,7 +55,8 @@ async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageC
   try {
     // Over the model's deployments and its image-capable fallbacks, with retries (routing/attempts.ts).
     const needs = { capability: 'image' as const, image: call.kind === 'edit', pdf: false, tools: false };
-    return await runAttempts(ctx, candidateModels(ctx, model, needs), (target) => routeImages(ctx, target, call));
+    const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, fallback, () => ({ input: estimateInputTokens(prompt), output: 0 })) : Promise.resolve());
+    return await runAttempts(ctx, candidateModels(ctx, model, needs), (target) => routeImages(ctx, target, call), undefined, admitFallback);
   } catch (err) {
     await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
     throw err;

@@ -6,6 +6,7 @@
  *    key's tokens per minute, concurrency and budget, and the model's requests and tokens per
  *    minute, concurrency and budget, all in one atomic acquire. Budgets are not checked (nor
  *    charged) when the caller's own upstream credential pays.
+ * 3. `admitFallbackModel`, when the routing moves to a fallback model: that model's own limits.
  *
  * A refusal is a 429 with Retry-After (`insufficient_quota` for a spent budget); the tightest
  * requests and tokens limits are kept on the request for the `x-ratelimit-*` headers.
@@ -65,55 +66,92 @@ export async function admitModelCall(ctx: RequestContext, principal: Principal, 
   const state = requestLimits(ctx);
   if (state.modelAdmitted) return;
   state.modelAdmitted = true;
-  const own = model.provider.credential === 'caller';
-  const now = ctx.rt.now();
-  const leaseMs = ctx.rt.config.timeouts.totalMs + LEASE_GRACE_MS;
-  let tokens: TokenEstimate | undefined | null = null;
-  const reserve = (): TokenEstimate | undefined => {
-    if (tokens === null) tokens = estimate();
-    return tokens;
-  };
-  const amount = (): number | undefined => {
-    const t = reserve();
-    return t ? t.input + t.output : undefined;
-  };
-  const labeled: Labeled[] = [];
-  const add = (scope: Scope, limits: LimitsConfig | undefined, withRequests: boolean): void => {
+  const checks = new Checks(ctx, model, estimate);
+  // The key's requests were counted in step 1.
+  checks.add({ kind: 'key', id: principal.id }, principal.limits, false);
+  if (!model.direct) checks.add({ kind: 'model', id: model.id }, model.limits, true);
+  const parts = await checks.acquire();
+  if (parts) state.lease = new RequestLease(ctx.rt.rateLimiter, ctx.rt.now, parts);
+}
+
+/**
+ * A fallback model the routing moves to: its own requests and tokens per minute, concurrency and
+ * budget apply too (the key's were admitted with the model asked for), once per request and model.
+ * What it holds joins the request's lease, so the end of the request settles and releases it.
+ * Throws the 429 of its first limit without room (the routing then skips it).
+ */
+export async function admitFallbackModel(ctx: RequestContext, model: ResolvedModel, estimate: () => TokenEstimate | undefined): Promise<void> {
+  if (model.direct || !model.limits) return;
+  const state = requestLimits(ctx);
+  const admitted = (state.fallbacksAdmitted ??= new Set<string>());
+  if (admitted.has(model.id)) return;
+  const checks = new Checks(ctx, model, estimate);
+  checks.add({ kind: 'model', id: model.id }, model.limits, true);
+  const parts = await checks.acquire();
+  admitted.add(model.id);
+  if (!parts) return;
+  if (state.lease) state.lease.join(parts);
+  else state.lease = new RequestLease(ctx.rt.rateLimiter, ctx.rt.now, parts);
+}
+
+/** The checks of one model call, acquired at once; what the call then holds as lease parts. */
+class Checks {
+  private readonly labeled: Labeled[] = [];
+  private readonly own: boolean;
+  private readonly now: number;
+  private readonly leaseMs: number;
+  private tokens: TokenEstimate | undefined | null = null;
+
+  constructor(private readonly ctx: RequestContext, private readonly model: ResolvedModel, private readonly estimate: () => TokenEstimate | undefined) {
+    this.own = model.provider.credential === 'caller';
+    this.now = ctx.rt.now();
+    this.leaseMs = ctx.rt.config.timeouts.totalMs + LEASE_GRACE_MS;
+  }
+
+  private reserve(): TokenEstimate | undefined {
+    if (this.tokens === null) this.tokens = this.estimate();
+    return this.tokens;
+  }
+
+  add(scope: Scope, limits: LimitsConfig | undefined, withRequests: boolean): void {
     if (!limits) return;
+    const labeled = this.labeled;
     if (withRequests && limits.requestsPerMinute) {
       labeled.push({ check: { kind: 'window', name: nameOf(scope, 'rpm'), limit: limits.requestsPerMinute, windowMs: MINUTE_MS, amount: 1 }, scope, what: 'requests' });
     }
-    const n = limits.tokensPerMinute ? amount() : undefined;
-    if (limits.tokensPerMinute && n !== undefined) {
-      labeled.push({ check: { kind: 'window', name: nameOf(scope, 'tpm'), limit: limits.tokensPerMinute, windowMs: MINUTE_MS, amount: n }, scope, what: 'tokens' });
+    const t = limits.tokensPerMinute ? this.reserve() : undefined;
+    if (limits.tokensPerMinute && t) {
+      labeled.push({ check: { kind: 'window', name: nameOf(scope, 'tpm'), limit: limits.tokensPerMinute, windowMs: MINUTE_MS, amount: t.input + t.output }, scope, what: 'tokens' });
     }
     if (limits.concurrentRequests) {
-      labeled.push({ check: { kind: 'concurrency', name: nameOf(scope, 'concurrent'), limit: limits.concurrentRequests, member: ctx.traceId, leaseMs }, scope, what: 'concurrency' });
+      labeled.push({ check: { kind: 'concurrency', name: nameOf(scope, 'concurrent'), limit: limits.concurrentRequests, member: this.ctx.traceId, leaseMs: this.leaseMs }, scope, what: 'concurrency' });
     }
-    if (limits.budget && !own) {
-      const period = periodBounds(limits.budget.period, now);
+    if (limits.budget && !this.own) {
+      const period = periodBounds(limits.budget.period, this.now);
       labeled.push({ check: { kind: 'budget', name: nameOf(scope, `budget-${limits.budget.period}`), limit: Math.round(limits.budget.usd * 1e9), resetAt: period.end }, scope, what: 'budget', budget: limits.budget });
     }
-  };
-  // The key's requests were counted in step 1.
-  add({ kind: 'key', id: principal.id }, principal.limits, false);
-  if (!model.direct) add({ kind: 'model', id: model.id }, model.limits, true);
-  if (!labeled.length) return;
-  const result = await run(ctx, labeled);
-  if (!result.states.length) return; // the store could not be asked and onError is "open"
-  const parts: LeaseParts = { tokenWindows: [], slots: [], budgets: [] };
-  // A call whose usage never arrives (a stream the client left, or that broke off) still costs
-  // something: its budgets get the price of its reservation, as its token windows keep it.
-  const reserved = labeled.some((l) => l.what === 'budget') ? reserve() : undefined;
-  const price = reserved ? costOf(model.pricing, { inputTokens: reserved.input, outputTokens: reserved.output }) : undefined;
-  if (price) parts.estimatedCostNano = Math.round(price * NANO_PER_USD);
-  labeled.forEach(({ check, what }, i) => {
-    const s = result.states[i] as LimitState;
-    if (check.kind === 'window' && what === 'tokens') parts.tokenWindows.push({ name: check.name, resetAt: s.resetAt, reserved: check.amount });
-    else if (check.kind === 'concurrency') parts.slots.push({ name: check.name, member: check.member });
-    else if (check.kind === 'budget') parts.budgets.push({ name: check.name, resetAt: check.resetAt });
-  });
-  state.lease = new RequestLease(ctx.rt.rateLimiter, ctx.rt.now, parts);
+  }
+
+  /** Acquires every check (429 when one has no room); undefined when nothing is held. */
+  async acquire(): Promise<LeaseParts | undefined> {
+    const labeled = this.labeled;
+    if (!labeled.length) return undefined;
+    const result = await run(this.ctx, labeled);
+    if (!result.states.length) return undefined; // the store could not be asked and onError is "open"
+    const parts: LeaseParts = { tokenWindows: [], slots: [], budgets: [] };
+    // A call whose usage never arrives (a stream the client left, or that broke off) still costs
+    // something: its budgets get the price of its reservation, as its token windows keep it.
+    const reserved = labeled.some((l) => l.what === 'budget') ? this.reserve() : undefined;
+    const price = reserved ? costOf(this.model.pricing, { inputTokens: reserved.input, outputTokens: reserved.output }) : undefined;
+    if (price) parts.estimatedCostNano = Math.round(price * NANO_PER_USD);
+    labeled.forEach(({ check, what }, i) => {
+      const s = result.states[i] as LimitState;
+      if (check.kind === 'window' && what === 'tokens') parts.tokenWindows.push({ name: check.name, resetAt: s.resetAt, reserved: check.amount });
+      else if (check.kind === 'concurrency') parts.slots.push({ name: check.name, member: check.member });
+      else if (check.kind === 'budget') parts.budgets.push({ name: check.name, resetAt: check.resetAt });
+    });
+    return parts;
+  }
 }
 
 /** One acquire: records the header snapshots, throws the 429 of the first limit without room. */

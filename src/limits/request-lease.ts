@@ -52,6 +52,14 @@ export class RequestLease {
     await Promise.all(work.map((p) => p.catch(() => undefined)));
   }
 
+  /** Adds what a fallback model's admission holds (before the request ends). */
+  join(more: LeaseParts): void {
+    this.parts.tokenWindows.push(...more.tokenWindows);
+    this.parts.slots.push(...more.slots);
+    this.parts.budgets.push(...more.budgets);
+    if (more.estimatedCostNano !== undefined) this.parts.estimatedCostNano = Math.max(this.parts.estimatedCostNano ?? 0, more.estimatedCostNano);
+  }
+
   /** Frees the concurrency slots (once). */
   async release(): Promise<void> {
     if (this.released) return;
@@ -77,6 +85,8 @@ export interface RequestLimits {
   keyAdmitted?: boolean;
   /** Set once the model call was admitted (a background run continues its submission's admission). */
   modelAdmitted?: boolean;
+  /** Fallback models whose own limits were admitted for this request. */
+  fallbacksAdmitted?: Set<string>;
 }
 
 /**

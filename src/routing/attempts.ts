@@ -45,13 +45,16 @@ export function candidateModels(ctx: RequestContext, model: ResolvedModel, needs
 /**
  * Runs `attempt` until one succeeds, a failure is not retryable, or the attempts run out (then the
  * last failure is thrown). `accepts` leaves out deployments that cannot take this request as
- * prepared (e.g. a pass-through body for another vendor's API).
+ * prepared (e.g. a pass-through body for another vendor's API). `admitFallback` applies a fallback
+ * model's own limits before it is tried: a fallback without room (429) is skipped, recorded as an
+ * attempt with the reason, and is the answer when nothing else serves.
  */
 export async function runAttempts<T>(
   ctx: RequestContext,
   models: readonly ResolvedModel[],
   attempt: (target: ResolvedModel) => Promise<T>,
   accepts: (target: ResolvedModel) => boolean = () => true,
+  admitFallback?: (model: ResolvedModel) => Promise<void>,
 ): Promise<T> {
   const { retry, timeouts } = ctx.rt.config;
   const { health, random } = ctx.rt;
@@ -62,6 +65,17 @@ export async function runAttempts<T>(
   for (const [i, model] of models.entries()) {
     const deployments = usable[i] ?? [];
     if (deployments.length === 0) continue;
+    if (i > 0 && admitFallback) {
+      try {
+        await admitFallback(model);
+      } catch (err) {
+        const g = toGatewayError(err);
+        if (g.code !== 'rate_limited') throw err;
+        record(ctx, withDeployment(model, deployments[0] as ResolvedDeployment), g.status, `${g.code}: ${g.message}`);
+        last = err;
+        continue;
+      }
+    }
     // Cooling-down deployments are skipped while something else can be tried; the last model's are
     // tried anyway when nothing else is left (the gateway does not refuse what might work).
     const lastResort = usable.slice(i + 1).every((ds) => ds.length === 0);
