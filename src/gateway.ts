@@ -2,7 +2,8 @@ import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
 import { errorResponse } from './endpoints/common.js';
-import { setBodySource } from './http/body.js';
+import { requestBody } from './http/body.js';
+import { Reply, toResponse } from './http/reply.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
@@ -23,6 +24,12 @@ import { quoteInput } from './quote-input.js';
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
   handle(request: Request, context?: HandleContext): Promise<Response>;
+  /**
+   * Like handle(), for host bridges that write to a socket themselves: the answer as a Reply
+   * (status, headers, and a text, bytes, byte stream or text stream body) that has not been made
+   * into a Response. Never throws.
+   */
+  reply(request: Request, context?: HandleContext): Promise<Reply>;
   /** Whether a path (without any mount prefix) is one of the gateway's routes; adapters pass others on. */
   matches(pathname: string): boolean;
   /** Stops background work (pollers, timers) and releases stores. */
@@ -109,8 +116,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   const rt = createRuntime(config, options);
   let closed = false;
 
-  async function handle(request: Request, context: HandleContext = {}): Promise<Response> {
-    if (context.body || context.readBody) setBodySource(request, context);
+  async function reply(request: Request, context: HandleContext = {}): Promise<Reply> {
     const startedAt = rt.now();
     const parsedUrl = requestURL(request.url);
     const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
@@ -125,24 +131,26 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       startedAt,
       hostPrincipal: context.principal,
       signal: context.signal ?? request.signal,
+      body: requestBody(request, context, rt.config.limits.maxBodyBytes),
       event: { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) },
       errorShape: shapeForPath(url.pathname),
     };
-    let response: Response;
+    let response: Reply;
     try {
       if (closed) throw new GatewayError('unavailable', 'The gateway is shutting down.');
       if (!parsedUrl) throw new GatewayError('invalid_request', 'Malformed request URL.');
       response = await route(ctx, carriesBody(request, context));
     } catch (err) {
       const gerr = toGatewayError(err);
-      response = errorResponse(ctx, gerr);
-      if (gerr.code === 'method_not_allowed') response.headers.set('allow', allowedMethods(url.pathname).join(', '));
+      const error = errorResponse(ctx, gerr);
+      if (gerr.code === 'method_not_allowed') error.headers.set('allow', allowedMethods(url.pathname).join(', '));
       fireHook(rt.hooks.onResponse, {
         ...ctx.event,
-        status: response.status,
+        status: error.status,
         latencyMs: rt.now() - startedAt,
-        error: { code: gerr.code, message: (await response.clone().text()).slice(0, 1000) },
+        error: { code: gerr.code, message: typeof error.body === 'string' ? error.body.slice(0, 1000) : '' },
       });
+      response = error;
     }
     applyLimitHeaders(ctx.limits, response.headers, rt.now());
     response.headers.set('x-trace-id', traceId);
@@ -151,7 +159,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   }
 
   /** Host, route, method and body headers are all checked here, before a handler authenticates or reads. */
-  async function route(ctx: RequestContext, hasBody: boolean): Promise<Response> {
+  async function route(ctx: RequestContext, hasBody: boolean): Promise<Reply> {
     checkHost(ctx.request.headers);
     const path = ctx.url.pathname;
     let pathMatched = false;
@@ -171,7 +179,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   }
 
   return {
-    handle,
+    handle: async (request, context) => toResponse(await reply(request, context)),
+    reply,
     matches: (pathname) => ROUTES.some((r) => r.pattern.test(pathname)),
     async close() {
       if (closed) return;

@@ -1,7 +1,9 @@
 /**
  * The layout's rules, checked on every `npm test`: the core (`src/`) uses Web standards only, so
  * it runs on Node, Bun, Deno and Workers alike. It may not import `node:*` or Node's built-in
- * modules, undici, ioredis, Express or Koa, nor anything from `node/` or `adapters/`.
+ * modules, undici, ioredis, Express or Koa, nor anything from `node/` or `adapters/`. Host
+ * adapters (`adapters/`) reach the core only through its public exports (`src/index.ts`) and the
+ * host-support module (`src/host.ts`), never its internals.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -44,6 +46,19 @@ function coreViolations(file: string): string[] {
   return out;
 }
 
+/** The core modules an adapter may import. */
+const ADAPTER_CORE_ENTRIES = new Set(['src/index.ts', 'src/host.ts']);
+
+function adapterViolations(file: string, source = readFileSync(file, 'utf8')): string[] {
+  const out: string[] = [];
+  for (const spec of importsOf(source)) {
+    if (!spec.startsWith('.')) continue;
+    const target = relative(ROOT, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
+    if (target.startsWith('src/') && !ADAPTER_CORE_ENTRIES.has(target)) out.push(`${relative(ROOT, file)} imports ${spec} (a core internal; use src/index.ts or src/host.ts)`);
+  }
+  return out;
+}
+
 describe('layout boundaries', () => {
   it('the import scanner sees every kind of import', () => {
     const sample = `import a from 'node:fs';\nimport type { B } from "undici";\nexport { c } from '../adapters/x.js';\nimport './side.js';\nconst d = await import('ioredis');`;
@@ -54,5 +69,18 @@ describe('layout boundaries', () => {
     const files = tsFiles(join(ROOT, 'src'));
     expect(files.length).toBeGreaterThan(50);
     expect(files.flatMap(coreViolations)).toEqual([]);
+  });
+
+  it('adapters/ import the core only through src/index.ts and src/host.ts', () => {
+    const files = tsFiles(join(ROOT, 'adapters'));
+    expect(files.length).toBeGreaterThan(3);
+    expect(files.flatMap((f) => adapterViolations(f))).toEqual([]);
+  });
+
+  it('the adapter rule catches an internal import and lets the entries, node/ and packages through', () => {
+    const sample = `import { createGateway } from '../src/index.js';\nimport { Reply } from '../src/host.js';\nimport { tooLarge } from '../src/http/body.js';\nimport { createUndiciFetch } from '../node/upstream-fetch.js';\nimport { createServer } from 'node:http';`;
+    expect(adapterViolations(join(ROOT, 'adapters', 'sample.ts'), sample)).toEqual([
+      'adapters/sample.ts imports ../src/http/body.js (a core internal; use src/index.ts or src/host.ts)',
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import { estimateChatRequest } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { requestSecrets, scrubError, upstreamJsonResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
-import { streamResponse } from './stream-response.js';
+import { textStreamReply, type Reply } from '../http/reply.js';
 import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
 
 export interface ChatCall {
@@ -43,10 +43,10 @@ export interface PassthroughRoute {
 }
 
 /** Headers and keep-alive policy of a streamed answer; every path's bytes pass the secret scrubber. */
-function streamOf(ctx: RequestContext, call: ChatCall, source: AsyncGenerator<string>, onCancel: () => void, extra: Record<string, string> = {}): Response {
+function streamOf(ctx: RequestContext, call: ChatCall, source: AsyncGenerator<string>, onCancel: () => void, extra: Record<string, string> = {}): Reply {
   const gen = scrubbedStream(source, requestSecrets(ctx));
-  if (!call.streamContentType) return streamResponse(gen, onCancel, { ...SSE_HEADERS, ...extra });
-  return streamResponse(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache', ...extra }, false);
+  if (!call.streamContentType) return textStreamReply(gen, onCancel, { ...SSE_HEADERS, ...extra });
+  return textStreamReply(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache', ...extra }, false);
 }
 
 /** Admits a chat call against the key's and the model's limits (429 when one has no room). */
@@ -55,7 +55,7 @@ export async function admitChat(ctx: RequestContext, call: ChatCall): Promise<vo
 }
 
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
-export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
+export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   ctx.event.stream = call.stream;
   await admitChat(ctx, call);
   try {
@@ -67,7 +67,7 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Resp
   }
 }
 
-async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
+async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   const provider = call.model.provider;
   if (call.passthroughRoute) {
     requestEvent(ctx);
@@ -113,7 +113,7 @@ async function finishEvent(ctx: RequestContext, call: ChatCall, status: number, 
   });
 }
 
-async function passthrough(ctx: RequestContext, call: ChatCall, route: PassthroughRoute): Promise<Response> {
+async function passthrough(ctx: RequestContext, call: ChatCall, route: PassthroughRoute): Promise<Reply> {
   const provider = call.model.provider;
   const codec = route.codec;
   const body = codec.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
@@ -163,7 +163,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
   });
 }
 
-async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Response> {
+async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
   const provider = call.model.provider;
   const upstreamCodec = codecFor(provider.chatProtocol).upstream;
   const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, { providerType: provider.type });

@@ -6,7 +6,7 @@
  * `?key=` — the client's query string is never forwarded upstream.
  */
 import { GatewayError } from '../errors.js';
-import { parseJsonObject, readBodyText } from '../http/body.js';
+import { parseJsonObject } from '../http/body.js';
 import { validateGeminiRequest } from '../protocols/gemini/decode-request.js';
 import { geminiErrorMessage } from '../protocols/gemini/errors.js';
 import { estimateGeminiTokens } from '../protocols/gemini/estimate-tokens.js';
@@ -17,6 +17,7 @@ import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import { callUpstream, readUpstreamJson } from './upstream-call.js';
+import type { Reply } from '../http/reply.js';
 
 /** `models/gemini-2.5-flash` or `gemini-2.5-flash` -> `gemini-2.5-flash`. */
 export function modelFromPath(raw: string | undefined): string {
@@ -26,13 +27,13 @@ export function modelFromPath(raw: string | undefined): string {
 }
 
 /** POST /v1beta/models/{model}:{action} */
-export async function geminiModelAction(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function geminiModelAction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   if (params.action === 'countTokens') return geminiCountTokens(ctx, params);
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
   // Gemini image models (gemini-2.5-flash-image, ...) answer generateContent natively: pass-through.
   if (!(model.provider.chatProtocol === 'gemini' && model.capabilities.includes('image'))) requireCapability(model, 'chat');
-  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
   validateGeminiRequest(parsed);
   const stream = params.action === 'streamGenerateContent';
@@ -51,11 +52,11 @@ export async function geminiModelAction(ctx: RequestContext, params: Record<stri
 }
 
 /** POST /v1beta/models/{model}:countTokens — forwarded to Gemini upstreams, estimated otherwise. */
-async function geminiCountTokens(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+async function geminiCountTokens(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
   requireCapability(model, 'chat');
-  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
   const req = parseOrThrow(countTokensRequestSchema, parsed);
   const inner = req.generateContentRequest;

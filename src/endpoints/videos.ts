@@ -6,7 +6,7 @@
  */
 import { callbackUrlProblem } from '../tasks/callback.js';
 import { GatewayError } from '../errors.js';
-import { parseJsonObject, readBodyText } from '../http/body.js';
+import { parseJsonObject } from '../http/body.js';
 import { fireHook } from '../observability/hooks.js';
 import { parseVideoRequest, toVideoJob } from '../protocols/videos/video-request.js';
 import { limitsForModel, requireVideoAdapter, videoAdapterFor } from '../providers/video/index.js';
@@ -23,6 +23,7 @@ import type { VideoAdapter, VideoLimits } from '../providers/video/index.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import { ownCredentialOf, taskProvider } from '../tasks/video-credential.js';
 import type { VideoJob } from '../tasks/video-task.js';
+import { Reply } from '../http/reply.js';
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
@@ -51,9 +52,9 @@ async function saveWithRetry(service: VideoTaskService, task: VideoTask, change:
 }
 
 /** POST /v1/video/generations */
-export async function submitVideoGeneration(ctx: RequestContext): Promise<Response> {
+export async function submitVideoGeneration(ctx: RequestContext): Promise<Reply> {
   const principal = await authenticate(ctx);
-  const body = parseJsonObject(await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes));
+  const body = parseJsonObject(await ctx.body.text());
   const req = parseVideoRequest(body);
   const model = resolveModel(ctx, principal, req.model);
   requireCapability(model, 'video');
@@ -86,7 +87,7 @@ interface Submission {
   service: VideoTaskService;
 }
 
-async function submitAdmitted(ctx: RequestContext, { principal, model, adapter, limits, job, callbackUrl, service }: Submission): Promise<Response> {
+async function submitAdmitted(ctx: RequestContext, { principal, model, adapter, limits, job, callbackUrl, service }: Submission): Promise<Reply> {
   const callerId = callerRequestId(ctx);
   const requestId = callerId ?? ctx.rt.newId('req_');
   const fingerprint = await sha256Hex(JSON.stringify({ model: model.id, job, callback: callbackUrl ?? null }));
@@ -138,7 +139,7 @@ async function submitAdmitted(ctx: RequestContext, { principal, model, adapter, 
   );
 }
 
-async function replay(ctx: RequestContext, service: VideoTaskService, taskId: string, fingerprint: string): Promise<Response> {
+async function replay(ctx: RequestContext, service: VideoTaskService, taskId: string, fingerprint: string): Promise<Reply> {
   const task = await service.load(taskId);
   if (!task) throw new GatewayError('unavailable', 'The task for this Request-Id could not be read; try again.');
   if (task.data.fingerprint !== fingerprint) {
@@ -172,14 +173,14 @@ async function ownTask(ctx: RequestContext, params: Record<string, string>): Pro
 }
 
 /** GET /v1/video/generations/{task_id} — refreshed from the upstream when the last poll is stale. */
-export async function getVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function getVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const { service, task, principal } = await ownTask(ctx, params);
   const latest = await service.refresh(task, 'stale', true, principal);
   return upstreamJsonResponse(ctx, publicVideoTask(latest));
 }
 
 /** DELETE /v1/video/generations/{task_id} — stops tracking the job and asks the upstream to drop it. */
-export async function cancelVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function cancelVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const { service, task, principal } = await ownTask(ctx, params);
   if (task.data.status === 'succeeded' || task.data.status === 'failed' || task.data.status === 'cancelled') return upstreamJsonResponse(ctx, publicVideoTask(task));
   const saved = await saveWithRetry(service, task, (d) => endTask(d, 'cancelled', null, ctx.rt.now()));
@@ -191,7 +192,7 @@ export async function cancelVideoGeneration(ctx: RequestContext, params: Record<
 }
 
 /** GET /v1/video/generations/{task_id}/content[?index=n] — the bytes, streamed through. */
-export async function getVideoContent(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function getVideoContent(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const { service, task: stored, principal } = await ownTask(ctx, params);
   const task = await service.refresh(stored, 'stale', true, principal);
   const id = task.record.id;
@@ -220,5 +221,5 @@ export async function getVideoContent(ctx: RequestContext, params: Record<string
   });
   const length = upstream.headers.get('content-length');
   if (length) headers.set('content-length', length);
-  return new Response(upstream.body, { status: 200, headers });
+  return new Reply(200, headers, upstream.body);
 }
