@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
 import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
 import { deferContinue, nodeBodyReader } from './node-body.js';
+import { FORBIDDEN_METHODS, nodeRequest } from './node-request.js';
 
 export interface NodeBridgeOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
@@ -259,14 +260,22 @@ async function writeTextStream(res: ServerResponse, status: number, headers: Rec
 export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}): Promise<void> {
   const target = originForm(path);
   if (target === undefined) return bridgeError(req, res, '/', new GatewayError('invalid_request', 'Malformed request target; expected a path.'));
-  const headers = headerRecord(req);
   const method = req.method ?? 'GET';
-  const context: HandleContext = { signal: abortOnClose(res) };
+  if (FORBIDDEN_METHODS.has(method)) {
+    // Methods a Fetch Request cannot carry (TRACE, TRACK, CONNECT): no route takes them.
+    const allow = allowedMethods(target.split('?')[0] ?? '/');
+    if (!allow.length) return bridgeError(req, res, target, new GatewayError('not_found', `No route for ${method} ${target}.`, { detail: 'unknown_route' }));
+    return bridgeError(req, res, target, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${target}.`), { allow: allow.join(', ') });
+  }
+  let headers = req.headers;
+  const signal = abortOnClose(res);
+  const context: HandleContext = { signal };
   if (method !== 'GET' && method !== 'HEAD') {
     const reused = parsedBody(req, opts.body);
     if (reused) {
       // A parser in front already read (and decoded) it: its bytes are what the gateway gets,
       // held to the same limit (the gateway's, or this bridge's when lower).
+      headers = { ...headers };
       delete headers['content-length'];
       delete headers['content-encoding'];
       const bytes = new Uint8Array(reused.buffer as ArrayBuffer, reused.byteOffset, reused.byteLength);
@@ -283,15 +292,7 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
       });
     }
   }
-  let request: Request;
-  try {
-    request = new Request(FIXED_ORIGIN + target, { method, headers });
-  } catch {
-    // Methods a Fetch Request cannot carry (TRACE, TRACK): no route takes them.
-    const allow = allowedMethods(target.split('?')[0] ?? '/');
-    if (!allow.length) return bridgeError(req, res, target, new GatewayError('not_found', `No route for ${method} ${target}.`, { detail: 'unknown_route' }));
-    return bridgeError(req, res, target, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${target}.`), { allow: allow.join(', ') });
-  }
+  const request = nodeRequest(method, FIXED_ORIGIN + target, headers, signal);
   const principal = opts.context?.principal ?? opts.principal?.(req);
   if (principal) context.principal = principal;
   const reply = await gateway.reply(request, context);
