@@ -40,6 +40,20 @@ export function stripPrefix(path: string, prefix: string | undefined): string | 
 }
 
 /**
+ * True when the path of a request target has a `.` or `..` segment, also spelled `%2e` or with a
+ * backslash: the URL parser resolves them (`/v1/chat/%2e%2e/video/generations` is
+ * `/v1/video/generations`), so a rule in front that matches the path as sent (a proxy ACL, an
+ * Express route) would see another route than the gateway serves. Such targets are refused.
+ */
+function hasDotSegment(target: string): boolean {
+  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
+  return path.split(/[\\/]/).some((segment) => {
+    const s = segment.replace(/%2e/gi, '.');
+    return s === '.' || s === '..';
+  });
+}
+
+/**
  * The request target as path + query: origin-form as is; absolute-form (`GET http://h/p`, which
  * proxies send) reduced to its path; anything else (`*`, garbage) is undefined.
  */
@@ -88,7 +102,7 @@ function abortOnClose(res: ServerResponse): AbortSignal {
  */
 export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown } = {}): Promise<Request> {
   const target = originForm(path);
-  if (target === undefined) throw new GatewayError('invalid_request', 'Malformed request target.');
+  if (target === undefined || hasDotSegment(path)) throw new GatewayError('invalid_request', 'Malformed request target.');
   const headers = headerRecord(req);
   const method = req.method ?? 'GET';
   const init: RequestInit = { method, headers, signal: abortOnClose(res) };
@@ -260,6 +274,7 @@ async function writeTextStream(res: ServerResponse, status: number, headers: Rec
 export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}): Promise<void> {
   const target = originForm(path);
   if (target === undefined) return bridgeError(req, res, '/', new GatewayError('invalid_request', 'Malformed request target; expected a path.'));
+  if (hasDotSegment(path)) return bridgeError(req, res, target, new GatewayError('invalid_request', 'Malformed request target: the path has a dot segment (".", "..", or "%2e").'));
   const method = req.method ?? 'GET';
   if (FORBIDDEN_METHODS.has(method)) {
     // Methods a Fetch Request cannot carry (TRACE, TRACK, CONNECT): no route takes them.

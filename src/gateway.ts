@@ -1,13 +1,13 @@
 import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
-import { errorResponse } from './endpoints/common.js';
+import { errorResponse, scrubError } from './endpoints/common.js';
 import { requestBody } from './http/body.js';
 import { Reply, toResponse } from './http/reply.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
-import { fireHook } from './observability/hooks.js';
+import { RequestObserver } from './observability/request-observer.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
@@ -122,6 +122,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
     const traceId = rt.newId();
     const requestId = request.headers.get('request-id') ?? undefined;
+    const event: RequestContext['event'] = { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) };
     const ctx: RequestContext = {
       rt,
       request,
@@ -132,7 +133,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       hostPrincipal: context.principal,
       signal: context.signal ?? request.signal,
       body: requestBody(request, context, rt.config.limits.maxBodyBytes),
-      event: { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) },
+      event,
+      obs: new RequestObserver(rt, event, startedAt),
       errorShape: shapeForPath(url.pathname),
     };
     let response: Reply;
@@ -142,20 +144,14 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       response = await route(ctx, carriesBody(request, context));
     } catch (err) {
       const gerr = toGatewayError(err);
-      const error = errorResponse(ctx, gerr);
-      if (gerr.code === 'method_not_allowed') error.headers.set('allow', allowedMethods(url.pathname).join(', '));
-      fireHook(rt.hooks.onResponse, {
-        ...ctx.event,
-        status: error.status,
-        latencyMs: rt.now() - startedAt,
-        error: { code: gerr.code, message: typeof error.body === 'string' ? error.body.slice(0, 1000) : '' },
-      });
-      response = error;
+      response = errorResponse(ctx, gerr);
+      if (gerr.code === 'method_not_allowed') response.headers.set('allow', allowedMethods(url.pathname).join(', '));
+      ctx.obs.report({ error: { code: gerr.code, message: scrubError(ctx, gerr).message } });
     }
     applyLimitHeaders(ctx.limits, response.headers, rt.now());
     response.headers.set('x-trace-id', traceId);
     if (requestId) response.headers.set('request-id', requestId);
-    return response;
+    return ctx.obs.observe(response);
   }
 
   /** Host, route, method and body headers are all checked here, before a handler authenticates or reads. */
@@ -170,7 +166,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       pathMatched = true;
       if (r.method !== ctx.request.method) continue;
       ctx.errorShape = typeof r.errorShape === 'function' ? r.errorShape(ctx) : r.errorShape;
-      ctx.event.endpoint = `${r.method} ${r.pattern.source}`;
+      ctx.event.endpoint = `${r.method} ${r.route}`;
+      ctx.event.route = r.route;
       if (hasBody) checkBodyHeaders(ctx.request.headers, r.bodyKinds ?? ['json']);
       return r.handler(ctx, pathParams(m));
     }

@@ -22,7 +22,8 @@ const PATTERNS: RegExp[] = [
   /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
   /\bAIza[0-9A-Za-z_-]{20,}/g,
   /(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
-  /((?:x-api-key|x-goog-api-key|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)[^\s"',}]{6,}/gi,
+  // An Authorization value keeps its scheme (Bearer, Basic, ...): the credential after it is what goes.
+  /((?:x-api-key|x-goog-api-key|api[_-]?key|authorization)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|apikey)\s+)?)(?!(?:bearer|basic|token|digest|apikey)\s)[^\s"',}]{6,}/gi,
   /([?&]key=)[^&\s"']+/g,
 ];
 

@@ -5,7 +5,8 @@ import type { RequestLimits } from './limits/request-lease.js';
 import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
-import type { ErrorShape } from './protocols/error-shapes.js';
+import type { RequestObserver } from './observability/request-observer.js';
+import type { ErrorShape } from './protocols/shared/error-shapes.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
 import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';
@@ -106,6 +107,8 @@ export interface RequestContext {
   principal?: Principal;
   /** Filled in as the request is routed; sent to hooks. */
   event: RequestEvent;
+  /** Fires the hooks (and records telemetry) once for this request; handlers report outcomes to it. */
+  obs: RequestObserver;
   errorShape: ErrorShape;
   /** Limits state of this request (header snapshots, lease, cost); set on admission. */
   limits?: RequestLimits;

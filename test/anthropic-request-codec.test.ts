@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../src/errors.js';
 import type { IRChatRequest } from '../src/ir/types.js';
-import { decodeAnthropicRequest } from '../src/protocols/anthropic-messages/decode-request.js';
-import { decodeAnthropicResponse } from '../src/protocols/anthropic-messages/decode-response.js';
-import { encodeAnthropicRequest } from '../src/protocols/anthropic-messages/encode-request.js';
-import { encodeAnthropicResponse } from '../src/protocols/anthropic-messages/encode-response.js';
+import { decodeAnthropicRequest } from '../src/protocols/anthropic-messages/client/decode-request.js';
+import { decodeAnthropicResponse } from '../src/protocols/anthropic-messages/upstream/decode-response.js';
+import { encodeAnthropicRequest } from '../src/protocols/anthropic-messages/upstream/encode-request.js';
+import { encodeAnthropicResponse } from '../src/protocols/anthropic-messages/client/encode-response.js';
 import { anthropicPassthrough } from '../src/protocols/anthropic-messages/passthrough.js';
-import { decodeOpenAIChatRequest } from '../src/protocols/openai-chat/decode-request.js';
+import { decodeOpenAIChatRequest } from '../src/protocols/openai-chat/client/decode-request.js';
 import type { ResponseMeta } from '../src/protocols/types.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

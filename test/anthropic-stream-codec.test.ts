@@ -5,8 +5,8 @@ import { GatewayError } from '../src/errors.js';
 import { readSSE, type SSEEvent } from '../src/http/sse.js';
 import type { IRStreamEvent } from '../src/ir/types.js';
 import { anthropicPassthrough } from '../src/protocols/anthropic-messages/passthrough.js';
-import { createAnthropicStreamDecoder } from '../src/protocols/anthropic-messages/stream-decoder.js';
-import { createAnthropicStreamEncoder } from '../src/protocols/anthropic-messages/stream-encoder.js';
+import { createAnthropicStreamDecoder } from '../src/protocols/anthropic-messages/upstream/stream-decoder.js';
+import { createAnthropicStreamEncoder } from '../src/protocols/anthropic-messages/client/stream-encoder.js';
 import type { ResponseMeta } from '../src/protocols/types.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/anthropic/${name}`, import.meta.url), 'utf8');

@@ -1,9 +1,11 @@
 /**
  * The layout's rules, checked on every `npm test`: the core (`src/`) uses Web standards only, so
  * it runs on Node, Bun, Deno and Workers alike. It may not import `node:*` or Node's built-in
- * modules, undici, ioredis, Express or Koa, nor anything from `node/` or `adapters/`. Host
- * adapters (`adapters/`) reach the core only through its public exports (`src/index.ts`) and the
- * host-support module (`src/host.ts`), never its internals.
+ * modules, undici, ioredis, Express or Koa, nor anything from `node/` or `adapters/`. Inside it,
+ * a protocol's two sides stay apart (`protocols/<p>/client/` never imports `protocols/<p>/upstream/`
+ * and the other way round; what both need lives beside them or in `protocols/shared/`), and no
+ * protocol imports an endpoint. Host adapters (`adapters/`) reach the core only through its public
+ * exports (`src/index.ts`) and the host-support module (`src/host.ts`), never its internals.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -59,6 +61,22 @@ function adapterViolations(file: string, source = readFileSync(file, 'utf8')): s
   return out;
 }
 
+/** Imports of one src/protocols file that cross its protocol's sides or reach into endpoints/. */
+export function protocolViolations(fromSrc: string, specs: string[]): string[] {
+  const out: string[] = [];
+  const side = /^protocols\/([^/]+)\/(client|upstream)\//.exec(fromSrc);
+  for (const spec of specs) {
+    if (!spec.startsWith('.')) continue;
+    const target = join(dirname(fromSrc), spec).split('\\').join('/');
+    if (target.startsWith('endpoints/')) out.push(`${fromSrc} imports ${spec} (protocols never import endpoints)`);
+    if (side) {
+      const other = side[2] === 'client' ? 'upstream' : 'client';
+      if (target.startsWith(`protocols/${side[1]}/${other}/`)) out.push(`${fromSrc} imports ${spec} (${side[2]}/ never imports ${other}/)`);
+    }
+  }
+  return out;
+}
+
 describe('layout boundaries', () => {
   it('the import scanner sees every kind of import', () => {
     const sample = `import a from 'node:fs';\nimport type { B } from "undici";\nexport { c } from '../adapters/x.js';\nimport './side.js';\nconst d = await import('ioredis');`;
@@ -82,5 +100,25 @@ describe('layout boundaries', () => {
     expect(adapterViolations(join(ROOT, 'adapters', 'sample.ts'), sample)).toEqual([
       'adapters/sample.ts imports ../src/http/body.js (a core internal; use src/index.ts or src/host.ts)',
     ]);
+  });
+
+  it('the protocol rule sees a crossed side and an endpoint import', () => {
+    expect(protocolViolations('protocols/gemini/client/encode-response.ts', ['../upstream/usage.js', '../gemini-api.js', '../../shared/zod-error.js'])).toEqual([
+      'protocols/gemini/client/encode-response.ts imports ../upstream/usage.js (client/ never imports upstream/)',
+    ]);
+    expect(protocolViolations('protocols/openai-chat/upstream/x.ts', ['../client/y.js', '../../gemini/client/z.js'])).toEqual([
+      'protocols/openai-chat/upstream/x.ts imports ../client/y.js (upstream/ never imports client/)',
+    ]);
+    expect(protocolViolations('protocols/images/passthrough.ts', ['../../endpoints/common.js'])).toEqual([
+      'protocols/images/passthrough.ts imports ../../endpoints/common.js (protocols never import endpoints)',
+    ]);
+  });
+
+  it("a protocol's client/ and upstream/ never import each other, and protocols never import endpoints/", () => {
+    const src = join(ROOT, 'src');
+    const files = tsFiles(join(src, 'protocols'));
+    expect(files.some((f) => f.includes('/client/'))).toBe(true);
+    const found = files.flatMap((f) => protocolViolations(relative(src, f).split('\\').join('/'), importsOf(readFileSync(f, 'utf8'))));
+    expect(found).toEqual([]);
   });
 });

@@ -82,6 +82,8 @@ describe('401 authentication', () => {
     const r = await post({ model: 'gpt-4o', messages: USER }, {});
     expect(r.status).toBe(401);
     expect(r.body.error.code).toBe('missing_api_key');
+    // The hint survives the credential scrubber (it once read "Authorization: [redacted] <key>").
+    expect(r.body.error.message).toBe('Missing API key. Send it as "Authorization: Bearer <key>", "x-api-key" or "x-goog-api-key".');
   });
 
   it('malformed Authorization header', async () => {

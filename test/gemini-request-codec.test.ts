@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../src/errors.js';
 import type { IRChatRequest } from '../src/ir/types.js';
-import { decodeGeminiRequest } from '../src/protocols/gemini/decode-request.js';
-import { decodeGeminiResponse } from '../src/protocols/gemini/decode-response.js';
-import { encodeGeminiRequest } from '../src/protocols/gemini/encode-request.js';
-import { SKIP_SIGNATURE } from '../src/protocols/gemini/tool-call-ids.js';
-import { decodeOpenAIChatRequest } from '../src/protocols/openai-chat/decode-request.js';
-import { encodeOpenAIChatRequest } from '../src/protocols/openai-chat/encode-request.js';
+import { decodeGeminiRequest } from '../src/protocols/gemini/client/decode-request.js';
+import { decodeGeminiResponse } from '../src/protocols/gemini/upstream/decode-response.js';
+import { encodeGeminiRequest } from '../src/protocols/gemini/upstream/encode-request.js';
+import { SKIP_SIGNATURE } from '../src/protocols/gemini/upstream/tool-call-ids.js';
+import { decodeOpenAIChatRequest } from '../src/protocols/openai-chat/client/decode-request.js';
+import { encodeOpenAIChatRequest } from '../src/protocols/openai-chat/upstream/encode-request.js';
 
 const ctx = { model: 'gpt-4o', stream: false };
 

@@ -57,6 +57,34 @@ describe.each(EDGE_HOSTS)('HTTP edge on %s', (hostName) => {
     expect(mock.requests.at(-1)?.path).toBe('/v1/chat/completions');
   });
 
+  it('routes by the path as sent: dot segments (also percent-encoded or with backslashes) are a 400, never resolved into another route', async () => {
+    // A rule in front that matches the path as sent (an Express route, a proxy ACL on /v1/video/*)
+    // must see the route the gateway serves: the URL parser would resolve these to /v1/video/generations.
+    const body = JSON.stringify({ model: 'gpt-4o', prompt: 'x', messages: [{ role: 'user', content: 'dots' }] });
+    for (const p of [
+      '/v1/chat/%2e%2e/video/generations',
+      '/v1/chat/%2E%2e/video/generations',
+      '/v1/chat/.%2e/video/generations',
+      '/v1/chat/../video/generations',
+      '/v1/chat\\..\\video/generations',
+      '/v1/./video/generations',
+      '/v1/chat/%2e/completions',
+    ]) {
+      const before = mock.requests.length;
+      const conn = await rawConnect(host.port);
+      conn.socket.write(hostHead(`POST ${path(p)} HTTP/1.1`, { host: 'localhost', ...JSON_AUTH, 'content-length': body.length, connection: 'close' }) + body);
+      const res = await conn.response();
+      // Express may not hand such a path to its mount point at all (its own 404): refused either way.
+      const verdict = res.status === 404 && res.body.includes('host404') ? 'host 404' : `${res.status} ${JSON.parse(res.body).error?.message}`;
+      expect({ p, verdict }).toEqual({ p, verdict: hostName === 'express' && verdict === 'host 404' ? 'host 404' : expect.stringMatching(/^400 .*dot segment/) });
+      expect(mock.requests.length).toBe(before);
+    }
+    // A dot inside a segment is an ordinary character.
+    const ok = await rawConnect(host.port);
+    ok.socket.write(hostHead(`GET ${path('/v1/models/gpt-4o.1')} HTTP/1.1`, { host: 'localhost', ...AUTH, connection: 'close' }));
+    expect((await ok.response()).status).toBe(404);
+  });
+
   it('answers a malformed Host with a 400 in the protocol shape, never a bare 500', async () => {
     for (const [p, shape] of [
       ['/v1/models', 'openai'],

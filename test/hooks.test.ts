@@ -161,3 +161,77 @@ describe('hook events', () => {
     expect(upstreamSaw).not.toContain(KEY_GPT);
   });
 });
+
+describe('hooks fire once, centrally, for every request', () => {
+  function get(path: string, key: string | undefined = KEY_ALL): Promise<Response> {
+    return gateway.handle(new Request(`http://gw.test${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }));
+  }
+
+  function expectOnePair(res: Response): { req: RequestEvent; ev: ResponseEvent } {
+    expect(requests).toHaveLength(1);
+    expect(responses).toHaveLength(1);
+    const traceId = res.headers.get('x-trace-id');
+    expect(requests[0]?.traceId).toBe(traceId);
+    expect(responses[0]?.traceId).toBe(traceId);
+    return { req: requests[0] as RequestEvent, ev: responses[0] as ResponseEvent };
+  }
+
+  it('a successful GET /v1/models fires onRequest and onResponse with its route name', async () => {
+    const res = await get('/v1/models');
+    expect(res.status).toBe(200);
+    await res.text();
+    const { req, ev } = expectOnePair(res);
+    expect(req).toMatchObject({ method: 'GET', path: '/v1/models', endpoint: 'GET /v1/models', route: '/v1/models', keyId: 'team-all' });
+    expect(ev).toMatchObject({ endpoint: 'GET /v1/models', route: '/v1/models', status: 200, keyId: 'team-all' });
+    expect(ev.error).toBeUndefined();
+  });
+
+  it('route names are templates, not the request path or a regular expression', async () => {
+    const res = await get('/v1/models/gpt-4o');
+    expect(res.status).toBe(200);
+    await res.text();
+    const { ev } = expectOnePair(res);
+    expect(ev).toMatchObject({ path: '/v1/models/gpt-4o', endpoint: 'GET /v1/models/{id}', route: '/v1/models/{id}', status: 200 });
+    requests.length = 0;
+    responses.length = 0;
+    const gem = await get('/v1beta/models/gpt-4o');
+    await gem.text();
+    expect(expectOnePair(gem).ev).toMatchObject({ endpoint: 'GET /v1beta/models/{model}', route: '/v1beta/models/{model}' });
+  });
+
+  it('an error carries a plain message (not the JSON body) and the code', async () => {
+    const res = await get('/v1/models', 'mg-wrong-key-but-long-2');
+    expect(res.status).toBe(401);
+    const { ev } = expectOnePair(res);
+    expect(ev).toMatchObject({ status: 401, endpoint: 'GET /v1/models', error: { code: 'authentication', message: 'Invalid API key.' } });
+  });
+
+  it('an unknown route fires the pair too, named unknown', async () => {
+    const res = await get('/v1/nothing-here');
+    expect(res.status).toBe(404);
+    const { req, ev } = expectOnePair(res);
+    expect(req.endpoint).toBe('unknown');
+    expect(req.route).toBeUndefined();
+    expect(ev).toMatchObject({ status: 404, error: { code: 'not_found' } });
+    expect(ev.error?.message).toBe('No route for GET /v1/nothing-here.');
+  });
+
+  it('a stream: onRequest before the upstream call, onResponse only once the body is read', async () => {
+    const res = await chat({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a b c' }] });
+    expect(requests).toHaveLength(1);
+    expect(responses).toHaveLength(0);
+    await res.text();
+    const { ev } = expectOnePair(res);
+    expect(ev).toMatchObject({ endpoint: 'POST /v1/chat/completions', route: '/v1/chat/completions', streamCompleted: true, status: 200 });
+  });
+
+  it('a stream the client cancels fires onResponse once, incomplete', async () => {
+    const res = await chat({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a b c' }] });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.cancel();
+    const { ev } = expectOnePair(res);
+    expect(ev.streamCompleted).toBe(false);
+    expect(ev.status).toBe(200);
+  });
+});

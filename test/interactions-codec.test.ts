@@ -13,7 +13,7 @@ import { replayInteractionEvents } from '../src/protocols/gemini-interactions/cl
 import { createInteractionsStreamEncoder } from '../src/protocols/gemini-interactions/client/stream-encoder.js';
 import { interactionsPassthrough } from '../src/protocols/gemini-interactions/passthrough.js';
 import { createStepAccumulator } from '../src/protocols/gemini-interactions/upstream/step-accumulator.js';
-import { decodeReasoningToken, encodeReasoningToken } from '../src/protocols/openai-responses/client/reasoning-token.js';
+import { decodeReasoningToken, encodeReasoningToken } from '../src/protocols/shared/reasoning-token.js';
 
 type Json = Record<string, unknown>;
 
@@ -65,10 +65,10 @@ describe('decodeInteractionRequest', () => {
     const tools = ['a', 'b', 'c'].map((name) => ({ type: 'function', name }));
     const one = decode({ input: 'x', tools, generation_config: { tool_choice: { allowed_tools: { mode: 'any', tools: ['b'] } } } }).ir;
     expect(one.toolChoice).toEqual({ type: 'tool', name: 'b' });
-    expect(one.tools?.map((t) => t.name)).toEqual(['b']);
+    expect(one.tools?.map((t) => ('name' in t ? t.name : t.type))).toEqual(['b']);
     const two = decode({ input: 'x', tools, generation_config: { tool_choice: { allowed_tools: { mode: 'auto', tools: ['a', 'c'] } } } }).ir;
     expect(two.toolChoice).toEqual({ type: 'auto' });
-    expect(two.tools?.map((t) => t.name)).toEqual(['a', 'c']);
+    expect(two.tools?.map((t) => ('name' in t ? t.name : t.type))).toEqual(['a', 'c']);
     expect(decode({ input: 'x', tools, generation_config: { tool_choice: 'none' } }).ir.toolChoice).toEqual({ type: 'none' });
     const unknown = refusal(() => decode({ input: 'x', tools, generation_config: { tool_choice: { allowed_tools: { tools: ['zzz'] } } } }));
     expect(unknown.param).toBe('generation_config.tool_choice.allowed_tools.tools[0]');

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GatewayError } from '../src/errors.js';
-import { decodeOpenAIChatRequest, validateChatRequest } from '../src/protocols/openai-chat/decode-request.js';
-import { parseBodyOnce } from '../src/protocols/zod-error.js';
+import { decodeOpenAIChatRequest, validateChatRequest } from '../src/protocols/openai-chat/client/decode-request.js';
+import { parseBodyOnce } from '../src/protocols/shared/zod-error.js';
 
 describe('parseBodyOnce', () => {
   it('parses a body object once and returns the same result after', () => {

@@ -8,7 +8,7 @@ import { MemoryConversationStore, type ConversationRecord } from '../src/index.j
 import type { IRMessage, IRStreamEvent } from '../src/ir/types.js';
 import { decodeInputItems, keepOwnSignatures } from '../src/protocols/openai-responses/client/convert-input-items.js';
 import { decodeTools, ToolNames } from '../src/protocols/openai-responses/client/decode-tools.js';
-import { decodeReasoningToken, encodeReasoningToken } from '../src/protocols/openai-responses/client/reasoning-token.js';
+import { decodeReasoningToken, encodeReasoningToken } from '../src/protocols/shared/reasoning-token.js';
 import { replayEvents } from '../src/protocols/openai-responses/client/replay-events.js';
 import type { TurnSink } from '../src/protocols/openai-responses/client/response-object.js';
 import { createResponsesStreamEncoder } from '../src/protocols/openai-responses/client/stream-encoder.js';

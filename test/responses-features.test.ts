@@ -194,7 +194,7 @@ describe('refusals, in OpenAI error shape', () => {
   it.each([
     [{ model: 'claude', input: 'x', temperature: 3 }, 'temperature'],
     [{ model: 'claude', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] }, 'tools[0]'],
-    [{ model: 'claude', input: 'x', tools: [{ type: 'web_search' }] }, 'tools[0]'],
+    [{ model: 'claude', input: 'x', tools: [{ type: 'tool_search' }] }, 'tools[0]'],
     [{ model: 'gemini', input: [{ type: 'computer_call_output', call_id: 'c', output: {} }] }, 'input[0].type'],
     [{ model: 'gemini', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1', detail: 'auto' }] }] }, 'input[0].content[0]'],
     [{ model: 'claude', input: [{ role: 'user', content: [{ type: 'input_text' }] }] }, 'input[0].content[0].text'],

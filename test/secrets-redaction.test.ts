@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../src/index.js';
-import { createContentScrubber, scrubContent, scrubError } from '../src/redact.js';
+import { createContentScrubber, redact, scrubContent, scrubError } from '../src/redact.js';
 import { GatewayError } from '../src/errors.js';
 import { startEchoUpstream, type EchoMode, type EchoUpstream } from './helpers/echo-upstream.js';
 
@@ -179,6 +179,13 @@ describe('the scrubber', () => {
   it('leaves content alone when secrets are short (a 4-letter key would cut words out of answers)', () => {
     expect(scrubContent('the test passed', ['test'])).toBe('the test passed');
     expect(scrubContent(`a ${SECRET} b`, [SECRET])).toBe('a [redacted] b');
+  });
+
+  it('an authorization header names its scheme: the credential after it is redacted, the scheme and a placeholder are kept', () => {
+    expect(redact('Send it as "Authorization: Bearer <key>", "x-api-key" or "x-goog-api-key".')).toBe('Send it as "Authorization: Bearer <key>", "x-api-key" or "x-goog-api-key".');
+    expect(redact('authorization: Bearer abcdefghijkl')).toBe('authorization: Bearer [redacted]');
+    expect(redact('Authorization: Basic dXNlcjpwYXNzd29yZA==')).toBe('Authorization: Basic [redacted]');
+    expect(redact('authorization=opaque-token-123')).toBe('authorization=[redacted]');
   });
 
   it('one error scrubber: redacts known and key-shaped secrets, keeps code, status, param and detail', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeOpenAIChatRequest } from '../src/protocols/openai-chat/decode-request.js';
-import { encodeOpenAIChatRequest, isReasoningModel } from '../src/protocols/openai-chat/encode-request.js';
+import { decodeOpenAIChatRequest } from '../src/protocols/openai-chat/client/decode-request.js';
+import { encodeOpenAIChatRequest, isReasoningModel } from '../src/protocols/openai-chat/upstream/encode-request.js';
 
 describe('OpenAI upstream encoding of reasoning settings', () => {
   it('recognises reasoning model families by name', () => {
@@ -24,7 +24,7 @@ describe('OpenAI upstream encoding of reasoning settings', () => {
 
 describe('Gemini upstream thinking budget', () => {
   it('clamps a budget above what the model accepts (Claude Code asks for 31999)', async () => {
-    const { encodeGeminiRequest } = await import('../src/protocols/gemini/encode-request.js');
+    const { encodeGeminiRequest } = await import('../src/protocols/gemini/upstream/encode-request.js');
     const ir = { model: 'x', stream: false, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }], reasoning: { budgetTokens: 31_999 } };
     const flash = encodeGeminiRequest(ir, 'gemini-2.5-flash').body as { generationConfig: { thinkingConfig: { thinkingBudget: number } } };
     expect(flash.generationConfig.thinkingConfig.thinkingBudget).toBe(24_576);

@@ -1,6 +1,6 @@
 import { parseJsonObject } from '../http/body.js';
 import { openAIChatProtocol } from '../protocols/openai-chat/index.js';
-import { validateChatRequest } from '../protocols/openai-chat/decode-request.js';
+import { validateChatRequest } from '../protocols/openai-chat/client/decode-request.js';
 import type { RequestContext } from '../runtime.js';
 import { authenticate, requireCapability, resolveModel } from './common.js';
 import { runChat } from './chat-pipeline.js';

@@ -1,7 +1,6 @@
 import { GatewayError, toGatewayError } from '../errors.js';
 import { readSSEBatches, SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
-import { fireHook } from '../observability/hooks.js';
 import { scrubbedStream } from '../redact.js';
 import { codecFor } from '../protocols/registry.js';
 import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
@@ -70,22 +69,15 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Repl
 async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   const provider = call.model.provider;
   if (call.passthroughRoute) {
-    requestEvent(ctx);
     return passthrough(ctx, call, call.passthroughRoute);
   }
   if (provider.chatProtocol === call.client.client.protocol) {
     const codec = codecFor(provider.chatProtocol);
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
-    requestEvent(ctx);
     return passthrough(ctx, call, { codec: codec.passthrough, target, errorMessage: codec.upstream.errorMessage });
   }
   const ir = call.ir ?? call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
   return translate(ctx, call, ir);
-}
-
-/** onRequest, once the request is ready to go upstream (translated ones with their warnings). */
-function requestEvent(ctx: RequestContext): void {
-  if (ctx.rt.hooks.onRequest) fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
 }
 
 function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
@@ -98,14 +90,10 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
   };
 }
 
-/** The end of a call: cost, limits settled and released, then the onResponse hook. */
-async function finishEvent(ctx: RequestContext, call: ChatCall, status: number, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): Promise<void> {
+/** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
+async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): Promise<void> {
   const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage);
-  if (!ctx.rt.hooks.onResponse) return;
-  fireHook(ctx.rt.hooks.onResponse, {
-    ...ctx.event,
-    status,
-    latencyMs: ctx.rt.now() - ctx.startedAt,
+  ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
     ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
@@ -121,7 +109,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
-    await finishEvent(ctx, call, 200, usage);
+    await finishEvent(ctx, call, usage);
     return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
@@ -152,7 +140,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
       if (failure) yield relay.error(scrubError(ctx, failure));
     } finally {
       upstream.done();
-      await finishEvent(ctx, call, 200, relay.usage(), failure, completed);
+      await finishEvent(ctx, call, relay.usage(), failure, completed);
     }
   })();
   return streamOf(ctx, call, gen, () => {
@@ -173,7 +161,6 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   const warningHeader = warningsHeaderValue(warnings);
   const headers: Record<string, string> = warningHeader ? { [WARNINGS_HEADER]: warningHeader } : {};
   if (warnings.length) ctx.event.warnings = warnings;
-  requestEvent(ctx);
   const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
   const upstream = await callUpstream(ctx, provider, { ...target, body: JSON.stringify(body) }, upstreamCodec.errorMessage);
   const m = meta(ctx, call);
@@ -181,7 +168,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
-    await finishEvent(ctx, call, 200, res.usage);
+    await finishEvent(ctx, call, res.usage);
     return upstreamJsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder();
@@ -222,7 +209,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       if (failure) yield encoder.error(scrubError(ctx, failure));
     } finally {
       upstream.done();
-      await finishEvent(ctx, call, 200, usage, failure, completed);
+      await finishEvent(ctx, call, usage, failure, completed);
     }
   })();
   return streamOf(

@@ -7,12 +7,12 @@
  */
 import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
-import { validateGeminiRequest } from '../protocols/gemini/decode-request.js';
+import { validateGeminiRequest } from '../protocols/gemini/client/decode-request.js';
 import { geminiErrorMessage } from '../protocols/gemini/errors.js';
-import { estimateGeminiTokens } from '../protocols/gemini/estimate-tokens.js';
+import { estimateGeminiTokens } from '../protocols/gemini/client/estimate-tokens.js';
 import { countTokensRequestSchema, systemInstructionSchema, toolSchema } from '../protocols/gemini/gemini-api.js';
 import { geminiProtocol } from '../protocols/gemini/index.js';
-import { parseOrThrow } from '../protocols/zod-error.js';
+import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';

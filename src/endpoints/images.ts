@@ -7,15 +7,14 @@ import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
 import { SSE_HEADERS } from '../http/sse.js';
 import type { IRUsage } from '../ir/types.js';
-import { fireHook } from '../observability/hooks.js';
 import { geminiErrorMessage } from '../protocols/gemini/errors.js';
-import { fromGeminiImageResponses, geminiImageResponseSchema, type GeminiImageResponse } from '../protocols/images/convert-from-gemini-image-response.js';
-import { checkGeminiImageOptions, toGeminiImageRequest } from '../protocols/images/convert-to-gemini-image-request.js';
-import { openAIEditBody, openAIGenerationBody } from '../protocols/images/encode-openai-image-request.js';
+import { fromGeminiImageResponses, geminiImageResponseSchema, type GeminiImageResponse } from '../protocols/images/upstream/convert-from-gemini-image-response.js';
+import { checkGeminiImageOptions, toGeminiImageRequest } from '../protocols/images/upstream/convert-to-gemini-image-request.js';
+import { openAIEditBody, openAIGenerationBody } from '../protocols/images/upstream/encode-openai-image-request.js';
 import { imageGenerationSchema, type ImageEditRequest, type ImageGenerationRequest } from '../protocols/images/images-api.js';
-import { parseEditJson, parseEditMultipart } from '../protocols/images/parse-edit-request.js';
+import { parseEditJson, parseEditMultipart } from '../protocols/images/client/parse-edit-request.js';
 import { openAIErrorMessage } from '../protocols/openai-chat/errors.js';
-import { parseOrThrow } from '../protocols/zod-error.js';
+import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import { scrubbedStream } from '../redact.js';
 import { isOpenAIStyle, openAIStyleTarget } from '../providers/media-endpoints.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
@@ -73,7 +72,6 @@ async function routeImages(ctx: RequestContext, model: ResolvedModel, call: Imag
   const stream = (call.kind === 'generate' ? call.req.stream : call.req.options.stream) === true;
   ctx.event.stream = stream;
   if (isOpenAIStyle(provider)) {
-    fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
     return openAIImages(ctx, model, call, stream);
   }
   if (provider.type === 'gemini') {
@@ -92,13 +90,10 @@ function usageOf(json: Record<string, unknown>): IRUsage | undefined {
   return { inputTokens: num(u.input_tokens), outputTokens: num(u.output_tokens), totalTokens: num(u.total_tokens) };
 }
 
-/** The end of a call: cost, limits settled and released, then the onResponse hook. */
+/** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
 async function finished(ctx: RequestContext, model: ResolvedModel, usage: IRUsage | undefined, streamCompleted?: boolean): Promise<void> {
   const costUsd = await finishRequest(requestLimits(ctx), model.pricing, usage);
-  fireHook(ctx.rt.hooks.onResponse, {
-    ...ctx.event,
-    status: 200,
-    latencyMs: ctx.rt.now() - ctx.startedAt,
+  ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
@@ -172,7 +167,6 @@ async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: Ima
     request = await toGeminiImageRequest(model.id, call.req.options.prompt, call.req.options, call.req.images, call.req.mask);
     n = call.req.options.n ?? 1;
   }
-  fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
   const text = JSON.stringify(request);
   const one = async (): Promise<GeminiImageResponse> => {
     const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });

@@ -12,7 +12,7 @@ import { GatewayError } from '../errors.js';
 import { isoTime } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { replayInteractionEvents } from '../protocols/gemini-interactions/client/replay-events.js';
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
-import type { Json } from '../protocols/gemini-interactions/interactions-api.js';
+import type { Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { UPSTREAM_REDIRECT } from '../providers/upstream-redirect.js';
 import { scrubbedStream } from '../redact.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';

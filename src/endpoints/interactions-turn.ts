@@ -17,7 +17,7 @@ import { echoFields, type InteractionsEncodeOptions, type InteractionsSink } fro
 import { stepsFromIR } from '../protocols/gemini-interactions/client/ir-steps.js';
 import { interactionsErrorMessage } from '../protocols/gemini-interactions/errors.js';
 import { geminiInteractionsClient } from '../protocols/gemini-interactions/index.js';
-import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/interactions-api.js';
+import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { interactionsPassthrough, type InteractionsPassthroughPlan } from '../protocols/gemini-interactions/passthrough.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';

@@ -13,7 +13,7 @@ import { parseJsonObject } from '../http/body.js';
 import { validateInteractionRequest } from '../protocols/gemini-interactions/client/decode-request.js';
 import { buildInteraction, isoTime } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { interactionsError } from '../protocols/gemini-interactions/errors.js';
-import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/interactions-api.js';
+import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { codecFor } from '../protocols/registry.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';

@@ -2,9 +2,9 @@
 import { GatewayError } from '../errors.js';
 import { replaceTopLevelString } from '../http/json-splice.js';
 import { parseJsonObject } from '../http/body.js';
-import { validateCountTokensRequest, validateMessagesRequest } from '../protocols/anthropic-messages/decode-request.js';
+import { validateCountTokensRequest, validateMessagesRequest } from '../protocols/anthropic-messages/client/decode-request.js';
 import { anthropicErrorMessage } from '../protocols/anthropic-messages/errors.js';
-import { estimateInputTokens } from '../protocols/anthropic-messages/estimate-tokens.js';
+import { estimateInputTokens } from '../protocols/anthropic-messages/client/estimate-tokens.js';
 import { anthropicMessagesProtocol } from '../protocols/anthropic-messages/index.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';

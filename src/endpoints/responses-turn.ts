@@ -18,7 +18,7 @@ import { inputItemsForListing, replayableItems } from '../protocols/openai-respo
 import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
 import { openAIResponsesClient } from '../protocols/openai-responses/index.js';
 import { responsesPassthrough, type ResponsesPassthroughPlan } from '../protocols/openai-responses/passthrough.js';
-import type { ResponsesRequest } from '../protocols/openai-responses/responses-api.js';
+import type { ResponsesRequest } from '../protocols/openai-responses/openai-responses-api.js';
 import type { Provider } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';

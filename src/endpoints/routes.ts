@@ -1,5 +1,5 @@
 import type { BodyKind } from '../http/request-guards.js';
-import type { ErrorShape } from '../protocols/error-shapes.js';
+import type { ErrorShape } from '../protocols/shared/error-shapes.js';
 import type { RequestContext } from '../runtime.js';
 import { chatCompletions } from './chat-completions.js';
 import { geminiModelAction } from './gemini.js';
@@ -16,6 +16,8 @@ import type { Reply } from '../http/reply.js';
 
 export interface Route {
   method: string;
+  /** The path template (`/v1/responses/{id}`): the hook events' `route` and the spans' `http.route`. */
+  route: string;
   /** Matched against the path; named groups become params. */
   pattern: RegExp;
   errorShape: ErrorShape | ((ctx: RequestContext) => ErrorShape);
@@ -25,41 +27,44 @@ export interface Route {
 }
 
 export const ROUTES: Route[] = [
-  { method: 'POST', pattern: /^\/v1\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
-  { method: 'POST', pattern: /^\/v1\/responses$/, errorShape: 'openai', handler: createResponse },
-  { method: 'POST', pattern: /^\/v1\/responses\/input_tokens$/, errorShape: 'openai', handler: countResponseInputTokens },
-  { method: 'GET', pattern: /^\/v1\/responses\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getResponse },
-  { method: 'DELETE', pattern: /^\/v1\/responses\/(?<id>[^/]+)$/, errorShape: 'openai', handler: deleteResponse },
-  { method: 'POST', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/cancel$/, errorShape: 'openai', handler: cancelResponse },
-  { method: 'GET', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/input_items$/, errorShape: 'openai', handler: listInputItems },
-  { method: 'POST', pattern: /^\/v1\/images\/generations$/, errorShape: 'openai', handler: imageGenerations },
-  { method: 'POST', pattern: /^\/v1\/images\/edits$/, errorShape: 'openai', handler: imageEdits, bodyKinds: ['json', 'multipart'] },
-  { method: 'POST', pattern: /^\/v1\/video\/generations$/, errorShape: 'openai', handler: submitVideoGeneration },
-  { method: 'GET', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getVideoGeneration },
-  { method: 'DELETE', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: cancelVideoGeneration },
-  { method: 'GET', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)\/content$/, errorShape: 'openai', handler: getVideoContent },
-  { method: 'POST', pattern: /^\/v1\/messages$/, errorShape: 'anthropic', handler: messages },
-  { method: 'POST', pattern: /^\/v1\/messages\/count_tokens$/, errorShape: 'anthropic', handler: countTokens },
+  { method: 'POST', route: '/v1/chat/completions', pattern: /^\/v1\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
+  { method: 'POST', route: '/v1/responses', pattern: /^\/v1\/responses$/, errorShape: 'openai', handler: createResponse },
+  { method: 'POST', route: '/v1/responses/input_tokens', pattern: /^\/v1\/responses\/input_tokens$/, errorShape: 'openai', handler: countResponseInputTokens },
+  { method: 'GET', route: '/v1/responses/{id}', pattern: /^\/v1\/responses\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getResponse },
+  { method: 'DELETE', route: '/v1/responses/{id}', pattern: /^\/v1\/responses\/(?<id>[^/]+)$/, errorShape: 'openai', handler: deleteResponse },
+  { method: 'POST', route: '/v1/responses/{id}/cancel', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/cancel$/, errorShape: 'openai', handler: cancelResponse },
+  { method: 'GET', route: '/v1/responses/{id}/input_items', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/input_items$/, errorShape: 'openai', handler: listInputItems },
+  { method: 'POST', route: '/v1/images/generations', pattern: /^\/v1\/images\/generations$/, errorShape: 'openai', handler: imageGenerations },
+  { method: 'POST', route: '/v1/images/edits', pattern: /^\/v1\/images\/edits$/, errorShape: 'openai', handler: imageEdits, bodyKinds: ['json', 'multipart'] },
+  { method: 'POST', route: '/v1/video/generations', pattern: /^\/v1\/video\/generations$/, errorShape: 'openai', handler: submitVideoGeneration },
+  { method: 'GET', route: '/v1/video/generations/{id}', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getVideoGeneration },
+  { method: 'DELETE', route: '/v1/video/generations/{id}', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: cancelVideoGeneration },
+  { method: 'GET', route: '/v1/video/generations/{id}/content', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)\/content$/, errorShape: 'openai', handler: getVideoContent },
+  { method: 'POST', route: '/v1/messages', pattern: /^\/v1\/messages$/, errorShape: 'anthropic', handler: messages },
+  { method: 'POST', route: '/v1/messages/count_tokens', pattern: /^\/v1\/messages\/count_tokens$/, errorShape: 'anthropic', handler: countTokens },
   {
     method: 'POST',
+    route: '/{version}/models/{model}:{action}',
     pattern: /^\/(?:v1beta|v1)\/models\/(?<model>.+):(?<action>generateContent|streamGenerateContent|countTokens)$/,
     errorShape: 'gemini',
     handler: geminiModelAction,
   },
-  { method: 'POST', pattern: /^\/v1beta\/interactions$/, errorShape: 'gemini', handler: createInteraction },
-  { method: 'GET', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: getInteraction },
-  { method: 'DELETE', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: deleteInteraction },
-  { method: 'POST', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)\/cancel$/, errorShape: 'gemini', handler: cancelInteraction },
-  { method: 'GET', pattern: /^\/v1beta\/models$/, errorShape: 'gemini', handler: listGeminiModels },
-  { method: 'GET', pattern: /^\/v1beta\/models\/(?<model>.+)$/, errorShape: 'gemini', handler: getGeminiModel },
+  { method: 'POST', route: '/v1beta/interactions', pattern: /^\/v1beta\/interactions$/, errorShape: 'gemini', handler: createInteraction },
+  { method: 'GET', route: '/v1beta/interactions/{id}', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: getInteraction },
+  { method: 'DELETE', route: '/v1beta/interactions/{id}', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: deleteInteraction },
+  { method: 'POST', route: '/v1beta/interactions/{id}/cancel', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)\/cancel$/, errorShape: 'gemini', handler: cancelInteraction },
+  { method: 'GET', route: '/v1beta/models', pattern: /^\/v1beta\/models$/, errorShape: 'gemini', handler: listGeminiModels },
+  { method: 'GET', route: '/v1beta/models/{model}', pattern: /^\/v1beta\/models\/(?<model>.+)$/, errorShape: 'gemini', handler: getGeminiModel },
   {
     method: 'GET',
+    route: '/v1/models',
     pattern: /^\/v1\/models$/,
     errorShape: (ctx) => (ctx.request.headers.has('anthropic-version') ? 'anthropic' : 'openai'),
     handler: listModels,
   },
   {
     method: 'GET',
+    route: '/v1/models/{id}',
     pattern: /^\/v1\/models\/(?<id>.+)$/,
     errorShape: (ctx) => (ctx.request.headers.has('anthropic-version') ? 'anthropic' : 'openai'),
     handler: getModel,

@@ -60,6 +60,7 @@ export async function callUpstream(
     ctx.signal.removeEventListener('abort', onClientAbort);
   };
 
+  ctx.obs.requestReady();
   let response: Response;
   try {
     response = await provider.fetch(req.url, {

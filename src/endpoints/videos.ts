@@ -7,8 +7,7 @@
 import { callbackUrlProblem } from '../tasks/callback.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
-import { fireHook } from '../observability/hooks.js';
-import { parseVideoRequest, toVideoJob } from '../protocols/videos/video-request.js';
+import { parseVideoRequest, toVideoJob } from '../protocols/videos/client/decode-request.js';
 import { limitsForModel, requireVideoAdapter, videoAdapterFor } from '../providers/video/index.js';
 import type { RequestContext } from '../runtime.js';
 import { endTask, applyUpstreamState } from '../tasks/video-state.js';
@@ -68,7 +67,6 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Reply>
   const callbackProblem = req.callback_url === undefined ? undefined : callbackUrlProblem(req.callback_url, service.settings.allowPrivateCallbackHosts);
   if (callbackProblem) throw new GatewayError('invalid_request', callbackProblem, { param: 'callback_url' });
   await admitModelCall(ctx, principal, model, () => undefined);
-  fireHook(ctx.rt.hooks.onRequest, { ...ctx.event });
   try {
     return await submitAdmitted(ctx, { principal, model, adapter, limits, job, callbackUrl: req.callback_url, service });
   } finally {
@@ -132,7 +130,6 @@ async function submitAdmitted(ctx: RequestContext, { principal, model, adapter, 
     throw safe;
   }
   await saveWithRetry(service, task, (d) => applyUpstreamState({ ...d, upstreamId: upstream.upstreamId, status: d.status === 'accepted' ? 'queued' : d.status }, upstream.state, ctx.rt.now(), service.settings));
-  fireHook(ctx.rt.hooks.onResponse, { ...ctx.event, status: 202, latencyMs: ctx.rt.now() - ctx.startedAt });
   return jsonResponse(ctx, 
     { request_id: requestId, task_id: id, status: 'accepted', message: 'The video generation task was accepted. Poll GET /v1/video/generations/{task_id} for its status.' },
     202,
@@ -149,7 +146,6 @@ async function replay(ctx: RequestContext, service: VideoTaskService, taskId: st
       detail: 'idempotency_key_reused',
     });
   }
-  fireHook(ctx.rt.hooks.onResponse, { ...ctx.event, status: 202, latencyMs: ctx.rt.now() - ctx.startedAt });
   return jsonResponse(ctx, 
     { request_id: task.data.requestId, task_id: task.record.id, status: task.data.status, message: 'A task with this Request-Id already exists; no new generation was started.' },
     202,

@@ -12,7 +12,34 @@ export type ProviderOptions = Partial<Record<ProtocolName, Record<string, unknow
 export interface IRTextPart {
   type: 'text';
   text: string;
+  /** Sources the text cites (web search results). */
+  citations?: IRCitation[];
   /** e.g. Anthropic cache_control, OpenAI annotations. */
+  providerOptions?: ProviderOptions;
+}
+
+/**
+ * A web page a text cites. `startIndex`/`endIndex` are character offsets into the part's text
+ * (the cited span); without them the whole part cites the page.
+ */
+export interface IRCitation {
+  type: 'url';
+  url: string;
+  title?: string;
+  startIndex?: number;
+  endIndex?: number;
+}
+
+/** A web search the vendor ran while answering (OpenAI `web_search_call`). */
+export interface IRWebSearchPart {
+  type: 'web-search';
+  id: string;
+  status: 'completed' | 'failed';
+  /** The query the model searched for, when the vendor says. */
+  query?: string;
+  /** The pages found. */
+  sources?: Array<{ url: string; title?: string }>;
+  /** The vendor's own blocks, so the same vendor gets them back verbatim on the next turn. */
   providerOptions?: ProviderOptions;
 }
 
@@ -64,7 +91,7 @@ export interface IRReasoningPart {
   providerOptions?: ProviderOptions;
 }
 
-export type IRContentPart = IRTextPart | IRImagePart | IRFilePart | IRToolCallPart | IRToolResultPart | IRReasoningPart;
+export type IRContentPart = IRTextPart | IRImagePart | IRFilePart | IRToolCallPart | IRToolResultPart | IRReasoningPart | IRWebSearchPart;
 
 export interface IRMessage {
   role: 'user' | 'assistant' | 'tool';
@@ -91,7 +118,22 @@ export interface IRProviderTool {
   raw: Record<string, unknown>;
 }
 
-export type IRTool = IRFunctionTool | IRProviderTool;
+/**
+ * A web search the vendor runs itself: OpenAI's `web_search`, Anthropic's web search server tool,
+ * Gemini's `googleSearch`. Its calls and sources come back as `web-search` parts, its citations on
+ * text parts.
+ */
+export interface IRWebSearchTool {
+  type: 'web-search';
+  /** Search only these domains (OpenAI `filters.allowed_domains`, Anthropic `allowed_domains`). */
+  allowedDomains?: string[];
+  /** Where the user is, to localize results. */
+  userLocation?: { city?: string; region?: string; country?: string; timezone?: string };
+  /** The client's declaration as sent (an OpenAI upstream gets it unchanged). */
+  raw?: Record<string, unknown>;
+}
+
+export type IRTool = IRFunctionTool | IRProviderTool | IRWebSearchTool;
 
 export type IRToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
@@ -174,6 +216,11 @@ export type IRStreamEvent =
   | { type: 'tool-call-start'; id: string; index: number; name: string }
   | { type: 'tool-call-delta'; id: string; index: number; delta: string }
   | { type: 'tool-call-end'; id: string; index: number }
+  /** A web search the vendor ran (announced when it starts; `web-search-end` carries the query and sources). */
+  | { type: 'web-search-start'; id: string }
+  | { type: 'web-search-end'; part: IRWebSearchPart }
+  /** A citation of the text block `id` (text-start/-delta/-end), arriving after the text it cites. */
+  | { type: 'text-citation'; id: string; citation: IRCitation }
   | { type: 'usage'; usage: IRUsage }
   | { type: 'finish'; finishReason: IRFinishReason; usage: IRUsage }
   | { type: 'error'; error: GatewayError };

@@ -10,15 +10,19 @@ export interface SettingWarning {
 }
 
 /**
- * Emitted when a request has been authenticated and routed, right before it goes upstream (after
- * translation, when the upstream speaks another protocol). Never carries secrets.
+ * Emitted once for every request: right before its first upstream attempt (after authentication,
+ * routing and translation, so warnings are known), or, for a request that never goes upstream (a
+ * model list, a stored response, an error), right before its onResponse. Never carries secrets.
  */
 export interface RequestEvent {
   traceId: string;
   requestId?: string;
   method: string;
   path: string;
+  /** Method and route template, e.g. `POST /v1/chat/completions`, `GET /v1/responses/{id}`; `unknown` when no route matched. */
   endpoint: string;
+  /** The route template (`/v1/responses/{id}`), absent when no route matched. */
+  route?: string;
   keyId?: string;
   model?: string;
   provider?: string;
@@ -30,12 +34,15 @@ export interface RequestEvent {
   providerCredential?: 'caller';
 }
 
-/** Emitted once per request when the response is complete (for streams: when the stream ends). */
+/**
+ * Emitted once for every request when the response is complete (for a streamed body: when it
+ * ended, failed or the client left), whichever route served it and however it ended.
+ */
 export interface ResponseEvent extends RequestEvent {
   status: number;
   latencyMs: number;
   usage?: IRUsage;
-  /** Error code and message (already redacted) when the request failed. */
+  /** Error code and plain message (already redacted) when the request failed, also mid-stream. */
   error?: { code: string; message: string };
   /** True when the response was streamed and the stream ended normally. */
   streamCompleted?: boolean;

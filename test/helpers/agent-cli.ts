@@ -159,3 +159,62 @@ export function describeRun(run: CliRun): string {
   const cut = (s: string) => (s.length > 4000 ? `${s.slice(0, 2000)}\n...\n${s.slice(-2000)}` : s);
   return `exit=${String(run.code)} signal=${String(run.signal)} timedOut=${run.timedOut}\n--- stdout ---\n${cut(run.stdout)}\n--- stderr ---\n${cut(run.stderr)}`;
 }
+
+/** Codex CLI is a node launcher around a native binary; run it with this node. */
+export const CODEX_BIN = join(ROOT, 'node_modules/@openai/codex/bin/codex.js');
+
+export interface CodexRunOptions {
+  /** The gateway's OpenAI base URL, e.g. http://127.0.0.1:PORT/v1. */
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  prompt: string;
+  timeoutMs: number;
+  /** Extra `codex exec` arguments (placed before the prompt). */
+  extraArgs?: string[];
+}
+
+/**
+ * `codex exec <prompt> -m <model>` with a custom model provider speaking the Responses wire API
+ * ($CODEX_HOME/config.toml), as users point Codex at a gateway. Only what keeps the run local is
+ * set (no update check, no analytics, no plugin sync); tools and everything else stay at Codex's
+ * defaults. The key reaches Codex through the provider's `env_key`.
+ */
+export async function runCodex(o: CodexRunOptions): Promise<CliRun> {
+  const s = await makeScratch();
+  try {
+    const codexHome = join(s.home, '.codex');
+    await mkdir(codexHome, { recursive: true });
+    const config = [
+      'model_provider = "modelgate"',
+      `model = ${JSON.stringify(o.model)}`,
+      'check_for_update_on_startup = false',
+      '',
+      '[analytics]',
+      'enabled = false',
+      '',
+      '[features]',
+      'plugins = false',
+      '',
+      '[model_providers.modelgate]',
+      'name = "modelgate"',
+      `base_url = ${JSON.stringify(o.baseURL)}`,
+      'env_key = "MODELGATE_API_KEY"',
+      'wire_api = "responses"',
+      // A failing call should fail the run at once, not after backed-off retries.
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+    ].join('\n');
+    await writeFile(join(codexHome, 'config.toml'), config);
+    return await runCli({
+      command: process.execPath,
+      args: [CODEX_BIN, 'exec', '--skip-git-repo-check', ...(o.extraArgs ?? []), o.prompt],
+      cwd: s.workspace,
+      timeoutMs: o.timeoutMs,
+      env: { ...baseEnv(s), CODEX_HOME: codexHome, MODELGATE_API_KEY: o.apiKey, RUST_LOG: 'warn' },
+    });
+  } finally {
+    await s.cleanup();
+  }
+}

@@ -113,8 +113,35 @@ export function planAnthropicReply(body: Json): AnthropicReply {
   return { content, stopReason, stopSequence, inputTokens, outputTokens: words(text).length };
 }
 
+/** A reply scripted by a test (`scriptNext`): these blocks after the computed thinking. */
+export interface ScriptedAnthropicReply {
+  content: Json[];
+}
+
+/** The computed reply with scripted blocks in place of its text or calls; usage counted the same way. */
+export function applyScript(computed: AnthropicReply, script: ScriptedAnthropicReply): AnthropicReply {
+  const thinking = computed.content.filter((b) => b.type === 'thinking');
+  const text = script.content.filter((b) => b.type === 'text').map((b) => String(b.text)).join(' ');
+  const calls = script.content.filter((b) => b.type === 'tool_use').length;
+  return {
+    ...computed,
+    content: [...thinking, ...script.content],
+    stopReason: calls > 0 ? 'tool_use' : 'end_turn',
+    stopSequence: null,
+    outputTokens: words(text).length + 5 * calls,
+  };
+}
+
 function usage(reply: AnthropicReply, outputTokens: number): Json {
-  return { input_tokens: reply.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens, service_tier: 'standard' };
+  const searches = reply.content.filter((b) => b.type === 'server_tool_use' && b.name === 'web_search').length;
+  return {
+    input_tokens: reply.inputTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: outputTokens,
+    ...(searches ? { server_tool_use: { web_search_requests: searches } } : {}),
+    service_tier: 'standard',
+  };
 }
 
 export function messageJson(reply: AnthropicReply, id: string, model: string): Json {
@@ -147,13 +174,18 @@ export function streamEvents(reply: AnthropicReply, id: string, model: string): 
     };
     if (block.type === 'text') {
       start({ type: 'text', text: '' });
+      // A cited block announces its citations before its text, one citations_delta each.
+      for (const c of Array.isArray(block.citations) ? (block.citations as Json[]) : []) delta({ type: 'citations_delta', citation: c });
       for (const w of wordChunks(String(block.text))) delta({ type: 'text_delta', text: w });
     } else if (block.type === 'thinking') {
       start({ type: 'thinking', thinking: '', signature: '' });
       for (const w of wordChunks(String(block.thinking))) delta({ type: 'thinking_delta', thinking: w });
       delta({ type: 'signature_delta', signature: String(block.signature) });
-    } else if (block.type === 'tool_use') {
-      start({ type: 'tool_use', id: block.id, name: block.name, input: {} });
+    } else if (block.type === 'web_search_tool_result') {
+      // Search results arrive whole in the block's start, with no deltas.
+      start(block);
+    } else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+      start({ type: block.type, id: block.id, name: block.name, input: {} });
       const json = JSON.stringify(block.input);
       const half = Math.ceil(json.length / 2);
       delta({ type: 'input_json_delta', partial_json: json.slice(0, half) });

@@ -208,6 +208,21 @@ function checkTools(tools: unknown, toolChoice: unknown, counter: Counter): void
             fail(`tools.${i}.custom.${k}: Extra inputs are not permitted`);
           }
         }
+      } else if (t.type === 'web_search_20250305') {
+        if (t.name !== 'web_search') fail(`tools.${i}.web_search_20250305.name: Input should be 'web_search'`);
+        for (const k of Object.keys(t)) {
+          if (!['type', 'name', 'allowed_domains', 'blocked_domains', 'max_uses', 'user_location', 'cache_control', 'allowed_callers', 'defer_loading', 'strict'].includes(k)) {
+            fail(`tools.${i}.web_search_20250305.${k}: Extra inputs are not permitted`);
+          }
+        }
+        if (t.allowed_domains != null && t.blocked_domains != null) fail('tools: Cannot specify both allowed_domains and blocked_domains.');
+        if (t.user_location != null) {
+          const loc = t.user_location;
+          if (!isObj(loc) || loc.type !== 'approximate') fail(`tools.${i}.web_search_20250305.user_location.type: Input should be 'approximate'`);
+          for (const k of Object.keys(loc)) {
+            if (!['type', 'city', 'region', 'country', 'timezone'].includes(k)) fail(`tools.${i}.web_search_20250305.user_location.${k}: Extra inputs are not permitted`);
+          }
+        }
       } else if (typeof t.type !== 'string' || !/_\d{8}$/.test(t.type)) {
         fail(`tools.${i}.type: Input tag '${String(t.type)}' found using 'type' does not match any of the expected tags`);
       }

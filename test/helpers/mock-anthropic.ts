@@ -5,11 +5,12 @@
  * anthropic-version, validates bodies the way the real API does and answers deterministically.
  */
 import type { ServerResponse } from 'node:http';
-import { messageJson, planAnthropicReply, streamEvents } from './mock-anthropic-reply.js';
+import { applyScript, messageJson, planAnthropicReply, streamEvents, type ScriptedAnthropicReply } from './mock-anthropic-reply.js';
 import { MockValidationError, validateAnthropicBody } from './mock-anthropic-validate.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
 export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
+export type { ScriptedAnthropicReply } from './mock-anthropic-reply.js';
 
 export interface MockAnthropic extends MockVendorServer {
   /** The next stream sends its first events, then an in-band `event: error` frame and ends. */
@@ -19,6 +20,8 @@ export interface MockAnthropic extends MockVendorServer {
    * delta (`content`), or with everything but `message_stop` (`stop`).
    */
   endStreamEarlyNext(at: 'content' | 'stop'): void;
+  /** The next message answers these blocks (after the computed thinking); first in first out. */
+  scriptNext(script: ScriptedAnthropicReply): void;
 }
 
 export const MOCK_ANTHROPIC_MODELS = [
@@ -44,6 +47,7 @@ export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promis
   const apiKey = opts.apiKey ?? 'upstream-secret-anthropic-0123456789';
   let midStreamError: { type: string; message: string } | undefined;
   let endEarly: 'content' | 'stop' | undefined;
+  const scripts: ScriptedAnthropicReply[] = [];
 
   const send = (res: ServerResponse, seq: number, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_mock_${seq}`, ...headers });
@@ -93,7 +97,9 @@ export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promis
       return ok({ input_tokens: 10 * (valid.messages as unknown[]).length });
     }
 
-    const reply = planAnthropicReply(valid);
+    const planned = planAnthropicReply(valid);
+    const script = scripts.shift();
+    const reply = script ? applyScript(planned, script) : planned;
     const id = `msg_mock_${seq}`;
     if (valid.stream !== true) return ok(messageJson(reply, id, model));
 
@@ -129,6 +135,9 @@ export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promis
     },
     endStreamEarlyNext(at: 'content' | 'stop') {
       endEarly = at;
+    },
+    scriptNext(script: ScriptedAnthropicReply) {
+      scripts.push(script);
     },
   });
 }

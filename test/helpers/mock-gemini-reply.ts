@@ -12,6 +12,30 @@ export interface GeminiReply {
   thoughtsTokens: number;
   /** The reply text (without thoughts), for stream splitting. */
   text: string | null;
+  /** Candidate-level grounding of a search answer (on the last chunk of a stream). */
+  groundingMetadata?: Json;
+}
+
+/** A reply scripted by a test (`scriptNext`): these parts after the computed thoughts. */
+export interface ScriptedGeminiReply {
+  parts: Json[];
+  groundingMetadata?: Json;
+}
+
+/** The computed reply with a scripted answer in place of its text or calls; usage counted the same way. */
+export function applyScript(computed: GeminiReply, script: ScriptedGeminiReply): GeminiReply {
+  const thoughts = computed.parts.filter((p) => p.thought === true);
+  const texts = script.parts.filter((p) => typeof p.text === 'string' && p.thought !== true).map((p) => p.text as string);
+  const calls = script.parts.filter((p) => p.functionCall !== undefined).length;
+  const words = texts.join(' ').split(/\s+/).filter(Boolean).length;
+  return {
+    ...computed,
+    parts: [...thoughts, ...script.parts],
+    finishReason: 'STOP',
+    candidatesTokens: words + 5 * calls,
+    text: calls === 0 && texts.length ? texts.join('') : null,
+    ...(script.groundingMetadata ? { groundingMetadata: script.groundingMetadata } : {}),
+  };
 }
 
 function typeOf(schema: unknown): string {
@@ -131,24 +155,27 @@ export function wordChunks(text: string): string[] {
   return text.match(/\s*\S+/g) ?? (text ? [text] : []);
 }
 
-/** The chunks of a streamed answer: text one word per chunk, each function call whole in its own chunk. */
+/**
+ * The chunks of a streamed answer: thoughts first, then each text one word per chunk and every
+ * other part (function calls, server-side tool calls) whole in its own chunk. The finish reason
+ * rides on the last text chunk, or (like the real API after calls) on a final empty text part.
+ */
 export function streamChunks(r: GeminiReply, base: (parts: Json[], finish: string | undefined, final: boolean) => Json): Json[] {
   const out: Json[] = [];
-  for (const p of r.parts) {
-    if (p.thought === true) out.push(base([p], undefined, false));
-  }
-  if (r.text !== null) {
-    const words = wordChunks(r.text);
-    if (words.length === 0) out.push(base([{ text: '' }], r.finishReason, true));
-    words.forEach((w, i) => {
-      const last = i === words.length - 1;
+  for (const p of r.parts) if (p.thought === true) out.push(base([p], undefined, false));
+  const rest = r.parts.filter((p) => p.thought !== true);
+  rest.forEach((p, i) => {
+    if (typeof p.text !== 'string') return void out.push(base([p], undefined, false));
+    const words = wordChunks(p.text);
+    const lastPart = i === rest.length - 1;
+    if (words.length === 0 && lastPart) return void out.push(base([{ text: '' }], r.finishReason, true));
+    words.forEach((w, k) => {
+      const last = lastPart && k === words.length - 1;
       out.push(base([{ text: w }], last ? r.finishReason : undefined, last));
     });
-    return out;
-  }
-  for (const p of r.parts) if (p.functionCall !== undefined) out.push(base([p], undefined, false));
-  // Like the real API: the finish reason arrives on a final chunk with an empty text part.
-  out.push(base([{ text: '' }], r.finishReason, true));
+  });
+  const tail = rest[rest.length - 1];
+  if (!tail || typeof tail.text !== 'string') out.push(base([{ text: '' }], r.finishReason, true));
   return out;
 }
 

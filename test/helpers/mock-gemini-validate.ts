@@ -136,6 +136,10 @@ function normalizeTools(tools: unknown): Json[] {
         return decl;
       });
     }
+    if (tool.googleSearch !== undefined) {
+      if (!isObj(tool.googleSearch)) throw new GoogleError(400, `Invalid JSON payload received. Invalid value at 'tools[${i}].google_search'.`);
+      tool.googleSearch = level(tool.googleSearch, ['timeRangeFilter', 'searchTypes'], `tools[${i}].google_search`);
+    }
     return tool;
   });
 }
@@ -232,7 +236,24 @@ export function normalizeRequest(body: unknown, model: string): Json {
     req.generationConfig = g;
   }
   if (/gemini-3/.test(model)) checkSignatures(req.contents as Json[]);
+  checkSearchWithFunctions(req, model);
   return req;
+}
+
+/**
+ * Google Search next to function declarations: Gemini 2.x refuses it; Gemini 3 takes it only when
+ * the response may carry the server-side tool calls (toolConfig.includeServerSideToolInvocations).
+ */
+function checkSearchWithFunctions(req: Json, model: string): void {
+  const tools = Array.isArray(req.tools) ? (req.tools as Json[]) : [];
+  const search = tools.some((t) => t.googleSearch !== undefined);
+  const functions = tools.some((t) => Array.isArray(t.functionDeclarations) && t.functionDeclarations.length > 0);
+  if (!search || !functions) return;
+  if (!/gemini-3/.test(model)) throw new GoogleError(400, 'Tool use with function calling is unsupported');
+  const tc = isObj(req.toolConfig) ? req.toolConfig : {};
+  if (tc.includeServerSideToolInvocations !== true) {
+    throw new GoogleError(400, 'Built-in tools (google_search) and function calling can be combined only with tool_config.include_server_side_tool_invocations set to true.');
+  }
 }
 
 /** Gemini 3 rejects a model turn whose first function call lacks its thought signature. */

@@ -10,11 +10,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import { createInteractionsMock, type InteractionsMock } from './mock-gemini-interactions.js';
-import { computeReply, countTokens, streamChunks, usageOf } from './mock-gemini-reply.js';
+import { applyScript, computeReply, countTokens, streamChunks, usageOf, type GeminiReply, type ScriptedGeminiReply } from './mock-gemini-reply.js';
 import { GoogleError, googleErrorBody, isObj, normalizeRequest, type Json } from './mock-gemini-validate.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
 export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
+export type { ScriptedGeminiReply } from './mock-gemini-reply.js';
 
 export interface MockGemini extends MockVendorServer {
   /** Next streamed answer sends its first chunk, then stays open until the client disconnects. */
@@ -25,6 +26,8 @@ export interface MockGemini extends MockVendorServer {
   interactions: InteractionsMock;
   /** The next stream sends its first chunk (no finishReason) and ends cleanly: a truncated body, no error. */
   endStreamEarlyNext(): void;
+  /** The next generateContent answers these parts (after the computed thoughts), with this grounding; first in first out. */
+  scriptNext(script: ScriptedGeminiReply): void;
 }
 
 export interface MockGeminiOptions {
@@ -70,6 +73,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
   let streamFail: { status: number; message: string } | undefined;
   const interactions = createInteractionsMock();
   let endEarly = false;
+  const scripts: ScriptedGeminiReply[] = [];
 
   function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
@@ -152,10 +156,16 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     send(res, 200, { totalTokens: total, promptTokensDetails: [{ modality: 'TEXT', tokenCount: total }] });
   }
 
+  function reply(req: Json): GeminiReply {
+    const computed = computeReply(req);
+    const script = scripts.shift();
+    return script ? applyScript(computed, script) : computed;
+  }
+
   function generate(res: ServerResponse, req: Json, model: string, seq: number): void {
-    const r = computeReply(req);
+    const r = reply(req);
     send(res, 200, {
-      candidates: [{ content: { parts: r.parts, role: 'model' }, finishReason: r.finishReason, index: 0 }],
+      candidates: [{ content: { parts: r.parts, role: 'model' }, finishReason: r.finishReason, index: 0, ...(r.groundingMetadata ? { groundingMetadata: r.groundingMetadata } : {}) }],
       usageMetadata: usageOf(r, true),
       modelVersion: model,
       responseId: `mockresp${seq}`,
@@ -164,10 +174,10 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
 
   async function stream(ex: MockExchange, req: Json, model: string, sse: boolean): Promise<void> {
     const { res, closed: isClosed } = ex;
-    const r = computeReply(req);
+    const r = reply(req);
     const responseId = `mockresp${ex.seq}`;
     const chunks = streamChunks(r, (parts, finish, final) => ({
-      candidates: [{ content: { parts, role: 'model' }, ...(finish ? { finishReason: finish } : {}), index: 0 }],
+      candidates: [{ content: { parts, role: 'model' }, ...(finish ? { finishReason: finish } : {}), index: 0, ...(final && r.groundingMetadata ? { groundingMetadata: r.groundingMetadata } : {}) }],
       usageMetadata: usageOf(r, final),
       modelVersion: model,
       responseId,
@@ -219,6 +229,9 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     },
     endStreamEarlyNext() {
       endEarly = true;
+    },
+    scriptNext(script: ScriptedGeminiReply) {
+      scripts.push(script);
     },
   });
 }

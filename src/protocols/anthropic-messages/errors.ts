@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js';
-import { anthropicErrorBody, anthropicErrorType } from '../error-shapes.js';
-import { upstreamErrorMessage } from '../upstream-error-message.js';
+import { anthropicErrorBody, anthropicErrorType } from '../shared/error-shapes.js';
+import { upstreamErrorMessage } from '../shared/upstream-error-message.js';
 
 export { anthropicErrorBody };
 

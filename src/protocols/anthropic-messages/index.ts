@@ -1,13 +1,13 @@
 import type { ProtocolCodec } from '../types.js';
-import { decodeAnthropicRequest } from './decode-request.js';
-import { decodeAnthropicResponse } from './decode-response.js';
-import { encodeAnthropicRequest } from './encode-request.js';
-import { encodeAnthropicResponse } from './encode-response.js';
+import { decodeAnthropicRequest } from './client/decode-request.js';
+import { decodeAnthropicResponse } from './upstream/decode-response.js';
+import { encodeAnthropicRequest } from './upstream/encode-request.js';
+import { encodeAnthropicResponse } from './client/encode-response.js';
 import { anthropicErrorBody, anthropicErrorMessage } from './errors.js';
 import { anthropicPassthrough } from './passthrough.js';
-import { anthropicSettingName } from './setting-names.js';
-import { createAnthropicStreamDecoder } from './stream-decoder.js';
-import { createAnthropicStreamEncoder } from './stream-encoder.js';
+import { anthropicSettingName } from './client/setting-names.js';
+import { createAnthropicStreamDecoder } from './upstream/stream-decoder.js';
+import { createAnthropicStreamEncoder } from './client/stream-encoder.js';
 
 export const anthropicMessagesProtocol: ProtocolCodec = {
   client: {

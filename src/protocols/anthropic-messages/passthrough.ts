@@ -10,9 +10,9 @@ import { replaceTopLevelString } from '../../http/json-splice.js';
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
-import type { AnthropicUsage } from './anthropic-api.js';
+import type { AnthropicUsage } from './anthropic-messages-api.js';
 import { anthropicErrorFrame, errorFromAnthropicEvent } from './errors.js';
-import { fromAnthropicUsage } from './usage.js';
+import { fromAnthropicUsage } from './upstream/usage.js';
 
 export const anthropicPassthrough: PassthroughCodec = {
   protocol: 'anthropic-messages',

@@ -5,7 +5,7 @@
  * is used, with the Google status name as the code.
  */
 import type { GatewayError } from '../../errors.js';
-import { geminiErrorBody, googleStatus } from '../error-shapes.js';
+import { geminiErrorBody, googleStatus } from '../shared/error-shapes.js';
 import { geminiErrorMessage } from '../gemini/errors.js';
 
 export { geminiErrorBody as interactionsErrorBody, geminiErrorMessage as interactionsErrorMessage };

@@ -13,13 +13,13 @@ import { GatewayError } from '../../errors.js';
 import { replaceTopLevelString } from '../../http/json-splice.js';
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
-import { isGatewayReasoningToken } from '../openai-responses/client/reasoning-token.js';
+import { isGatewayReasoningToken } from '../shared/reasoning-token.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { inputAsSteps } from './client/decode-steps.js';
 import { fromInteractionsUsage, isoTime, type InteractionsSink } from './client/interaction-object.js';
 import { DONE_FRAME } from './client/stream-encoder.js';
 import { interactionsError } from './errors.js';
-import type { CreateInteractionRequest, Json } from './interactions-api.js';
+import type { CreateInteractionRequest, Json } from './gemini-interactions-api.js';
 import { createStepAccumulator } from './upstream/step-accumulator.js';
 
 export interface InteractionsPassthroughPlan {

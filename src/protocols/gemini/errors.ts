@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors.js';
-import { geminiErrorBody, googleStatus } from '../error-shapes.js';
+import { geminiErrorBody, googleStatus } from '../shared/error-shapes.js';
 
 export { geminiErrorBody };
 

@@ -5,6 +5,10 @@
  * Objects are loose: fields the gateway does not model survive for pass-through and providerOptions.
  */
 import { z } from 'zod';
+import { GatewayError } from '../../errors.js';
+import { guessMediaType } from '../../ir/media.js';
+import type { IRFilePart, IRImagePart } from '../../ir/types.js';
+import { quoteInput } from '../../quote-input.js';
 
 const snakeToCamel = (k: string): string => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
@@ -170,3 +174,14 @@ export const generateContentResponseSchema = z.looseObject({
 });
 
 export type GenerateContentResponseWire = z.output<typeof generateContentResponseSchema>;
+
+/** An IR image or file -> a Gemini `inlineData`/`fileData` part (both sides write media parts). */
+export function encodeMedia(p: IRImagePart | IRFilePart, param: string): Record<string, unknown> {
+  const s = p.source;
+  if (s.kind === 'base64') return { inlineData: { mimeType: s.mediaType, data: s.data } };
+  if (s.kind === 'url') {
+    const fallback = p.type === 'image' ? 'image/jpeg' : 'application/pdf';
+    return { fileData: { mimeType: s.mediaType ?? guessMediaType(s.url, fallback), fileUri: s.url } };
+  }
+  throw new GatewayError('unsupported', `File ids (${quoteInput(s.fileId)}) of another vendor cannot be sent to a Gemini model; send the document inline.`, { param });
+}

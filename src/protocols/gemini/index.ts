@@ -1,13 +1,13 @@
 import type { ProtocolCodec } from '../types.js';
-import { decodeGeminiRequest } from './decode-request.js';
-import { decodeGeminiResponse } from './decode-response.js';
-import { encodeGeminiRequest } from './encode-request.js';
-import { encodeGeminiResponse } from './encode-response.js';
+import { decodeGeminiRequest } from './client/decode-request.js';
+import { decodeGeminiResponse } from './upstream/decode-response.js';
+import { encodeGeminiRequest } from './upstream/encode-request.js';
+import { encodeGeminiResponse } from './client/encode-response.js';
 import { geminiErrorBody, geminiErrorMessage } from './errors.js';
 import { geminiPassthrough } from './passthrough.js';
-import { geminiSettingName } from './setting-names.js';
-import { createGeminiStreamDecoder } from './stream-decoder.js';
-import { createGeminiStreamEncoder } from './stream-encoder.js';
+import { geminiSettingName } from './client/setting-names.js';
+import { createGeminiStreamDecoder } from './upstream/stream-decoder.js';
+import { createGeminiStreamEncoder } from './client/stream-encoder.js';
 
 /** Gemini generateContent: `@google/genai`, Gemini CLI, google-genai (Python) and the REST API. */
 export const geminiProtocol: ProtocolCodec = {

@@ -9,9 +9,9 @@ import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { geminiErrorObject } from './errors.js';
 import type { UsageMetadataWire } from './gemini-api.js';
-import { streamErrorOf } from './stream-decoder.js';
-import { createGeminiFramer } from './stream-framing.js';
-import { fromGeminiUsage } from './usage.js';
+import { streamErrorOf } from './upstream/stream-decoder.js';
+import { createGeminiFramer } from './client/stream-framing.js';
+import { fromGeminiUsage } from './upstream/usage.js';
 
 export const geminiPassthrough: PassthroughCodec = {
   protocol: 'gemini',

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors.js';
-import { upstreamErrorMessage } from '../upstream-error-message.js';
+import { upstreamErrorMessage } from '../shared/upstream-error-message.js';
 
 const TYPES: Record<string, string> = {
   invalid_request: 'invalid_request_error',

@@ -1,13 +1,13 @@
 import type { ProtocolCodec } from '../types.js';
-import { decodeOpenAIChatRequest } from './decode-request.js';
-import { decodeOpenAIChatResponse } from './decode-response.js';
-import { encodeOpenAIChatRequest } from './encode-request.js';
-import { encodeOpenAIChatResponse } from './encode-response.js';
+import { decodeOpenAIChatRequest } from './client/decode-request.js';
+import { decodeOpenAIChatResponse } from './upstream/decode-response.js';
+import { encodeOpenAIChatRequest } from './upstream/encode-request.js';
+import { encodeOpenAIChatResponse } from './client/encode-response.js';
 import { openAIErrorBody, openAIErrorMessage } from './errors.js';
 import { openAIChatPassthrough } from './passthrough.js';
-import { openAIChatSettingName } from './setting-names.js';
-import { createOpenAIChatStreamDecoder } from './stream-decoder.js';
-import { createOpenAIChatStreamEncoder } from './stream-encoder.js';
+import { openAIChatSettingName } from './client/setting-names.js';
+import { createOpenAIChatStreamDecoder } from './upstream/stream-decoder.js';
+import { createOpenAIChatStreamEncoder } from './client/stream-encoder.js';
 
 export const openAIChatProtocol: ProtocolCodec = {
   client: {

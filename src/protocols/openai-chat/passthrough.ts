@@ -4,8 +4,8 @@ import { sseFrame, type SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { openAIErrorObject } from './errors.js';
-import { fromOpenAIUsage } from './usage.js';
-import type { UsageWire } from './schema.js';
+import { fromOpenAIUsage } from './upstream/usage.js';
+import type { UsageWire } from './openai-chat-api.js';
 
 /**
  * OpenAI chat in, OpenAI chat out. The body is forwarded as sent with `model` rewritten; for streams

@@ -13,7 +13,7 @@ import { replaceTopLevelString } from '../../http/json-splice.js';
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
-import { isGatewayReasoningToken } from './client/reasoning-token.js';
+import { isGatewayReasoningToken } from '../shared/reasoning-token.js';
 import { fromResponsesUsage, type Json, type TurnSink } from './client/response-object.js';
 import { responseErrorCode } from './errors.js';
 

@@ -5,9 +5,9 @@
  */
 import { GatewayError } from '../../../errors.js';
 import type { IRChatRequest, IRFunctionTool, IRMessage, IRResponseFormat, IRTextPart, IRToolChoice, ProtocolName } from '../../../ir/types.js';
-import { DEFAULT_MAX_TOKENS } from '../../openai-chat/schema.js';
-import { parseBodyOnce, parseOrThrow } from '../../zod-error.js';
-import { createInteractionSchema, functionToolSchema, type CreateInteractionRequest, type GenerationConfig, type Json } from '../interactions-api.js';
+import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
+import { parseBodyOnce, parseOrThrow } from '../../shared/zod-error.js';
+import { createInteractionSchema, functionToolSchema, type CreateInteractionRequest, type GenerationConfig, type Json } from '../gemini-interactions-api.js';
 import { decodeSteps, inputAsSteps, keepOwnSignatures } from './decode-steps.js';
 
 const VALIDATED = Symbol('gemini-interactions request');

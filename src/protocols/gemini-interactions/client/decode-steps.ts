@@ -8,8 +8,8 @@
  */
 import { GatewayError } from '../../../errors.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, ProtocolName } from '../../../ir/types.js';
-import { decodeReasoningToken } from '../../openai-responses/client/reasoning-token.js';
-import { parseOrThrow } from '../../zod-error.js';
+import { decodeReasoningToken } from '../../shared/reasoning-token.js';
+import { parseOrThrow } from '../../shared/zod-error.js';
 import {
   CONTENT_TYPES,
   contentSchema,
@@ -22,7 +22,7 @@ import {
   type Content,
   type CreateInteractionRequest,
   type Json,
-} from '../interactions-api.js';
+} from '../gemini-interactions-api.js';
 
 export const GEMINI_INTERACTIONS: ProtocolName = 'gemini-interactions';
 

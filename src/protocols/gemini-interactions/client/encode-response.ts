@@ -1,7 +1,7 @@
 /** IR response -> the interaction object (POST returns only this turn's output steps). */
 import type { IRChatResponse, IRWarning } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
-import type { Json } from '../interactions-api.js';
+import type { Json } from '../gemini-interactions-api.js';
 import { outputSteps } from './ir-steps.js';
 import { buildInteraction, interactionsOptions, statusOfFinish, toInteractionsUsage } from './interaction-object.js';
 

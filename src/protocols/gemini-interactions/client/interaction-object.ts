@@ -6,7 +6,7 @@
 import { GatewayError } from '../../../errors.js';
 import { totalOf, type IRFinishReason, type IRUsage, type IRWarning, type ProtocolName } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
-import type { CreateInteractionRequest, InteractionStatus, InteractionsUsageWire, Json } from '../interactions-api.js';
+import type { CreateInteractionRequest, InteractionStatus, InteractionsUsageWire, Json } from '../gemini-interactions-api.js';
 
 /** Receives what an interaction produced, for storing it (filled by the encoders and the relay). */
 export interface InteractionsSink {

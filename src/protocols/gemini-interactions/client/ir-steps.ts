@@ -6,8 +6,8 @@
  * client replaying it gets it back to that vendor; Gemini only ever gets its own signatures.
  */
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, ProtocolName } from '../../../ir/types.js';
-import { encodeReasoningToken } from '../../openai-responses/client/reasoning-token.js';
-import type { Json } from '../interactions-api.js';
+import { encodeReasoningToken } from '../../shared/reasoning-token.js';
+import type { Json } from '../gemini-interactions-api.js';
 import { GEMINI_INTERACTIONS, reasoningOrigin } from './decode-steps.js';
 
 export function parseArguments(text: string): Json {

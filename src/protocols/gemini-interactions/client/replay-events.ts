@@ -5,7 +5,7 @@
  * delta, event ids by position.
  */
 import type { StoredEvent } from '../../../conversations/conversation-store.js';
-import type { Json } from '../interactions-api.js';
+import type { Json } from '../gemini-interactions-api.js';
 
 const LIFECYCLE_FIELDS = ['id', 'object', 'status', 'model', 'agent', 'created', 'updated'];
 

@@ -11,7 +11,7 @@
 import type { GatewayError } from '../../../errors.js';
 import { mergeUsage, type IRStreamEvent, type IRUsage } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
-import type { InteractionStatus, Json } from '../interactions-api.js';
+import type { InteractionStatus, Json } from '../gemini-interactions-api.js';
 import { interactionsError } from '../errors.js';
 import { parseArguments, thoughtSignature, thoughtStep } from './ir-steps.js';
 import { buildInteraction, interactionsOptions, lifecycleOf, statusOfFinish, toInteractionsUsage } from './interaction-object.js';

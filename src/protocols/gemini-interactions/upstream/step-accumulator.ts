@@ -5,7 +5,7 @@
  * content, thought summaries, signatures, function-call arguments accumulated as JSON text and
  * parsed at `step.stop`). Unknown event and delta types are tolerated (the API adds them).
  */
-import type { Json } from '../interactions-api.js';
+import type { Json } from '../gemini-interactions-api.js';
 
 function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

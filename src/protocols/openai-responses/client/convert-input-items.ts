@@ -7,7 +7,7 @@
 import { GatewayError } from '../../../errors.js';
 import { guessMediaType, sourceFromUrl } from '../../../ir/media.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, ProtocolName } from '../../../ir/types.js';
-import { parseOrThrow } from '../../zod-error.js';
+import { parseOrThrow } from '../../shared/zod-error.js';
 import {
   customToolCallItemSchema,
   customToolCallOutputItemSchema,
@@ -17,9 +17,9 @@ import {
   reasoningItemSchema,
   toolOutputPartSchema,
   type ContentPart,
-} from '../responses-api.js';
+} from '../openai-responses-api.js';
 import { customArguments, type ToolNames } from './decode-tools.js';
-import { decodeReasoningToken } from './reasoning-token.js';
+import { decodeReasoningToken } from '../../shared/reasoning-token.js';
 
 export interface ItemDecodeContext {
   /** Public model id, for error messages. */

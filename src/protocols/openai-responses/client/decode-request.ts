@@ -1,9 +1,9 @@
 /** Responses request -> IR chat request (for upstreams of other vendors). */
 import { GatewayError } from '../../../errors.js';
 import type { IRChatRequest, IRMessage, IRTextPart, ProtocolName } from '../../../ir/types.js';
-import { DEFAULT_MAX_TOKENS } from '../../openai-chat/schema.js';
-import { parseBodyOnce } from '../../zod-error.js';
-import { responsesRequestSchema, type ResponsesRequest } from '../responses-api.js';
+import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
+import { parseBodyOnce } from '../../shared/zod-error.js';
+import { responsesRequestSchema, type ResponsesRequest } from '../openai-responses-api.js';
 import { decodeInputItems, keepOwnSignatures, type DecodedItems } from './convert-input-items.js';
 import { decodeTools, type ToolNames } from './decode-tools.js';
 

@@ -4,13 +4,13 @@
  * keeps its own name unless another tool has it too, then it becomes `<namespace>__<name>`.
  * `custom` tools (free-form text input, e.g. Codex's apply_patch) become a function with one string
  * argument `input`. The name map turns the upstream's calls back into `function_call` /
- * `custom_tool_call` items carrying their `namespace`. OpenAI's hosted tools are a 400 naming the
- * tool: no other vendor can run them.
+ * `custom_tool_call` items carrying their `namespace`. `web_search` becomes the vendor's own search
+ * tool; OpenAI's other hosted tools are a 400 naming the tool: no other vendor can run them.
  */
 import { GatewayError } from '../../../errors.js';
-import type { IRFunctionTool, IRTool, IRToolChoice } from '../../../ir/types.js';
-import { parseOrThrow } from '../../zod-error.js';
-import { customToolSchema, functionToolSchema, namespaceToolSchema, type CustomToolWire, type FunctionToolWire, type ResponsesRequest } from '../responses-api.js';
+import type { IRFunctionTool, IRTool, IRToolChoice, IRWebSearchTool } from '../../../ir/types.js';
+import { parseOrThrow } from '../../shared/zod-error.js';
+import { customToolSchema, functionToolSchema, namespaceToolSchema, type CustomToolWire, type FunctionToolWire, type ResponsesRequest } from '../openai-responses-api.js';
 
 export interface ClientToolRef {
   /** The name the client declared. */
@@ -100,12 +100,42 @@ function functionToIR(tool: FunctionToolWire, upstreamName: string): IRFunctionT
   };
 }
 
+/** OpenAI's web search tool under its current and dated names. */
+const WEB_SEARCH = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** `web_search` -> the IR's web search, which each vendor runs with its own search tool. */
+function decodeWebSearch(raw: Record<string, unknown>, param: string): IRWebSearchTool {
+  const out: IRWebSearchTool = { type: 'web-search', raw };
+  const filters = raw.filters;
+  if (filters != null) {
+    const domains = typeof filters === 'object' ? (filters as Record<string, unknown>).allowed_domains : undefined;
+    if (domains != null && !isStringArray(domains)) throw new GatewayError('invalid_request', 'filters.allowed_domains must be a list of domains.', { param: `${param}.filters.allowed_domains` });
+    if (domains?.length) out.allowedDomains = domains;
+  }
+  const loc = raw.user_location;
+  if (loc != null) {
+    if (typeof loc !== 'object') throw new GatewayError('invalid_request', 'user_location must be an object.', { param: `${param}.user_location` });
+    const picked: NonNullable<IRWebSearchTool['userLocation']> = {};
+    for (const k of ['city', 'region', 'country', 'timezone'] as const) {
+      const v = (loc as Record<string, unknown>)[k];
+      if (v != null) {
+        if (typeof v !== 'string') throw new GatewayError('invalid_request', `user_location.${k} must be a string.`, { param: `${param}.user_location.${k}` });
+        picked[k] = v;
+      }
+    }
+    if (Object.keys(picked).length) out.userLocation = picked;
+  }
+  return out;
+}
+
 /**
  * OpenAI's hosted tools (`param` names where the tool was declared, e.g. `tools[2]`). `web_search`
- * is mapped to the vendors' own search tools by a later change; until then it is refused like the
- * others.
+ * becomes the vendor's own search; no other vendor can run the others.
  */
-export function decodeHostedTool(tool: { type: string }, param: string, model: string): IRTool {
+export function decodeHostedTool(tool: { type: string } & Record<string, unknown>, param: string, model: string): IRTool {
+  if (WEB_SEARCH.has(tool.type)) return decodeWebSearch(tool, param);
   throw new GatewayError('unsupported', `The tool '${tool.type}' (${param}) is one of OpenAI's hosted tools; the model '${model}' cannot run it.`, { param });
 }
 

@@ -1,7 +1,7 @@
 /** Output items as OpenAI writes them (message, function_call, custom_tool_call, reasoning). */
 import type { IRReasoningPart, ProtocolName } from '../../../ir/types.js';
 import { customInputOf, type ClientToolRef } from './decode-tools.js';
-import { encodeReasoningToken } from './reasoning-token.js';
+import { encodeReasoningToken } from '../../shared/reasoning-token.js';
 import type { Json } from './response-object.js';
 
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';

@@ -6,7 +6,7 @@
 import { GatewayError } from '../../../errors.js';
 import { totalOf, type IRUsage, type IRWarning, type ProtocolName } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
-import type { ResponsesRequest } from '../responses-api.js';
+import type { ResponsesRequest } from '../openai-responses-api.js';
 import type { ToolNames } from './decode-tools.js';
 
 export type Json = Record<string, unknown>;

@@ -6,8 +6,8 @@
  */
 import { GatewayError } from '../../../errors.js';
 import { dataUrl } from '../../../ir/media.js';
-import type { IRChatRequest, IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRToolResultPart, IRWarning } from '../../../ir/types.js';
-import { isReasoningModel as isChatReasoningModel } from '../../openai-chat/encode-request.js';
+import type { IRChatRequest, IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRToolResultPart, IRWarning, IRWebSearchTool } from '../../../ir/types.js';
+import { isReasoningModel as isChatReasoningModel } from '../../openai-chat/upstream/encode-request.js';
 import { openAIReasoningOf } from './reasoning-signature.js';
 
 type Json = Record<string, unknown>;
@@ -81,6 +81,7 @@ export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string
         if (t.protocol === 'openai-responses') return t.raw;
         throw new GatewayError('unsupported', `The tool ${t.name} is specific to ${t.protocol} and cannot be sent to the OpenAI model '${upstreamModel}'.`, { param: 'tools' });
       }
+      if (t.type === 'web-search') return t.raw ?? webSearchTool(t);
       // strict is sent explicitly: with strict on, OpenAI rejects schemas that are not Structured-Outputs-ready.
       return { type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: 'object', properties: {} }, strict: t.strict ?? false };
     });
@@ -151,7 +152,7 @@ function encodeInput(messages: IRMessage[], warnings: IRWarning[]): Json[] {
     m.content.forEach((p, j) => {
       if (p.type === 'tool-result') items.push(toolOutput(p));
       else if (p.type === 'tool-call') throw new GatewayError('invalid_request', 'Tool calls can only appear in assistant messages.', { param: `messages[${i}].content[${j}]` });
-      else rest.push(inputPart(p.type === 'reasoning' ? { type: 'text', text: p.text } : p));
+      else if (p.type !== 'web-search') rest.push(inputPart(p.type === 'reasoning' ? { type: 'text', text: p.text } : p));
     });
     if (rest.length) items.push({ type: 'message', role: 'user', content: rest });
   });
@@ -159,7 +160,7 @@ function encodeInput(messages: IRMessage[], warnings: IRWarning[]): Json[] {
   return items;
 }
 
-function inputPart(p: Exclude<IRContentPart, { type: 'tool-call' | 'tool-result' | 'reasoning' }>): Json {
+function inputPart(p: Exclude<IRContentPart, { type: 'tool-call' | 'tool-result' | 'reasoning' | 'web-search' }>): Json {
   switch (p.type) {
     case 'text':
       return { type: 'input_text', text: p.text };
@@ -190,4 +191,13 @@ function toolOutput(p: IRToolResultPart): Json {
   const parts = p.content.map((c) => inputPart(c));
   if (prefix) parts.unshift({ type: 'input_text', text: prefix.trim() });
   return { type: 'function_call_output', call_id: p.toolCallId, output: parts };
+}
+
+/** OpenAI's own web search tool for a search another client protocol asked for. */
+function webSearchTool(t: IRWebSearchTool): Json {
+  return {
+    type: 'web_search',
+    ...(t.allowedDomains?.length ? { filters: { allowed_domains: t.allowedDomains } } : {}),
+    ...(t.userLocation ? { user_location: { type: 'approximate', ...t.userLocation } } : {}),
+  };
 }

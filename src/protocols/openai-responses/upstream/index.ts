@@ -1,5 +1,5 @@
 import type { UpstreamCodec } from '../../types.js';
-import { upstreamErrorMessage } from '../../upstream-error-message.js';
+import { upstreamErrorMessage } from '../../shared/upstream-error-message.js';
 import { decodeResponsesResponse } from './decode-response.js';
 import { encodeResponsesRequest } from './encode-request.js';
 import { createResponsesStreamDecoder } from './stream-decoder.js';

@@ -1,0 +1,181 @@
+/**
+ * IR events -> Anthropic SSE (client side). Every frame has its `event:` line (the SDK drops frames
+ * without one). Anthropic blocks are strictly sequential, while some upstreams interleave (e.g.
+ * OpenAI parallel tool calls stay open together): a block that starts while another is open waits,
+ * with its deltas, until the open one ends, so indexes stay contiguous and blocks never overlap.
+ */
+import type { GatewayError } from '../../../errors.js';
+import { mergeUsage, type IRStreamEvent, type IRUsage } from '../../../ir/types.js';
+import type { ResponseMeta, StreamEncoder } from '../../types.js';
+import { anthropicErrorFrame } from '../errors.js';
+import { anthropicMessageId } from './encode-response.js';
+import { toAnthropicStopReason } from './map-finish-reason.js';
+import { toAnthropicUsage } from './usage.js';
+
+interface Block {
+  start: Record<string, unknown>;
+  deltas: Array<Record<string, unknown>>;
+  ended: boolean;
+  index?: number;
+}
+
+function frame(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder {
+  let id = meta.newId('msg_');
+  let model = meta.requestedModel;
+  let usage: IRUsage = {};
+  let started = false;
+  let finished = false;
+  let nextIndex = 0;
+  let current: Block | undefined;
+  const pending: Block[] = [];
+  const open = new Map<string, Block>();
+
+  const messageStart = (): string => {
+    if (started) return '';
+    started = true;
+    const u = toAnthropicUsage(usage);
+    return frame('message_start', {
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: usage.outputTokens ?? 0 } },
+    });
+  };
+
+  /** Writes a block's start and buffered deltas; it stays current unless it already ended. */
+  const goLive = (b: Block): string => {
+    const index = nextIndex++;
+    b.index = index;
+    let out = frame('content_block_start', { index, content_block: b.start });
+    for (const d of b.deltas) out += frame('content_block_delta', { index, delta: d });
+    b.deltas = [];
+    if (b.ended) out += frame('content_block_stop', { index });
+    else current = b;
+    return out;
+  };
+
+  const promote = (): string => {
+    let out = '';
+    while (!current && pending.length) out += goLive(pending.shift() as Block);
+    return out;
+  };
+
+  const startBlock = (key: string, start: Record<string, unknown>): string => {
+    const b: Block = { start, deltas: [], ended: false };
+    open.set(key, b);
+    if (current) {
+      pending.push(b);
+      return messageStart();
+    }
+    return messageStart() + goLive(b);
+  };
+
+  const delta = (key: string, d: Record<string, unknown>, implicitStart?: Record<string, unknown>): string => {
+    let out = '';
+    let b = open.get(key);
+    if (!b) {
+      if (!implicitStart) return '';
+      out += startBlock(key, implicitStart);
+      b = open.get(key) as Block;
+    }
+    if (b === current) return out + frame('content_block_delta', { index: b.index, delta: d });
+    b.deltas.push(d);
+    return out;
+  };
+
+  const endBlock = (key: string): string => {
+    const b = open.get(key);
+    if (!b) return '';
+    open.delete(key);
+    b.ended = true;
+    if (b !== current) return '';
+    current = undefined;
+    return frame('content_block_stop', { index: b.index }) + promote();
+  };
+
+  const closeAll = (): string => {
+    let out = '';
+    for (const b of open.values()) b.ended = true;
+    open.clear();
+    if (current) {
+      out += frame('content_block_stop', { index: current.index });
+      current = undefined;
+    }
+    return out + promote();
+  };
+
+  return {
+    encode(ev: IRStreamEvent): string {
+      if (finished) return '';
+      switch (ev.type) {
+        case 'message-start':
+          if (!started) {
+            if (ev.id) id = anthropicMessageId(ev.id, meta);
+            if (ev.model) model = ev.model;
+            usage = mergeUsage(usage, ev.usage);
+          }
+          return messageStart();
+        case 'text-start':
+          return startBlock(`text:${ev.id}`, { type: 'text', text: '' });
+        case 'text-delta':
+          return ev.delta ? delta(`text:${ev.id}`, { type: 'text_delta', text: ev.delta }, { type: 'text', text: '' }) : '';
+        case 'text-end':
+          return endBlock(`text:${ev.id}`);
+        case 'reasoning-start':
+          return startBlock(`reasoning:${ev.id}`, { type: 'thinking', thinking: '', signature: '' });
+        case 'reasoning-delta':
+          return ev.delta ? delta(`reasoning:${ev.id}`, { type: 'thinking_delta', thinking: ev.delta }, { type: 'thinking', thinking: '', signature: '' }) : '';
+        case 'reasoning-signature':
+          return delta(`reasoning:${ev.id}`, { type: 'signature_delta', signature: ev.signature });
+        case 'reasoning-end':
+          return endBlock(`reasoning:${ev.id}`);
+        case 'tool-call-start':
+          return startBlock(`tool:${ev.index}`, { type: 'tool_use', id: ev.id, name: ev.name, input: {} });
+        case 'tool-call-delta':
+          return ev.delta ? delta(`tool:${ev.index}`, { type: 'input_json_delta', partial_json: ev.delta }) : '';
+        case 'tool-call-end':
+          return endBlock(`tool:${ev.index}`);
+        case 'web-search-start':
+        case 'web-search-end':
+        case 'text-citation':
+          // Only a Responses client asks for web_search through the IR; an Anthropic client's
+          // search goes to Anthropic as it is.
+          return '';
+        case 'usage':
+          usage = mergeUsage(usage, ev.usage);
+          return '';
+        case 'finish': {
+          finished = true;
+          usage = mergeUsage(usage, ev.usage);
+          const stopReason = toAnthropicStopReason(ev.finishReason);
+          const u = toAnthropicUsage(usage);
+          const deltaUsage: Record<string, number> = { output_tokens: u.output_tokens as number };
+          if (usage.inputTokens !== undefined) {
+            deltaUsage.input_tokens = u.input_tokens as number;
+            deltaUsage.cache_creation_input_tokens = u.cache_creation_input_tokens as number;
+            deltaUsage.cache_read_input_tokens = u.cache_read_input_tokens as number;
+          }
+          return (
+            messageStart() +
+            closeAll() +
+            frame('message_delta', {
+              delta: { stop_reason: stopReason, stop_sequence: stopReason === 'stop_sequence' ? (ev.finishReason.stopSequence ?? null) : null },
+              usage: deltaUsage,
+            }) +
+            frame('message_stop', {})
+          );
+        }
+        case 'error':
+          return this.error(ev.error);
+      }
+    },
+    end(): string {
+      return '';
+    },
+    error(err: GatewayError): string {
+      finished = true;
+      return anthropicErrorFrame(err, meta.traceId);
+    },
+  };
+}

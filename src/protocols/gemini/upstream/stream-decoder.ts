@@ -1,0 +1,126 @@
+/**
+ * Gemini SSE chunks -> IR events. Each chunk holds only new parts; function calls arrive whole and
+ * become start/delta(full JSON)/end with increasing index. The finish reason and the full usage
+ * arrive on the last chunk(s); usage is taken from the last chunk that has it, never summed.
+ */
+import { codeForStatus, GatewayError } from '../../../errors.js';
+import type { SSEEvent } from '../../../http/sse.js';
+import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
+import type { StreamDecoder } from '../../types.js';
+import { decodeResponsePart } from './decode-response.js';
+import { generateContentResponseSchema, type GenerateContentResponseWire } from '../gemini-api.js';
+import { fromGeminiFinishReason } from './map-finish-reason.js';
+import { responseKeyOf } from './tool-call-ids.js';
+import { fromGeminiUsage } from './usage.js';
+
+interface ErrorChunk {
+  error?: { code?: number; message?: string; status?: string };
+}
+
+/** A chunk `{"error":{code,message,status}}` -> GatewayError keeping the upstream status. */
+export function streamErrorOf(json: unknown): GatewayError | undefined {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
+  const err = (json as ErrorChunk).error;
+  if (!err || typeof err !== 'object') return undefined;
+  const status = typeof err.code === 'number' && err.code >= 400 && err.code < 600 ? err.code : 502;
+  const message = typeof err.message === 'string' ? err.message : 'The upstream reported an error mid-stream.';
+  return new GatewayError(status >= 500 ? 'upstream_error' : codeForStatus(status), message, { status });
+}
+
+export function createGeminiStreamDecoder(): StreamDecoder {
+  let started = false;
+  let done = false;
+  let key = '';
+  let textOpen = false;
+  let reasoningOpen = false;
+  let toolIndex = 0;
+  let rawFinish: string | undefined;
+  let blockReason: string | undefined;
+  let usage: IRUsage = {};
+
+  const closeText = (out: IRStreamEvent[]): void => {
+    if (textOpen) out.push({ type: 'text-end', id: 't0' });
+    textOpen = false;
+  };
+  const closeReasoning = (out: IRStreamEvent[]): void => {
+    if (reasoningOpen) out.push({ type: 'reasoning-end', id: 'r0' });
+    reasoningOpen = false;
+  };
+
+  const finish = (): IRStreamEvent[] => {
+    done = true;
+    const out: IRStreamEvent[] = [];
+    closeReasoning(out);
+    closeText(out);
+    let reason: IRFinishReason = fromGeminiFinishReason(rawFinish, toolIndex > 0);
+    if (rawFinish === undefined && blockReason) reason = { unified: 'content-filter', raw: blockReason };
+    out.push({ type: 'finish', finishReason: reason, usage });
+    return out;
+  };
+
+  return {
+    event(ev: SSEEvent): IRStreamEvent[] {
+      if (done) return [];
+      let json: unknown;
+      try {
+        json = JSON.parse(ev.data);
+      } catch {
+        return [];
+      }
+      const failure = streamErrorOf(json);
+      if (failure) {
+        done = true;
+        return [{ type: 'error', error: failure }];
+      }
+      const parsed = generateContentResponseSchema.safeParse(json);
+      if (!parsed.success) {
+        done = true;
+        return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream sent a malformed Gemini stream chunk.') }];
+      }
+      const chunk: GenerateContentResponseWire = parsed.data;
+      const out: IRStreamEvent[] = [];
+      if (chunk.usageMetadata) usage = fromGeminiUsage(chunk.usageMetadata);
+      if (!started) {
+        started = true;
+        key = responseKeyOf(chunk.responseId);
+        // The first chunk already counts the prompt: clients that read usage at the start (Anthropic message_start) get it.
+        out.push({ type: 'message-start', id: chunk.responseId ?? `gemini-${key}`, model: chunk.modelVersion ?? 'unknown', ...(chunk.usageMetadata ? { usage } : {}) });
+      }
+      if (chunk.promptFeedback?.blockReason) blockReason = chunk.promptFeedback.blockReason;
+      const candidate = chunk.candidates?.[0];
+      for (const p of candidate?.content?.parts ?? []) {
+        if (p.thought && (p.text !== undefined || p.thoughtSignature)) {
+          closeText(out);
+          if (!reasoningOpen) out.push({ type: 'reasoning-start', id: 'r0' });
+          reasoningOpen = true;
+          if (p.text) out.push({ type: 'reasoning-delta', id: 'r0', delta: p.text });
+          if (p.thoughtSignature) out.push({ type: 'reasoning-signature', id: 'r0', signature: p.thoughtSignature });
+          continue;
+        }
+        const part = decodeResponsePart(p, key, toolIndex);
+        if (!part) continue;
+        if (part.type === 'tool-call') {
+          closeReasoning(out);
+          closeText(out);
+          const index = toolIndex++;
+          out.push({ type: 'tool-call-start', id: part.id, index, name: part.name });
+          out.push({ type: 'tool-call-delta', id: part.id, index, delta: part.arguments });
+          out.push({ type: 'tool-call-end', id: part.id, index });
+        } else if (part.type === 'text') {
+          closeReasoning(out);
+          if (!textOpen) out.push({ type: 'text-start', id: 't0' });
+          textOpen = true;
+          out.push({ type: 'text-delta', id: 't0', delta: part.text });
+        }
+      }
+      if (candidate?.finishReason) rawFinish = candidate.finishReason;
+      return out;
+    },
+    end(): IRStreamEvent[] {
+      if (done) return [];
+      if (rawFinish !== undefined || blockReason !== undefined) return finish();
+      done = true;
+      return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream stream ended before it finished.') }];
+    },
+  };
+}

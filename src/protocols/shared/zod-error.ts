@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import { GatewayError } from '../../errors.js';
+import { quoteInput } from '../../quote-input.js';
+
+/** `['messages', 0, 'role']` -> `messages[0].role` */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out ? `.${String(seg)}` : String(seg);
+  }
+  return out;
+}
+
+/** Parses with a zod schema; a failure is a 400 whose message and `param` name the field. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix?: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = pickIssue(result.error.issues);
+  const path = [...(prefix ? [prefix] : []), ...(issue?.path ?? [])];
+  // Paths hold caller-chosen keys and zod messages can quote input: both are cut to a readable length.
+  const fullParam = formatPath(path);
+  const param = fullParam ? quoteInput(fullParam) : null;
+  const message = issue ? `Invalid value for '${param ?? 'body'}': ${quoteInput(issue.message, 300)}` : 'Invalid request body.';
+  throw new GatewayError('invalid_request', message, { param });
+}
+
+/**
+ * parseOrThrow, remembered on the body object itself (non-enumerable symbol property): the endpoint
+ * validates the body, and the codec decoding the same object later gets the result without parsing
+ * it again. Bodies are not mutated after they were parsed.
+ */
+export function parseBodyOnce<T extends z.ZodType>(schema: T, body: Record<string, unknown>, tag: symbol): z.output<T> {
+  const memo: unknown = (body as Record<symbol, unknown>)[tag];
+  if (memo !== undefined) return memo as z.output<T>;
+  const result = parseOrThrow(schema, body);
+  Object.defineProperty(body, tag, { value: result, enumerable: false, configurable: true });
+  return result;
+}
+
+/** Prefers the deepest issue (unions report their members' issues nested). */
+function pickIssue(issues: z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  const first = issues[0];
+  if (!first) return undefined;
+  if (first.code === 'invalid_union' && 'errors' in first && Array.isArray(first.errors)) {
+    const nested = (first.errors as z.core.$ZodIssue[][])
+      .map((errs) => errs[0])
+      .filter((x): x is z.core.$ZodIssue => x !== undefined)
+      .sort((a, b) => b.path.length - a.path.length)[0];
+    if (nested && nested.path.length > 0) return { ...nested, path: [...first.path, ...nested.path] };
+  }
+  return first;
+}
