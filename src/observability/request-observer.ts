@@ -118,26 +118,23 @@ export class RequestObserver {
 
 /**
  * `source`, calling `finish` once it is over: ended, failed, or returned by its reader (also when
- * the reader returns it before reading anything, e.g. a client that left at once).
+ * the reader returns it before reading anything, e.g. a client that left at once). A plain
+ * iterator rather than another async generator: no extra promise hop per chunk.
  */
 function finishing(source: AsyncGenerator<string>, finish: () => void): AsyncGenerator<string> {
-  let started = false;
-  const gen = (async function* () {
-    started = true;
-    try {
-      yield* source;
-    } finally {
-      finish();
-    }
-  })();
-  const returnGen = gen.return.bind(gen);
-  gen.return = async (value) => {
-    const result = await returnGen(value);
-    if (!started) {
-      await source.return(undefined).catch(() => undefined);
-      finish();
-    }
+  const ended = <T>(result: IteratorResult<string, T>): IteratorResult<string, T> => {
+    if (result.done) finish();
     return result;
+  };
+  const failed = (err: unknown): never => {
+    finish();
+    throw err;
+  };
+  const gen: AsyncGenerator<string> = {
+    next: (...args) => source.next(...args).then(ended, failed),
+    return: (value) => source.return(value).then((r) => { finish(); return r; }, failed),
+    throw: (err) => source.throw(err).then(ended, failed),
+    [Symbol.asyncIterator]: () => gen,
   };
   return gen;
 }
