@@ -3,6 +3,9 @@ import { RedisConversationStore } from '../src/conversations/redis-conversation-
 import { RedisRateLimiter } from '../src/limits/redis-rate-limiter.js';
 import { RedisTaskStore } from '../src/tasks/redis-task-store.js';
 import type { GatewayOptions } from '../src/runtime.js';
+import { redact } from '../src/redact.js';
+
+const WARN_EVERY_MS = 60_000;
 
 export interface SharedState {
   options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore'>;
@@ -23,6 +26,16 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
     throw new Error('REDIS_URL is set but the optional dependency "ioredis" is not installed (npm install ioredis).');
   }
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  // ioredis reconnects on its own and emits an error per failed attempt; without a listener each
+  // one is a stack trace on stderr. One line a minute says what happened: the stores report
+  // their own failures (the rate limiter as rateLimitStore.onError says).
+  let warnedAt = -Infinity;
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (now - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = now;
+    console.warn(`modelgate: lost the connection to Redis (${redact(err.message)}); reconnecting. This warning repeats at most once a minute.`);
+  });
   return {
     options: {
       taskStore: new RedisTaskStore(redis, { prefix }),

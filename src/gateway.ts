@@ -1,13 +1,15 @@
 import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
-import { errorResponse, scrubError } from './endpoints/common.js';
+import { errorResponse, requestSecrets, scrubError } from './endpoints/common.js';
 import { requestBody } from './http/body.js';
 import { Reply, toResponse } from './http/reply.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
+import { Telemetry } from './observability/telemetry.js';
+import { scrubContent } from './redact.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
@@ -17,7 +19,8 @@ import { applyLimitHeaders } from './limits/limit-headers.js';
 import { DEFAULT_CONVERSATION_MAX_ENTRIES, DEFAULT_CONVERSATION_TTL_MS } from './conversations/conversation-store.js';
 import { MemoryConversationStore } from './conversations/memory-conversation-store.js';
 import { MemoryTaskStore } from './tasks/memory-task-store.js';
-import { setupVideoTasks } from './tasks/video-tasks.js';
+import { VideoTaskService } from './tasks/video/video-service.js';
+import { BackgroundRuns } from './conversations/background-runs.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 import { quoteInput } from './quote-input.js';
 
@@ -63,29 +66,36 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     ...cfg.keys.map((k) => k.key),
     ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
   ];
+  const conversations = {
+    store: options.conversationStore ?? new MemoryConversationStore(now, options.conversations?.maxEntries ?? DEFAULT_CONVERSATION_MAX_ENTRIES),
+    ttlMs: options.conversations?.ttlMs ?? DEFAULT_CONVERSATION_TTL_MS,
+    pollIntervalMs: options.conversations?.pollIntervalMs ?? 250,
+    cancelCheckMs: options.conversations?.cancelCheckMs ?? 1000,
+  };
+  const newId = (prefix = '') => `${prefix}${idGen()}`;
+  const taskStore = options.taskStore ?? new MemoryTaskStore(now);
+  const models = new ModelRegistry(cfg, providers, Math.floor(now() / 1000));
   const rt: GatewayRuntime = {
     config: cfg,
     keys: new KeyStore(cfg.keys),
-    models: new ModelRegistry(cfg, providers, Math.floor(now() / 1000)),
+    models,
     providers,
     fetch: fetchImpl,
     now,
-    newId: (prefix = '') => `${prefix}${idGen()}`,
+    newId,
     hooks: options.hooks ?? {},
+    telemetry: new Telemetry(options.telemetry),
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
-    taskStore: options.taskStore ?? new MemoryTaskStore(now),
-    conversations: {
-      store: options.conversationStore ?? new MemoryConversationStore(now, options.conversations?.maxEntries ?? DEFAULT_CONVERSATION_MAX_ENTRIES),
-      ttlMs: options.conversations?.ttlMs ?? DEFAULT_CONVERSATION_TTL_MS,
-      pollIntervalMs: options.conversations?.pollIntervalMs ?? 250,
-      cancelCheckMs: options.conversations?.cancelCheckMs ?? 1000,
-    },
+    taskStore,
+    conversations,
     secrets,
-    services: new Map(),
-    closers: [],
+    videoTasks: new VideoTaskService({ config: cfg, providers, fetch: fetchImpl, now, newId, secrets, store: taskStore, ...(options.video ? { options: options.video } : {}) }),
+    backgroundRuns: new BackgroundRuns({ conversations }),
   };
-  setupVideoTasks(rt, options.video);
+  // An instance that can make videos polls from the start, so it also advances tasks other
+  // instances created; otherwise the poller starts on first use.
+  if (models.list().some((m) => m.capabilities.includes('video'))) rt.videoTasks.start();
   return rt;
 }
 
@@ -134,7 +144,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       signal: context.signal ?? request.signal,
       body: requestBody(request, context, rt.config.limits.maxBodyBytes),
       event,
-      obs: new RequestObserver(rt, event, startedAt),
+      obs: new RequestObserver({ hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(ctx)) }, event, startedAt, request.headers),
       errorShape: shapeForPath(url.pathname),
     };
     let response: Reply;
@@ -182,7 +192,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled(rt.closers.map((c) => c()));
+      await Promise.allSettled([rt.videoTasks.stop(), rt.backgroundRuns.stop()]);
     },
   };
 }

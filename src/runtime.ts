@@ -6,12 +6,15 @@ import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
 import type { RequestObserver } from './observability/request-observer.js';
+import type { Telemetry, TelemetryOptions } from './observability/telemetry.js';
 import type { ErrorShape } from './protocols/shared/error-shapes.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
 import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';
 import type { TaskStore } from './tasks/task-store.js';
-import type { VideoTaskOptions } from './tasks/video-tasks.js';
+import type { VideoTaskService } from './tasks/video/video-service.js';
+import type { VideoTaskOptions } from './tasks/video/video-settings.js';
+import type { BackgroundRuns } from './conversations/background-runs.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -21,6 +24,11 @@ export interface GatewayOptions {
   /** Random id generator (default: crypto.randomUUID without dashes). */
   newId?: () => string;
   hooks?: GatewayHooks;
+  /**
+   * OpenTelemetry spans and metrics (GenAI semantic conventions) through `@opentelemetry/api`:
+   * the global providers by default (a no-op until the host registers an SDK); content capture off.
+   */
+  telemetry?: TelemetryOptions;
   /**
    * Resolves a presented key from the host's own store. Return a Principal to accept it, or
    * null/undefined to fall back to the keys in the config.
@@ -79,16 +87,17 @@ export interface GatewayRuntime {
   now: () => number;
   newId: (prefix?: string) => string;
   hooks: GatewayHooks;
+  telemetry: Telemetry;
   authenticate?: GatewayOptions['authenticate'];
   rateLimiter: RateLimiter;
   taskStore: TaskStore;
   conversations: { store: ConversationStore } & Required<Omit<ConversationOptions, 'maxEntries'>>;
   /** Upstream credentials, scrubbed from anything sent to callers. */
   secrets: string[];
-  /** Services registered by feature modules (task stores, pollers, ...). */
-  services: Map<string, unknown>;
-  /** Called on close(). */
-  closers: Array<() => Promise<void> | void>;
+  /** Video generation tasks (submit, read, cancel, content; the background poller). */
+  videoTasks: VideoTaskService;
+  /** Background runs of stored responses and interactions (`background: true`). */
+  backgroundRuns: BackgroundRuns;
 }
 
 /** Per-request state. */

@@ -9,9 +9,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, MemoryTaskStore, type GatewayConfigInput } from '../src/index.js';
-import { callbackUrlProblem } from '../src/tasks/callback.js';
-import { isPrivateHost } from '../src/tasks/private-host.js';
-import { VIDEO_TASK_KIND, type VideoTaskData } from '../src/tasks/video-task.js';
+import { callbackUrlProblem } from '../src/tasks/video/callback.js';
+import { isPrivateHost } from '../src/tasks/video/private-host.js';
+import { VIDEO_TASK_KIND, type VideoTaskData } from '../src/tasks/video/video-task.js';
 
 const KEY = 'mg-callback-test-key-0001';
 const SECRET = 'cb-secret-for-tests-123';

@@ -74,11 +74,14 @@ const ENDPOINTS: Array<[string, string, string]> = [
   ['images generations', '/v1/images/generations', '"model":"mock-image","prompt":"a kite"'],
   ['images edits (JSON)', '/v1/images/edits', '"model":"mock-image","prompt":"a kite","images":[{"image_url":"data:image/png;base64,iVBORw0KGgo="}]'],
   ['video generations', '/v1/video/generations', '"model":"mock-video","prompt":"a cat"'],
+  ['Responses', '/v1/responses', '"model":"claude","input":"hi"'],
+  ['Responses input_tokens', '/v1/responses/input_tokens', '"model":"claude","input":"hi"'],
+  ['Interactions', '/v1beta/interactions', '"model":"claude","input":"hi"'],
 ];
 
 describe('duplicate top-level keys are refused on every JSON endpoint', () => {
   for (const [name, path, fields] of ENDPOINTS) {
-    const key = path.startsWith('/v1beta') ? 'contents' : 'model';
+    const key = path.startsWith('/v1beta/models/') ? 'contents' : 'model';
     const second = key === 'contents' ? '"contents":[{"role":"user","parts":[{"text":"other"}]}]' : '"model":"not-resolved"';
     it(`${name}: a second '${key}' is a 400 naming it, and nothing goes upstream`, async () => {
       const before = upstreamCalls();

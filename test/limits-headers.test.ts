@@ -1,6 +1,7 @@
 /**
  * The x-ratelimit-* headers on streamed answers of every client protocol (chat completions,
- * Anthropic messages, Gemini, Responses; pass-through and translated), decided before the first
+ * Anthropic messages, Gemini SSE and JSON-array streams, Responses, Interactions; pass-through and
+ * translated), decided before the first
  * byte; and the cost of a request: in the onResponse event always (streams included) and in
  * `x-modelgate-cost-usd` on sync answers, with cached input at its own price.
  */
@@ -67,13 +68,16 @@ const streams: Array<[string, () => Request, string]> = [
   ['Gemini (translated to OpenAI)', () => post('/v1beta/models/gpt:streamGenerateContent?alt=sse', { contents: [{ role: 'user', parts: [{ text: 'hi there' }] }] }), 'finishReason'],
   ['Responses (pass-through)', () => post('/v1/responses', { model: 'gpt-5', stream: true, input: 'hi there' }), 'response.completed'],
   ['Responses (translated to Gemini)', () => post('/v1/responses', { model: 'gemini', stream: true, input: 'hi there' }), 'response.completed'],
+  ['Gemini JSON-array stream (translated to Anthropic)', () => post('/v1beta/models/claude:streamGenerateContent', { contents: [{ role: 'user', parts: [{ text: 'hi there' }] }] }), 'finishReason'],
+  ['Interactions (pass-through)', () => post('/v1beta/interactions', { model: 'gemini', stream: true, input: 'hi there' }), 'interaction.completed'],
+  ['Interactions (translated to Anthropic)', () => post('/v1beta/interactions', { model: 'claude', stream: true, input: 'hi there' }), 'interaction.completed'],
 ];
 
 describe('x-ratelimit-* headers on streamed answers', () => {
   it.each(streams)('%s', async (_name, request, last) => {
     const res = await gateway.handle(request());
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream|application\/json/);
     expect(res.headers.get('x-ratelimit-limit-requests')).toBe('1000');
     expect(Number(res.headers.get('x-ratelimit-remaining-requests'))).toBeLessThan(1000);
     expect(res.headers.get('x-ratelimit-reset-requests')).toMatch(/^(\d+m)?\d+(\.\d+)?s$/);

@@ -9,8 +9,8 @@ import { DEFAULT_OUTPUT_RESERVE, estimateChatRequest, estimateInputTokens } from
 import { formatUsd } from '../src/limits/limit-headers.js';
 import { periodBounds } from '../src/limits/periods.js';
 import { formatResetDuration } from '../src/limits/reset-format.js';
-import { taskProvider } from '../src/tasks/video-credential.js';
-import type { VideoTaskData } from '../src/tasks/video-task.js';
+import { taskProvider } from '../src/tasks/video/video-credential.js';
+import type { VideoTaskData } from '../src/tasks/video/video-task.js';
 
 describe('reset durations as OpenAI writes them', () => {
   it.each([

@@ -3,6 +3,8 @@
  * (pass-through included): the upstream closes cleanly but early (no OpenAI finish_reason, no
  * Anthropic message_stop, no Gemini finishReason), and the client must see its own protocol's
  * in-band error event instead of a normal end, with onResponse reporting streamCompleted: false.
+ * Responses and Interactions clients get response.failed / the error event (translated paths here;
+ * their pass-through relays are held in responses-codec and interactions-codec).
  * An OpenAI-compatible stream that finished (finish_reason) but omits `data: [DONE]` is complete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { createGateway, type Gateway, type ResponseEvent } from '../src/index.js
 import { startMockAnthropic, type MockAnthropic } from './helpers/mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './helpers/mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { startMockOpenAIResponses, type MockOpenAIResponses } from './helpers/mock-openai-responses.js';
 
 type Client = 'openai' | 'anthropic' | 'gemini';
 type Upstream = 'openai' | 'anthropic' | 'gemini';
@@ -21,22 +24,28 @@ const PROMPT = 'one two three four five';
 let openai: MockOpenAI;
 let anthropic: MockAnthropic;
 let gemini: MockGemini;
+let openaiResponses: MockOpenAIResponses;
 let gateway: Gateway;
 const responses: ResponseEvent[] = [];
 
 beforeAll(async () => {
-  [openai, anthropic, gemini] = await Promise.all([startMockOpenAI(), startMockAnthropic(), startMockGemini()]);
+  [openai, anthropic, gemini, openaiResponses] = await Promise.all([startMockOpenAI(), startMockAnthropic(), startMockGemini(), startMockOpenAIResponses()]);
   gateway = createGateway(
     {
       providers: [
         { id: 'p-openai', type: 'openai', baseURL: openai.baseURL, apiKey: openai.apiKey },
         { id: 'p-anthropic', type: 'anthropic', baseURL: anthropic.baseURL, apiKey: anthropic.apiKey },
         { id: 'p-gemini', type: 'gemini', baseURL: gemini.baseURL, apiKey: gemini.apiKey },
+        { id: 'p-responses', type: 'openai', baseURL: openaiResponses.baseURL, apiKey: openaiResponses.apiKey },
+        // The Responses API goes to `openai` providers as is; an OpenAI-compatible one gets chat completions.
+        { id: 'p-compatible', type: 'openai-compatible', baseURL: openai.baseURL, apiKey: openai.apiKey },
       ],
       models: [
         { id: 'up-openai', provider: 'p-openai', upstreamModel: 'gpt-4o' },
         { id: 'up-anthropic', provider: 'p-anthropic', upstreamModel: 'claude-sonnet-4-5' },
         { id: 'up-gemini', provider: 'p-gemini', upstreamModel: 'gemini-2.5-flash' },
+        { id: 'up-responses', provider: 'p-responses', upstreamModel: 'gpt-5' },
+        { id: 'up-compatible', provider: 'p-compatible', upstreamModel: 'gpt-4o' },
       ],
       keys: [{ id: 'truncation', key: KEY, models: ['*'] }],
     },
@@ -45,7 +54,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close(), openaiResponses?.close()]);
 });
 
 /** One SSE block: its event name (if any) and data payload. */
@@ -165,5 +174,54 @@ describe('gemini client, JSON-array stream', () => {
     const { text, event, traceId } = await stream('gemini', up, 'array');
     expectInBandError('gemini', text, traceId, 'array');
     expect(event).toMatchObject({ streamCompleted: false, error: { code: 'bad_gateway' } });
+  });
+});
+
+/**
+ * Responses and Interactions clients: a stream cut short ends in the protocol's failure event,
+ * translated (OpenAI chat, Anthropic, Gemini upstreams) and pass-through (an OpenAI Responses
+ * upstream for Responses clients, Gemini's Interactions API for Interactions clients).
+ */
+const ROUTES = {
+  responses: [['openai', 'up-compatible', 'translated'], ['anthropic', 'up-anthropic', 'translated'], ['gemini', 'up-gemini', 'translated'], ['responses', 'up-responses', 'pass-through']],
+  interactions: [['openai', 'up-openai', 'translated'], ['anthropic', 'up-anthropic', 'translated'], ['gemini', 'up-gemini', 'pass-through']],
+} as const;
+
+describe.each(['responses', 'interactions'] as const)('%s client', (client) => {
+  it.each(ROUTES[client].map((r) => [...r]))('-> %s upstream (%s, %s): a stream cut after its first content ends with the failure event', async (up, model, route) => {
+    if (client === 'interactions' && route === 'pass-through') gemini.interactions.endStreamEarlyNext();
+    else if (up === 'responses') openaiResponses.endStreamEarlyNext();
+    else truncateNext(up as Upstream);
+    const req =
+      client === 'responses'
+        ? new Request('http://gw.test/v1/responses', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model, stream: true, input: PROMPT }),
+          })
+        : new Request('http://gw.test/v1beta/interactions', {
+            method: 'POST',
+            headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json' },
+            body: JSON.stringify({ model, stream: true, input: PROMPT }),
+          });
+    const res = await gateway.handle(req);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const traceId = res.headers.get('x-trace-id');
+    await expect.poll(() => responses.find((e) => e.traceId === traceId)).toBeDefined();
+    const frames = framesOf(text);
+    // Some content reached the client before the failure.
+    expect(frames.some((f) => /\.delta$/.test(f.event ?? ''))).toBe(true);
+    if (client === 'responses') {
+      const last = frames.at(-1) as Frame;
+      expect(last.event).toBe('response.failed');
+      expect(JSON.parse(last.data)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { message: expect.any(String) } } });
+      expect(frames.some((f) => f.event === 'response.completed')).toBe(false);
+    } else {
+      expect(frames.map((f) => f.event).slice(-2)).toEqual(['error', 'done']);
+      expect(JSON.parse(frames.at(-2)?.data ?? '{}')).toMatchObject({ event_type: 'error', error: { message: expect.any(String) } });
+      expect(frames.some((f) => f.event === 'interaction.completed')).toBe(false);
+    }
+    expect(responses.find((e) => e.traceId === traceId)).toMatchObject({ stream: true, streamCompleted: false });
   });
 });

@@ -13,7 +13,6 @@ import type { ConversationRecord, StoredEvent } from './conversation-store.js';
 import { updateRecord } from './update-record.js';
 import { toResponse, type Reply } from '../http/reply.js';
 
-const SERVICE_KEY = 'background-runs';
 const CANCELLED = 'cancelled by the client';
 const SHUTDOWN = 'gateway shutting down';
 
@@ -38,7 +37,7 @@ export interface BackgroundJob {
 export class BackgroundRuns {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
-  constructor(private readonly rt: GatewayRuntime) {}
+  constructor(private readonly rt: Pick<GatewayRuntime, 'conversations'>) {}
 
   /** Stores the queued record and starts the run; resolves once the record is stored. */
   async start(ctx: RequestContext, job: BackgroundJob): Promise<void> {
@@ -124,14 +123,4 @@ export class BackgroundRuns {
       return job.transition(r, 'failed', why);
     }).catch(() => undefined);
   }
-}
-
-/** The runtime's background service (created on first use, stopped on close()). */
-export function backgroundRuns(rt: GatewayRuntime): BackgroundRuns {
-  const found = rt.services.get(SERVICE_KEY);
-  if (found instanceof BackgroundRuns) return found;
-  const service = new BackgroundRuns(rt);
-  rt.services.set(SERVICE_KEY, service);
-  rt.closers.push(() => service.stop());
-  return service;
 }

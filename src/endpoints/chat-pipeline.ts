@@ -6,6 +6,7 @@ import { codecFor } from '../protocols/registry.js';
 import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
+import { responseFacts } from '../observability/genai.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
@@ -56,6 +57,7 @@ export async function admitChat(ctx: RequestContext, call: ChatCall): Promise<vo
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
 export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   ctx.event.stream = call.stream;
+  ctx.obs.requestBody(call.parsed);
   await admitChat(ctx, call);
   try {
     return await routeChat(ctx, call);
@@ -69,8 +71,10 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Repl
 async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   const provider = call.model.provider;
   if (call.passthroughRoute) {
+    ctx.obs.routed(call.client.client.protocol, true);
     return passthrough(ctx, call, call.passthroughRoute);
   }
+  ctx.obs.routed(provider.chatProtocol, provider.chatProtocol === call.client.client.protocol);
   if (provider.chatProtocol === call.client.client.protocol) {
     const codec = codecFor(provider.chatProtocol);
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
@@ -108,6 +112,8 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
   const upstream = await callUpstream(ctx, provider, { ...route.target, body }, route.errorMessage);
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
+    ctx.obs.answer(responseFacts(json));
+    ctx.obs.answerContent(json);
     const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
     await finishEvent(ctx, call, usage);
     return upstreamJsonResponse(ctx, out);
@@ -168,6 +174,8 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
+    ctx.obs.answer({ id: res.id, model: res.model, finishReasons: [res.finishReason.raw ?? res.finishReason.unified] });
+    ctx.obs.answerContent(res.content);
     await finishEvent(ctx, call, res.usage);
     return upstreamJsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
   }
@@ -182,6 +190,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
       let text = '';
       for (const ev of events) {
         if (ev.type === 'error') throw ev.error;
+        observeEvent(ctx, ev);
         if (ev.type === 'finish') usage = ev.usage;
         else if (ev.type === 'message-start' && ev.usage) usage = ev.usage;
         text += encoder.encode(ev);
@@ -224,6 +233,13 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     },
     headers,
   );
+}
+
+/** What a translated stream tells the observer: the answer's id, model and finish reason, and its first token. */
+function observeEvent(ctx: RequestContext, ev: IRStreamEvent): void {
+  if (ev.type === 'message-start') ctx.obs.answer({ id: ev.id, model: ev.model });
+  else if (ev.type === 'finish') ctx.obs.answer({ finishReasons: [ev.finishReason.raw ?? ev.finishReason.unified] });
+  else if (ev.type === 'text-delta' || ev.type === 'reasoning-delta' || ev.type === 'tool-call-start') ctx.obs.firstToken();
 }
 
 function upstreamBody(upstream: UpstreamResult): ReadableStream<Uint8Array> {

@@ -5,7 +5,7 @@
  * instance sharing the store answers. GET returns the interaction's timeline: its input steps, then
  * its output steps.
  */
-import { backgroundRuns } from '../conversations/background-runs.js';
+
 import { FINAL_STATUSES, type ConversationRecord, type StoredEvent } from '../conversations/conversation-store.js';
 import { updateRecord } from '../conversations/update-record.js';
 import { GatewayError } from '../errors.js';
@@ -127,14 +127,14 @@ export async function cancelInteraction(ctx: RequestContext, params: Record<stri
   const updated = await updateRecord(ctx.rt.conversations.store, record.id, (r) =>
     FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled', updated: isoTime(ctx.rt.now()) } },
   );
-  backgroundRuns(ctx.rt).cancelLocal(record.id);
+  ctx.rt.backgroundRuns.cancelLocal(record.id);
   return upstreamJsonResponse(ctx, timelineOf(updated ?? record, false));
 }
 
 /** DELETE /v1beta/interactions/{id} (a running background interaction is stopped first; Gemini's copy is deleted too). */
 export async function deleteInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
-  backgroundRuns(ctx.rt).cancelLocal(record.id);
+  ctx.rt.backgroundRuns.cancelLocal(record.id);
   await ctx.rt.conversations.store.delete(record.id);
   if (record.upstream) await upstreamInteractionCall(ctx.rt, record.upstream.providerId, record.upstream.responseId, 'delete');
   return jsonResponse(ctx, {});

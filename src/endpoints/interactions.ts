@@ -6,7 +6,7 @@
  * leaves, so a client that reacts to `interaction.completed` with a GET or a follow-up turn finds it.
  */
 import type { Principal } from '../auth/principal.js';
-import { backgroundRuns, type BackgroundJob } from '../conversations/background-runs.js';
+import type { BackgroundJob } from '../conversations/background-runs.js';
 import type { StoredEvent } from '../conversations/conversation-store.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
@@ -175,7 +175,7 @@ async function startBackground(ctx: RequestContext, turn: InteractionTurn): Prom
   // Limits are checked at submission; the run holds the request's lease until it ends.
   await admitChat(ctx, turn.call(true));
   try {
-    await backgroundRuns(ctx.rt).start(ctx, backgroundJob(ctx, turn, queued));
+    await ctx.rt.backgroundRuns.start(ctx, backgroundJob(ctx, turn, queued));
   } catch (err) {
     await finishRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
     throw err;

@@ -3,7 +3,7 @@
  * the record is stored as `queued`, the upstream call runs detached and streamed, its events are
  * recorded by `sequence_number`, and the final response object replaces the record.
  */
-import { backgroundRuns, type BackgroundJob } from '../conversations/background-runs.js';
+import type { BackgroundJob } from '../conversations/background-runs.js';
 import { responseErrorCode } from '../protocols/openai-responses/errors.js';
 import type { Json } from '../protocols/openai-responses/client/response-object.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
@@ -45,12 +45,12 @@ export class BackgroundResponses {
 
   /** Stores the queued record and starts the run; resolves once the record is stored. */
   start(ctx: RequestContext, turn: ResponsesTurn, queued: Json): Promise<void> {
-    return backgroundRuns(this.rt).start(ctx, responsesJob(ctx, turn, queued));
+    return this.rt.backgroundRuns.start(ctx, responsesJob(ctx, turn, queued));
   }
 
   /** Aborts a run of this instance; false when it does not run here. */
   cancelLocal(id: string): boolean {
-    return backgroundRuns(this.rt).cancelLocal(id);
+    return this.rt.backgroundRuns.cancelLocal(id);
   }
 }
 

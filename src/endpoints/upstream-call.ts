@@ -1,4 +1,5 @@
-import { GatewayError, isAbortError } from '../errors.js';
+import { GatewayError, isAbortError, toGatewayError } from '../errors.js';
+import { RequestObserver } from '../observability/request-observer.js';
 import { redact } from '../redact.js';
 import { callerCredentialRefused } from '../providers/caller-credential.js';
 import type { Provider } from '../providers/types.js';
@@ -41,6 +42,32 @@ export async function callUpstream(
   req: UpstreamRequest,
   errorMessage: (status: number, bodyText: string) => string,
 ): Promise<UpstreamResult> {
+  // The one seam per upstream attempt: a client span (traceparent sent on), onRequest before the first.
+  const { attempt, context } = ctx.obs.startAttempt(provider, req.url, req.headers);
+  let result: UpstreamResult;
+  try {
+    result = await RequestObserver.within(context, () => callOnce(ctx, provider, req, errorMessage));
+  } catch (err) {
+    attempt.failed({ code: toGatewayError(err).code });
+    throw err;
+  }
+  attempt.answered(result.response.status);
+  const done = result.done;
+  return {
+    ...result,
+    done: () => {
+      done();
+      attempt.ended();
+    },
+  };
+}
+
+async function callOnce(
+  ctx: RequestContext,
+  provider: Provider,
+  req: UpstreamRequest,
+  errorMessage: (status: number, bodyText: string) => string,
+): Promise<UpstreamResult> {
   const controller = new AbortController();
   const onClientAbort = () => controller.abort(new DOMException('Client disconnected', 'AbortError'));
   if (ctx.signal.aborted) onClientAbort();
@@ -60,7 +87,6 @@ export async function callUpstream(
     ctx.signal.removeEventListener('abort', onClientAbort);
   };
 
-  ctx.obs.requestReady();
   let response: Response;
   try {
     response = await provider.fetch(req.url, {

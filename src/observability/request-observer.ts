@@ -1,15 +1,20 @@
 /**
  * The one place a request is observed. The gateway creates a RequestObserver per request; handlers
- * only report what they learn (usage, cost, a mid-stream error); the upstream seam reports each
- * attempt. The observer fires the host's hooks exactly once each, whatever the route and outcome:
- * `onRequest` right before the first upstream attempt (or, for a request that never goes upstream,
- * right before `onResponse`), `onResponse` when the response is complete (for a streamed body: when
- * the body ended, failed or was cancelled by the client).
+ * only report what they learn (usage, cost, a mid-stream error, the answer's id and model); the
+ * upstream seam opens one attempt per upstream call. The observer fires the host's hooks exactly
+ * once each, whatever the route and outcome: `onRequest` right before the first upstream attempt
+ * (or, for a request that never goes upstream, right before `onResponse`), `onResponse` when the
+ * response is complete (for a streamed body: when it ended, failed or was cancelled by the client).
+ * The same moments open and close the server span, the client span of each attempt and the metrics.
  */
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { GatewayError } from '../errors.js';
-import type { IRUsage } from '../ir/types.js';
+import type { IRUsage, ProtocolName } from '../ir/types.js';
+import type { ProviderType } from '../config/schema.js';
+import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
 import { isTextStream, Reply } from '../http/reply.js';
 import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } from './hooks.js';
+import { extractParent, injectContext, type Telemetry } from './telemetry.js';
 
 /** What handlers learn about the outcome while serving a request. */
 export interface RequestOutcome {
@@ -23,19 +28,69 @@ export interface RequestOutcome {
 export interface ObserverDeps {
   hooks: GatewayHooks;
   now: () => number;
+  telemetry: Telemetry;
+  /** Secrets scrubbed from captured content (only read when content capture is on). */
+  scrub: (text: string) => string;
 }
+
+/** The provider an upstream attempt goes to (a subset of Provider, so the observer needs no routing types). */
+export interface AttemptTarget {
+  id: string;
+  type: ProviderType;
+  chatProtocol: ProtocolName;
+}
+
+/** One upstream call: a client span, its traceparent in the outgoing headers, an outcome. */
+export interface UpstreamAttempt {
+  /** The call failed (no answer, an error status, a redirect): ends the span with the error type. */
+  failed(err: { code: string; status?: number }): void;
+  /** Headers arrived with a success status; the span stays open until `ended` (a stream may follow). */
+  answered(status: number): void;
+  /** The exchange is over (the body was read or the stream ended). */
+  ended(): void;
+}
+
+const MAX_CONTENT_CHARS = 64_000;
+
+interface OpenAttempt {
+  span: Span;
+  ended: boolean;
+  /** When the exchange ended (epoch ms): the span ends with this time once the answer's facts are in. */
+  doneAt?: number;
+}
+
+const epochMs = () => performance.timeOrigin + performance.now();
 
 export class RequestObserver {
   private requested = false;
   private finished = false;
   private readonly outcome: RequestOutcome = {};
+  private readonly span: Span;
+  private readonly spanContext: Context;
+  private upstreamProtocol: ProtocolName | undefined;
+  private passthrough: boolean | undefined;
+  private settings: RequestSettings = {};
+  private response: ResponseFacts = {};
+  private attempts = 0;
+  private openAttempt: OpenAttempt | undefined;
+  private firstTokenAt: number | undefined;
+  private firstChunkAt: number | undefined;
+  private inputContent: string | undefined;
+  private outputContent: string | undefined;
+  private serverAddress: string | undefined;
+  private providerName: string | undefined;
 
   constructor(
     private readonly deps: ObserverDeps,
     /** Filled in as the request is routed (key id, model, provider, warnings). */
     readonly event: RequestEvent,
     readonly startedAt: number,
-  ) {}
+    headers: Headers,
+  ) {
+    const parent = extractParent(headers);
+    this.span = deps.telemetry.tracer.startSpan(event.method, { kind: SpanKind.SERVER, attributes: { [ATTR.httpMethod]: event.method, [ATTR.urlPath]: event.path, [ATTR.traceId]: event.traceId } }, parent);
+    this.spanContext = trace.setSpan(parent, this.span);
+  }
 
   /** The request is ready to go upstream: fires onRequest (once). */
   requestReady(): void {
@@ -49,6 +104,149 @@ export class RequestObserver {
     Object.assign(this.outcome, outcome);
   }
 
+  /** How a model call is routed: the upstream's protocol, and whether bytes pass through untranslated. */
+  routed(upstreamProtocol: ProtocolName, passthrough: boolean): void {
+    this.upstreamProtocol = upstreamProtocol;
+    this.passthrough = passthrough;
+  }
+
+  /** The client's parsed request body: max tokens, temperature, top_p (and the prompt, with content capture on). */
+  requestBody(body: Record<string, unknown>): void {
+    this.settings = requestSettings(body);
+    if (this.deps.telemetry.captureContent && this.span.isRecording()) {
+      const messages = body.messages ?? body.contents ?? body.input ?? body.prompt;
+      if (messages !== undefined) this.inputContent = this.deps.scrub(JSON.stringify(messages).slice(0, MAX_CONTENT_CHARS));
+    }
+  }
+
+  /** The answer's id, model and finish reasons (also from a stream's events); later values win. */
+  answer(facts: ResponseFacts): void {
+    this.response = { ...this.response, ...facts };
+  }
+
+  /** A whole (non-streamed) answer, for content capture only. */
+  answerContent(json: unknown): void {
+    if (!this.deps.telemetry.captureContent || !this.span.isRecording()) return;
+    this.outputContent = this.deps.scrub(JSON.stringify(json).slice(0, MAX_CONTENT_CHARS));
+  }
+
+  /** The first generated token of a stream reached the encoder (time to first token). */
+  firstToken(): void {
+    if (this.firstTokenAt === undefined) this.firstTokenAt = this.deps.now();
+  }
+
+  /**
+   * One upstream call starts: a client span under the request's server span, its traceparent set
+   * in `headers`, onRequest fired if this is the first. Run the fetch inside `context` so a host's
+   * own HTTP instrumentation nests under the attempt.
+   */
+  startAttempt(target: AttemptTarget, url: string, headers: Headers): { attempt: UpstreamAttempt; context: Context } {
+    this.requestReady();
+    this.closeAttempt();
+    this.attempts += 1;
+    const telemetry = this.deps.telemetry;
+    const protocol = this.upstreamProtocol ?? target.chatProtocol;
+    const operation = operationOfProtocol(protocol);
+    const model = this.event.upstreamModel;
+    let address: string | undefined;
+    let port: number | undefined;
+    try {
+      const u = new URL(url);
+      address = u.hostname;
+      port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+    } catch {
+      // an unparsable URL fails in fetch; the span just lacks the address
+    }
+    this.serverAddress = address;
+    this.providerName = genAiProviderName(target.type);
+    const baseAttrs: Attributes = {
+      [ATTR.operation]: operation,
+      [ATTR.providerName]: genAiProviderName(target.type),
+      [ATTR.providerId]: target.id,
+    };
+    const span = telemetry.tracer.startSpan(
+      model ? `${operation} ${model}` : operation,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          ...baseAttrs,
+          ...(model ? { [ATTR.requestModel]: model } : {}),
+          ...(address ? { [ATTR.serverAddress]: address } : {}),
+          ...(port ? { [ATTR.serverPort]: port } : {}),
+          [ATTR.upstreamProtocol]: protocol,
+          [ATTR.attempt]: this.attempts,
+          ...this.settingAttributes(),
+        },
+      },
+      this.spanContext,
+    );
+    const open: OpenAttempt = { span, ended: false };
+    this.openAttempt = open;
+    const ctx = trace.setSpan(this.spanContext, span);
+    injectContext(ctx, headers);
+    const count = (outcome: string) => telemetry.instruments.upstreamAttempts.add(1, { ...baseAttrs, [ATTR.outcome]: outcome });
+    const attempt: UpstreamAttempt = {
+      failed: (err) => {
+        if (open.ended) return;
+        open.ended = true;
+        span.setAttribute(ATTR.errorType, err.code);
+        if (err.status !== undefined) span.setAttribute(ATTR.httpStatus, err.status);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+        count(err.code);
+      },
+      answered: (status) => {
+        span.setAttribute(ATTR.httpStatus, status);
+        count('success');
+      },
+      // The answer's id, model and usage are read after the body: the span is ended, with this
+      // time, at the next attempt or when the request completes.
+      ended: () => {
+        open.doneAt ??= epochMs();
+      },
+    };
+    return { attempt, context: ctx };
+  }
+
+  /** Runs `fn` with an attempt's context active (so a host's own instrumentation of fetch nests under it). */
+  static within<T>(ctx: Context, fn: () => T): T {
+    return context.with(ctx, fn);
+  }
+
+  /** Ends the open attempt's span with what is known of the answer. */
+  private closeAttempt(which = this.openAttempt): void {
+    if (!which || which.ended) return;
+    which.ended = true;
+    const span = which.span;
+    if (span.isRecording()) span.setAttributes(this.answerAttributes());
+    if (this.outcome.error) {
+      span.setAttribute(ATTR.errorType, this.outcome.error.code);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end(which.doneAt);
+  }
+
+  private settingAttributes(): Attributes {
+    const s = this.settings;
+    return {
+      ...(s.maxTokens !== undefined ? { [ATTR.maxTokens]: s.maxTokens } : {}),
+      ...(s.temperature !== undefined ? { [ATTR.temperature]: s.temperature } : {}),
+      ...(s.topP !== undefined ? { [ATTR.topP]: s.topP } : {}),
+    };
+  }
+
+  private answerAttributes(): Attributes {
+    const r = this.response;
+    const u = this.outcome.usage;
+    return {
+      ...(r.id ? { [ATTR.responseId]: r.id } : {}),
+      ...(r.model ? { [ATTR.responseModel]: r.model } : {}),
+      ...(r.finishReasons?.length ? { [ATTR.finishReasons]: r.finishReasons } : {}),
+      ...(u?.inputTokens !== undefined ? { [ATTR.inputTokens]: u.inputTokens } : {}),
+      ...(u?.outputTokens !== undefined ? { [ATTR.outputTokens]: u.outputTokens } : {}),
+    };
+  }
+
   /**
    * The reply leaves the gateway. A body that is already whole (JSON, error, empty) completes the
    * request now; a streamed body is wrapped so the request completes when it ends, fails or is
@@ -56,12 +254,23 @@ export class RequestObserver {
    */
   observe(reply: Reply): Reply {
     const body = reply.body;
-    const finish = () => this.finish(reply.status);
-    if (isTextStream(body)) return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, finish) });
-    if (!(body instanceof ReadableStream)) {
-      finish();
+    const textStream = isTextStream(body);
+    if (!textStream && !(body instanceof ReadableStream)) {
+      this.finish(reply.status);
       return reply;
     }
+    const streams = this.deps.telemetry.instruments.openStreams;
+    const streamAttrs = this.metricBase();
+    streams.add(1, streamAttrs);
+    const finish = () => {
+      if (this.finished) return;
+      streams.add(-1, streamAttrs);
+      this.finish(reply.status);
+    };
+    const chunkSeen = () => {
+      if (this.firstChunkAt === undefined) this.firstChunkAt = this.deps.now();
+    };
+    if (textStream) return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, chunkSeen, finish) });
     const reader = body.getReader();
     const wrapped = new ReadableStream<Uint8Array>(
       {
@@ -79,6 +288,7 @@ export class RequestObserver {
             finish();
             return;
           }
+          chunkSeen();
           controller.enqueue(chunk.value);
         },
         async cancel(reason) {
@@ -95,18 +305,26 @@ export class RequestObserver {
     return new Reply(reply.status, reply.headers, wrapped);
   }
 
-  /** Fires onResponse (once), after onRequest if that has not fired yet. */
+  private metricBase(): Attributes {
+    return { [ATTR.httpMethod]: this.event.method, [ATTR.httpRoute]: this.event.route ?? 'unknown' };
+  }
+
+  /** Fires onResponse (once), after onRequest if that has not fired yet; ends the spans; records the metrics. */
   private finish(status: number): void {
     if (this.finished) return;
     this.finished = true;
     this.requestReady();
+    const now = this.deps.now();
+    const latencyMs = now - this.startedAt;
+    const o = this.outcome;
+    this.closeAttempt();
+    this.record(status, latencyMs, now);
     const hook = this.deps.hooks.onResponse;
     if (!hook) return;
-    const o = this.outcome;
     const event: ResponseEvent = {
       ...this.event,
       status,
-      latencyMs: this.deps.now() - this.startedAt,
+      latencyMs,
       ...(o.usage ? { usage: o.usage } : {}),
       ...(o.costUsd !== undefined ? { costUsd: o.costUsd } : {}),
       ...(o.error ? { error: o.error } : {}),
@@ -114,16 +332,75 @@ export class RequestObserver {
     };
     fireHook(hook, event);
   }
+
+  private record(status: number, latencyMs: number, now: number): void {
+    const e = this.event;
+    const o = this.outcome;
+    const facts = routeFacts(e.route, e.path);
+    const errorType = o.error?.code ?? (status >= 500 ? String(status) : undefined);
+    const span = this.span;
+    if (span.isRecording()) {
+      span.updateName(e.route ? `${e.method} ${e.route}` : e.method);
+      const attrs: Attributes = {
+        [ATTR.httpStatus]: status,
+        ...(e.route ? { [ATTR.httpRoute]: e.route } : {}),
+        ...(e.keyId ? { [ATTR.keyId]: e.keyId } : {}),
+        ...(facts ? { [ATTR.clientProtocol]: facts.clientProtocol } : {}),
+        ...(facts?.operation && e.model ? { [ATTR.operation]: facts.operation } : {}),
+        ...(e.model ? { [ATTR.requestModel]: e.model } : {}),
+        ...(e.provider ? { [ATTR.providerId]: e.provider } : {}),
+        ...(this.providerName ? { [ATTR.providerName]: this.providerName } : {}),
+        ...(this.upstreamProtocol ? { [ATTR.upstreamProtocol]: this.upstreamProtocol } : {}),
+        ...(this.passthrough !== undefined ? { [ATTR.passthrough]: this.passthrough } : {}),
+        ...(e.stream !== undefined ? { [ATTR.stream]: e.stream } : {}),
+        ...(o.streamCompleted !== undefined ? { [ATTR.streamCompleted]: o.streamCompleted } : {}),
+        ...(this.attempts ? { [ATTR.attempt]: this.attempts } : {}),
+        ...(this.serverAddress ? { [ATTR.serverAddress]: this.serverAddress } : {}),
+        ...(errorType ? { [ATTR.errorType]: errorType } : {}),
+        ...(this.inputContent !== undefined ? { [ATTR.inputMessages]: this.inputContent } : {}),
+        ...(this.outputContent !== undefined ? { [ATTR.outputMessages]: this.outputContent } : {}),
+        ...this.settingAttributes(),
+        ...this.answerAttributes(),
+      };
+      span.setAttributes(attrs);
+      if (errorType && (status >= 500 || o.error)) span.setStatus({ code: SpanStatusCode.ERROR, message: o.error?.message ?? `HTTP ${status}` });
+    }
+    span.end();
+
+    const m = this.deps.telemetry.instruments;
+    m.requests.add(1, { ...this.metricBase(), [ATTR.httpStatus]: status, ...(errorType ? { [ATTR.errorType]: errorType } : {}) });
+    if (!facts?.operation || !e.model) return;
+    const genAi: Attributes = {
+      [ATTR.operation]: facts.operation,
+      [ATTR.requestModel]: e.model,
+      ...(e.provider ? { [ATTR.providerId]: e.provider } : {}),
+      ...(this.providerName ? { [ATTR.providerName]: this.providerName } : {}),
+      ...(this.response.model ? { [ATTR.responseModel]: this.response.model } : {}),
+      ...(this.serverAddress ? { [ATTR.serverAddress]: this.serverAddress } : {}),
+    };
+    m.duration.record(latencyMs / 1000, { ...genAi, ...(errorType ? { [ATTR.errorType]: errorType } : {}) });
+    const u = o.usage;
+    if (u?.inputTokens !== undefined) m.tokens.record(u.inputTokens, { ...genAi, [ATTR.tokenType]: 'input' });
+    if (u?.outputTokens !== undefined) m.tokens.record(u.outputTokens, { ...genAi, [ATTR.tokenType]: 'output' });
+    if (!e.stream) return;
+    const first = this.firstTokenAt ?? this.firstChunkAt;
+    if (first === undefined) return;
+    m.timeToFirstToken.record((first - this.startedAt) / 1000, genAi);
+    const out = u?.outputTokens;
+    if (out !== undefined && out > 1 && o.streamCompleted !== false) m.timePerOutputToken.record((now - first) / 1000 / (out - 1), genAi);
+  }
 }
 
 /**
- * `source`, calling `finish` once it is over: ended, failed, or returned by its reader (also when
- * the reader returns it before reading anything, e.g. a client that left at once). A plain
- * iterator rather than another async generator: no extra promise hop per chunk.
+ * `source`, with `chunk` called for each chunk and `finish` once it is over: ended, failed, or
+ * returned by its reader (also when the reader returns it before reading anything, e.g. a client
+ * that left at once). A plain iterator rather than another async generator: no extra promise hop
+ * per chunk.
  */
-function finishing(source: AsyncGenerator<string>, finish: () => void): AsyncGenerator<string> {
-  const ended = <T>(result: IteratorResult<string, T>): IteratorResult<string, T> => {
+function finishing(source: AsyncGenerator<string>, chunk: () => void, finish: () => void): AsyncGenerator<string> {
+  const seen = <T>(result: IteratorResult<string, T>): IteratorResult<string, T> => {
     if (result.done) finish();
+    else chunk();
     return result;
   };
   const failed = (err: unknown): never => {
@@ -131,9 +408,13 @@ function finishing(source: AsyncGenerator<string>, finish: () => void): AsyncGen
     throw err;
   };
   const gen: AsyncGenerator<string> = {
-    next: (...args) => source.next(...args).then(ended, failed),
-    return: (value) => source.return(value).then((r) => { finish(); return r; }, failed),
-    throw: (err) => source.throw(err).then(ended, failed),
+    next: (...args) => source.next(...args).then(seen, failed),
+    return: (value) =>
+      source.return(value).then((r) => {
+        finish();
+        return r;
+      }, failed),
+    throw: (err) => source.throw(err).then(seen, failed),
     [Symbol.asyncIterator]: () => gen,
   };
   return gen;

@@ -33,6 +33,8 @@ export interface InteractionsMock {
   holdNext(): void;
   /** Next stream sends its first step.start, then an `error` event, then closes. */
   failNext(message?: string): void;
+  /** Next stream sends its first step.start and the event after it, then closes cleanly (no interaction.completed, no done). */
+  endStreamEarlyNext(): void;
   handle(ex: MockExchange, send: (res: ServerResponse, status: number, body: unknown) => void): Promise<void>;
 }
 
@@ -165,6 +167,7 @@ export function createInteractionsMock(): InteractionsMock {
   const cancelWaiters = new Map<string, () => void>();
   let hold = false;
   let fail: string | undefined;
+  let endEarly = false;
 
   function create(ex: MockExchange, send: (res: ServerResponse, status: number, body: unknown) => void): void | Promise<void> {
     const body = validateCreate(ex.recorded.body);
@@ -215,6 +218,8 @@ export function createInteractionsMock(): InteractionsMock {
     hold = false;
     const failing = fail;
     fail = undefined;
+    const ending = endEarly;
+    endEarly = false;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.flushHeaders();
     const write = (type: string, data: Json | string): void => {
@@ -225,6 +230,7 @@ export function createInteractionsMock(): InteractionsMock {
     for (let i = 0; i < events.length; i++) {
       const [type, data] = events[i]!;
       write(type, data);
+      if (ending && i === firstStart + 1) break;
       if (i !== firstStart) continue;
       if (failing !== undefined) {
         it.status = 'failed';
@@ -277,6 +283,9 @@ export function createInteractionsMock(): InteractionsMock {
     },
     failNext(message = 'An internal error has occurred.') {
       fail = message;
+    },
+    endStreamEarlyNext() {
+      endEarly = true;
     },
     handle,
   };

@@ -41,6 +41,8 @@ export interface MockOpenAIResponses extends MockVendorServer {
   scriptNext(reply: ScriptedReply): void;
   /** The next stream sends its first events, then the connection is destroyed (no terminal event). */
   breakStreamNext(): void;
+  /** The next stream sends its first events, then closes cleanly without its terminal event (a truncated body). */
+  endStreamEarlyNext(): void;
   /** Stored responses by id (store !== false), as GET answers them. */
   readonly stored: ReadonlyMap<string, StoredResponse>;
   /** Encrypted reasoning values this mock issued (only these replay). */
@@ -92,6 +94,7 @@ export async function startMockOpenAIResponses(opts: MockOpenAIResponsesOptions 
   /** function_call item id -> the reasoning item id it was produced with. */
   const callReasoning = new Map<string, string>();
   let breakNext = false;
+  let endEarlyNext = false;
 
   const send = (res: ServerResponse, seq: number, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_mock_${seq}`, ...headers });
@@ -242,6 +245,12 @@ export async function startMockOpenAIResponses(opts: MockOpenAIResponsesOptions 
       await new Promise((r) => setTimeout(r, 20));
       return ex.cut();
     }
+    if (endEarlyNext) {
+      endEarlyNext = false;
+      writeEvents(res, ex, events.slice(0, cutAt));
+      res.end();
+      return;
+    }
     if (plan.streamError) {
       writeEvents(res, ex, events.slice(0, cutAt));
       const err = { type: 'error', sequence_number: cutAt, code: plan.streamError.code, message: plan.streamError.message, param: null };
@@ -340,6 +349,9 @@ export async function startMockOpenAIResponses(opts: MockOpenAIResponsesOptions 
   return Object.assign(server, {
     scriptNext(reply: ScriptedReply) {
       scripts.push(reply);
+    },
+    endStreamEarlyNext() {
+      endEarlyNext = true;
     },
     breakStreamNext() {
       breakNext = true;

@@ -172,3 +172,29 @@ export const messageResponseSchema = z.looseObject({
   usage: anthropicUsageSchema.nullish(),
 });
 export type MessageResponse = z.output<typeof messageResponseSchema>;
+
+/**
+ * One event of an upstream Messages stream (loose: event types added later pass, and are ignored).
+ * The fields the decoder reads are checked; `error` events are read whatever their shape.
+ */
+export const streamEventSchema = z.looseObject({
+  type: z.string().optional(),
+  index: z.number().optional(),
+  message: z.looseObject({ id: z.string().optional(), model: z.string().optional(), usage: anthropicUsageSchema.nullish() }).optional(),
+  content_block: z
+    .looseObject({ type: z.string(), id: z.string().optional(), name: z.string().optional(), text: z.string().optional(), thinking: z.string().optional() })
+    .optional(),
+  delta: z
+    .looseObject({
+      type: z.string().optional(),
+      text: z.string().optional(),
+      thinking: z.string().optional(),
+      signature: z.string().optional(),
+      partial_json: z.string().optional(),
+      stop_reason: z.string().nullish(),
+      stop_sequence: z.string().nullish(),
+    })
+    .optional(),
+  usage: anthropicUsageSchema.nullish(),
+});
+export type StreamEventWire = z.output<typeof streamEventSchema>;

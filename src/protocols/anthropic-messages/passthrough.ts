@@ -13,6 +13,7 @@ import type { PassthroughCodec, StreamRelay } from '../types.js';
 import type { AnthropicUsage } from './anthropic-messages-api.js';
 import { anthropicErrorFrame, errorFromAnthropicEvent } from './errors.js';
 import { fromAnthropicUsage } from './upstream/usage.js';
+import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 export const anthropicPassthrough: PassthroughCodec = {
   protocol: 'anthropic-messages',
@@ -50,7 +51,7 @@ export const anthropicPassthrough: PassthroughCodec = {
         return sseFrame(ev.data, name);
       },
       end(): string {
-        if (!stopped) throw new GatewayError('bad_gateway', 'The upstream stream ended before message_stop.');
+        if (!stopped) throw streamEndedEarly('message_stop');
         return '';
       },
       error: (err: GatewayError): string => anthropicErrorFrame(err, traceId),

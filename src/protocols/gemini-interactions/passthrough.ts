@@ -21,6 +21,7 @@ import { DONE_FRAME } from './client/stream-encoder.js';
 import { interactionsError } from './errors.js';
 import type { CreateInteractionRequest, Json } from './gemini-interactions-api.js';
 import { createStepAccumulator } from './upstream/step-accumulator.js';
+import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 export interface InteractionsPassthroughPlan {
   /** The gateway's interaction id. */
@@ -134,7 +135,7 @@ export function interactionsPassthrough(plan: InteractionsPassthroughPlan): Pass
         },
         end(): string {
           if (terminal) return '';
-          throw new GatewayError('bad_gateway', 'The upstream stream ended before the interaction was complete.');
+          throw streamEndedEarly('the interaction was complete');
         },
         error(err: GatewayError): string {
           if (terminal) return '';

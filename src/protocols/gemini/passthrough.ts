@@ -12,6 +12,7 @@ import type { UsageMetadataWire } from './gemini-api.js';
 import { streamErrorOf } from './upstream/stream-decoder.js';
 import { createGeminiFramer } from './client/stream-framing.js';
 import { fromGeminiUsage } from './upstream/usage.js';
+import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 export const geminiPassthrough: PassthroughCodec = {
   protocol: 'gemini',
@@ -50,7 +51,7 @@ export const geminiPassthrough: PassthroughCodec = {
       },
       // A stream that closes before any finishReason must not look like a complete answer.
       end(): string {
-        if (!finished) throw new GatewayError('bad_gateway', 'The upstream stream ended before the answer was complete.');
+        if (!finished) throw streamEndedEarly('the answer was complete');
         return framer.end();
       },
       error(err: GatewayError): string {

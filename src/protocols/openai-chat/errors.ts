@@ -1,4 +1,4 @@
-import type { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../errors.js';
 import { upstreamErrorMessage } from '../shared/upstream-error-message.js';
 
 const TYPES: Record<string, string> = {
@@ -47,3 +47,11 @@ export function openAIErrorBody(err: GatewayError, traceId: string): unknown {
 
 /** Message of any upstream error body, OpenAI-shaped or not. */
 export const openAIErrorMessage = upstreamErrorMessage;
+
+/** An OpenAI-compatible upstream's error chunk mid-stream (`{"error":{"message"}}` or `{"error":"..."}`), else undefined. */
+export function openAIChunkError(json: unknown): GatewayError | undefined {
+  const err = json && typeof json === 'object' && !Array.isArray(json) ? (json as { error?: unknown }).error : undefined;
+  if (!err) return undefined;
+  const message = typeof err === 'string' ? err : typeof (err as { message?: unknown }).message === 'string' ? (err as { message: string }).message : undefined;
+  return new GatewayError('upstream_error', message ?? 'The upstream reported an error mid-stream.');
+}

@@ -115,6 +115,14 @@ export const chatRequestSchema = z
 export type ChatRequest = z.output<typeof chatRequestSchema>;
 export type ChatMessage = z.output<typeof messageSchema>;
 
+const usageSchema = z.looseObject({
+  prompt_tokens: z.number().optional(),
+  completion_tokens: z.number().optional(),
+  total_tokens: z.number().optional(),
+  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
+});
+
 /** What an OpenAI-compatible upstream must send back (validated loosely: extra fields are fine). */
 export const chatResponseSchema = z.looseObject({
   id: z.string().optional(),
@@ -132,16 +140,44 @@ export const chatResponseSchema = z.looseObject({
       finish_reason: z.string().nullish(),
     }),
   ),
-  usage: z
-    .looseObject({
-      prompt_tokens: z.number().optional(),
-      completion_tokens: z.number().optional(),
-      total_tokens: z.number().optional(),
-      prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
-      completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
-    })
-    .nullish(),
+  usage: usageSchema.nullish(),
 });
 
 export type ChatResponseWire = z.output<typeof chatResponseSchema>;
-export type UsageWire = NonNullable<ChatResponseWire['usage']>;
+export type UsageWire = z.output<typeof usageSchema>;
+
+/**
+ * One `chat.completion.chunk` of an upstream stream (loose like the answer: extra fields are fine,
+ * and compatible servers send null where OpenAI leaves a field out). Error chunks are read before.
+ */
+export const chatChunkSchema = z.looseObject({
+  id: z.string().nullish(),
+  model: z.string().nullish(),
+  usage: usageSchema.nullish(),
+  choices: z
+    .array(
+      z.looseObject({
+        index: z.number().nullish(),
+        delta: z
+          .looseObject({
+            content: z.string().nullish(),
+            reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
+            refusal: z.string().nullish(),
+            tool_calls: z
+              .array(
+                z.looseObject({
+                  index: z.number().nullish(),
+                  id: z.string().nullish(),
+                  function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+                }),
+              )
+              .nullish(),
+          })
+          .nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+});
+export type ChatChunkWire = z.output<typeof chatChunkSchema>;

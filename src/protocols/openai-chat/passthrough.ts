@@ -3,9 +3,10 @@ import { findTopLevelValue, insertTopLevelField, replaceTopLevelString } from '.
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
-import { openAIErrorObject } from './errors.js';
+import { openAIChunkError, openAIErrorObject } from './errors.js';
 import { fromOpenAIUsage } from './upstream/usage.js';
 import type { UsageWire } from './openai-chat-api.js';
+import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 /**
  * OpenAI chat in, OpenAI chat out. The body is forwarded as sent with `model` rewritten; for streams
@@ -16,16 +17,11 @@ const FINISHED = /"finish_reason"\s*:\s*"/;
 
 /** `data: {"error": {...}}` from an OpenAI-compatible upstream mid-stream, as a GatewayError. */
 function inBandError(data: string): GatewayError | undefined {
-  let chunk: unknown;
   try {
-    chunk = JSON.parse(data);
+    return openAIChunkError(JSON.parse(data));
   } catch {
     return undefined;
   }
-  const err = chunk && typeof chunk === 'object' && !Array.isArray(chunk) ? (chunk as { error?: unknown }).error : undefined;
-  if (!err) return undefined;
-  const message = typeof err === 'string' ? err : typeof (err as { message?: unknown }).message === 'string' ? (err as { message: string }).message : undefined;
-  return new GatewayError('upstream_error', message ?? 'The upstream reported an error mid-stream.');
 }
 
 export const openAIChatPassthrough: PassthroughCodec = {
@@ -80,7 +76,7 @@ export const openAIChatPassthrough: PassthroughCodec = {
       end(): string {
         if (sawDone) return '';
         if (sawFinish) return sseFrame('[DONE]');
-        throw new GatewayError('bad_gateway', 'The upstream stream ended before the answer was complete.');
+        throw streamEndedEarly('the answer was complete');
       },
       error(err: GatewayError): string {
         return sseFrame(JSON.stringify({ error: openAIErrorObject(err), traceId }));

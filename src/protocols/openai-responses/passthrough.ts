@@ -16,6 +16,7 @@ import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { isGatewayReasoningToken } from '../shared/reasoning-token.js';
 import { fromResponsesUsage, type Json, type TurnSink } from './client/response-object.js';
 import { responseErrorCode } from './errors.js';
+import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 export interface ResponsesPassthroughPlan {
   /** The gateway's id for this response (absent: the upstream's ids are kept). */
@@ -109,7 +110,7 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
         },
         end(): string {
           if (terminal) return '';
-          throw new GatewayError('bad_gateway', 'The upstream stream ended before the response was complete.');
+          throw streamEndedEarly('the response was complete');
         },
         error(err: GatewayError): string {
           terminal = true;

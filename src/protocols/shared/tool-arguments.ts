@@ -1,14 +1,39 @@
+/**
+ * Tool call arguments arrive as JSON text (the IR keeps them so); most wires want an object. One
+ * parser for every protocol; each caller picks what a non-object, invalid or too-deep text becomes.
+ */
 import { nestsTooDeep } from '../../http/json-guard.js';
 
-/** Tool arguments (JSON text) -> the object Anthropic's `input` must be. */
-export function toolInput(args: string): Record<string, unknown> {
-  // Too deep to serialize again (JSON.stringify recurses): unusable, like invalid JSON.
-  if (nestsTooDeep(args)) return {};
+export type ParsedArguments =
+  | { kind: 'object'; value: Record<string, unknown> }
+  /** Valid JSON, but not an object (`"x"`, `[1]`, `3`). */
+  | { kind: 'value'; value: unknown }
+  /** Not JSON (a model once produced such arguments). */
+  | { kind: 'invalid' }
+  /** Nested too deep to serialize again (JSON.stringify recurses): unusable, like invalid JSON. */
+  | { kind: 'too-deep' };
+
+/** Tool arguments text -> what it holds. Empty text is `{}`. */
+export function parseToolArguments(text: string): ParsedArguments {
+  if (nestsTooDeep(text)) return { kind: 'too-deep' };
+  let value: unknown;
   try {
-    const v = JSON.parse(args || '{}') as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    value = JSON.parse(text || '{}') as unknown;
   } catch {
-    // the model produced invalid JSON; an empty object keeps the message valid
+    return { kind: 'invalid' };
   }
-  return {};
+  return value && typeof value === 'object' && !Array.isArray(value) ? { kind: 'object', value: value as Record<string, unknown> } : { kind: 'value', value };
+}
+
+/** The arguments as an object; anything else becomes `{}` (an empty object keeps the message valid). */
+export function toolInput(args: string): Record<string, unknown> {
+  const parsed = parseToolArguments(args);
+  return parsed.kind === 'object' ? parsed.value : {};
+}
+
+/** The arguments as an object, a non-object JSON value wrapped as `{value}`, anything else `{}`. */
+export function argumentsObject(args: string): Record<string, unknown> {
+  const parsed = parseToolArguments(args);
+  if (parsed.kind === 'object') return parsed.value;
+  return parsed.kind === 'value' ? { value: parsed.value } : {};
 }

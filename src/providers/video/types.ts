@@ -1,5 +1,15 @@
-import type { VideoJob } from '../../tasks/video-task.js';
 import type { Provider } from '../types.js';
+
+/** A video request in the gateway's vendor-neutral terms, checked against the model's limits. */
+export interface VideoJob {
+  prompt: string;
+  durationSeconds: number;
+  aspectRatio: string;
+  resolution: string;
+  negativePrompt?: string;
+  personGeneration?: string;
+  generateAudio?: boolean;
+}
 
 /** What one model accepts; from provider defaults, overridable per model (`options.video`). */
 export interface VideoLimits {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
-import type { VideoJob } from '../../tasks/video-task.js';
+import type { VideoJob } from './types.js';
 import { geminiModelSegment, geminiTarget } from '../media-endpoints.js';
 import type { Provider } from '../types.js';
 import type { UpstreamVideoState, VideoAdapter, VideoLimits } from './types.js';

@@ -4,13 +4,13 @@ import type { IRContentPart, IRFilePart, IRImagePart, IRTextPart, IRToolCallPart
 import { parseOrThrow } from '../../shared/zod-error.js';
 import { contentBlockSchema, type ContentBlock, type DocumentBlock, type ImageBlock } from '../anthropic-messages-api.js';
 import { quoteInput } from '../../../quote-input.js';
+import { unmodelledFields } from '../../shared/provider-options.js';
 
 const P = 'anthropic-messages';
 
 /** Fields of a block the IR does not model (cache_control, citations, ...), kept for an Anthropic upstream. */
 export function extrasOf(block: Record<string, unknown>, modeled: readonly string[]): ProviderOptions | undefined {
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(block)) if (!modeled.includes(k) && v !== undefined && v !== null) extra[k] = v;
+  const extra = unmodelledFields(block, new Set(modeled), { dropNull: true });
   return Object.keys(extra).length ? { [P]: extra } : undefined;
 }
 

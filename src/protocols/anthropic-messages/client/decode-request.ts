@@ -3,6 +3,7 @@ import type { IRChatRequest, IRMessage, IRTextPart, IRTool, IRToolChoice } from 
 import { parseBodyOnce, parseOrThrow } from '../../shared/zod-error.js';
 import { countTokensRequestSchema, customToolSchema, messagesRequestSchema, type CountTokensRequest, type MessagesRequest } from '../anthropic-messages-api.js';
 import { decodeMessageContent, decodeTextBlock, extrasOf } from './convert-from-anthropic-content.js';
+import { unmodelledFields } from '../../shared/provider-options.js';
 
 /** Top-level fields the IR models; everything else travels in providerOptions['anthropic-messages']. */
 const MODELED = new Set([
@@ -63,8 +64,7 @@ export function decodeAnthropicRequest(body: Record<string, unknown>): IRChatReq
   const format = req.output_config?.format;
   if (format) ir.responseFormat = { type: 'json_schema', schema: format.schema };
 
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (!MODELED.has(k) && v !== undefined) extra[k] = v;
+  const extra = unmodelledFields(body, MODELED);
   if (req.metadata) {
     const { user_id: _user, ...restMeta } = req.metadata;
     if (Object.keys(restMeta).length) extra.metadata = restMeta;

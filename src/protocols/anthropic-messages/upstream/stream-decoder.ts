@@ -7,28 +7,20 @@ import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import type { StreamDecoder } from '../../types.js';
-import type { AnthropicUsage } from '../anthropic-messages-api.js';
+import { streamEventSchema, type AnthropicUsage } from '../anthropic-messages-api.js';
+import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
 import { errorFromAnthropicEvent } from '../errors.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';
 import { fromAnthropicUsage } from './usage.js';
 
-interface EventWire {
-  type?: string;
-  index?: number;
-  message?: { id?: string; model?: string; usage?: AnthropicUsage | null };
-  content_block?: { type?: string; id?: string; name?: string; text?: string; thinking?: string; signature?: string };
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
-  usage?: AnthropicUsage | null;
-}
-
-type OpenBlock = { kind: 'text' | 'reasoning'; id: string } | { kind: 'tool'; id: string; index: number } | { kind: 'ignored' };
+const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed Anthropic stream event.');
 
 export function createAnthropicStreamDecoder(): StreamDecoder {
   let wireUsage: AnthropicUsage = {};
   let finishReason: IRFinishReason | undefined;
   let toolCount = 0;
   let done = false;
-  const blocks = new Map<number, OpenBlock>();
+  const blocks = createOpenBlocks<number>();
 
   const usage = (): IRUsage => fromAnthropicUsage(wireUsage);
   const mergeWire = (u: AnthropicUsage | null | undefined): void => {
@@ -38,25 +30,25 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     wireUsage = next as AnthropicUsage;
   };
 
-  const closeAll = (out: IRStreamEvent[]): void => {
-    for (const b of blocks.values()) {
-      if (b.kind === 'text') out.push({ type: 'text-end', id: b.id });
-      else if (b.kind === 'reasoning') out.push({ type: 'reasoning-end', id: b.id });
-      else if (b.kind === 'tool') out.push({ type: 'tool-call-end', id: b.id, index: b.index });
-    }
-    blocks.clear();
+  const fail = (error: GatewayError): IRStreamEvent[] => {
+    done = true;
+    return [{ type: 'error', error }];
   };
 
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (done) return [];
-      let data: EventWire;
+      let json: unknown;
       try {
-        data = JSON.parse(ev.data) as EventWire;
+        json = JSON.parse(ev.data);
       } catch {
-        return [];
+        return fail(malformed());
       }
-      const type = ev.event ?? data.type;
+      const type = ev.event ?? (json as { type?: unknown } | null)?.type;
+      if (type === 'error') return fail(errorFromAnthropicEvent(json));
+      const parsed = streamEventSchema.safeParse(json);
+      if (!parsed.success) return fail(malformed());
+      const data = parsed.data;
       const out: IRStreamEvent[] = [];
       switch (type) {
         case 'message_start': {
@@ -65,29 +57,23 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           break;
         }
         case 'content_block_start': {
-          const index = data.index ?? blocks.size;
-          const cb = data.content_block ?? {};
-          if (cb.type === 'text') {
-            const id = `t${index}`;
-            blocks.set(index, { kind: 'text', id });
-            out.push({ type: 'text-start', id });
-            if (cb.text) out.push({ type: 'text-delta', id, delta: cb.text });
-          } else if (cb.type === 'thinking') {
-            const id = `r${index}`;
-            blocks.set(index, { kind: 'reasoning', id });
-            out.push({ type: 'reasoning-start', id });
-            if (cb.thinking) out.push({ type: 'reasoning-delta', id, delta: cb.thinking });
-          } else if (cb.type === 'tool_use') {
-            const b = { kind: 'tool' as const, id: cb.id ?? `toolu_${toolCount}`, index: toolCount++ };
-            blocks.set(index, b);
-            out.push({ type: 'tool-call-start', id: b.id, index: b.index, name: cb.name ?? '' });
-          } else blocks.set(index, { kind: 'ignored' });
+          const index = data.index ?? -1;
+          const cb = data.content_block;
+          if (cb?.type === 'text') {
+            const b = blocks.open(out, index, { kind: 'text', id: `t${index}` });
+            if (cb.text) out.push({ type: 'text-delta', id: b.id, delta: cb.text });
+          } else if (cb?.type === 'thinking') {
+            const b = blocks.open(out, index, { kind: 'reasoning', id: `r${index}` });
+            if (cb.thinking) out.push({ type: 'reasoning-delta', id: b.id, delta: cb.thinking });
+          } else if (cb?.type === 'tool_use') {
+            blocks.open(out, index, { kind: 'tool', id: cb.id ?? `toolu_${toolCount}`, index: toolCount++ }, cb.name ?? '');
+          }
           break;
         }
         case 'content_block_delta': {
           const b = blocks.get(data.index ?? -1);
           const d = data.delta ?? {};
-          if (!b || b.kind === 'ignored') break;
+          if (!b) break;
           if (b.kind === 'text' && d.type === 'text_delta' && d.text) out.push({ type: 'text-delta', id: b.id, delta: d.text });
           else if (b.kind === 'reasoning' && d.type === 'thinking_delta' && d.thinking) out.push({ type: 'reasoning-delta', id: b.id, delta: d.thinking });
           else if (b.kind === 'reasoning' && d.type === 'signature_delta' && d.signature) out.push({ type: 'reasoning-signature', id: b.id, signature: d.signature });
@@ -95,12 +81,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           break;
         }
         case 'content_block_stop': {
-          const index = data.index ?? -1;
-          const b = blocks.get(index);
-          blocks.delete(index);
-          if (b?.kind === 'text') out.push({ type: 'text-end', id: b.id });
-          else if (b?.kind === 'reasoning') out.push({ type: 'reasoning-end', id: b.id });
-          else if (b?.kind === 'tool') out.push({ type: 'tool-call-end', id: b.id, index: b.index });
+          blocks.close(out, data.index ?? -1);
           break;
         }
         case 'message_delta':
@@ -110,12 +91,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           break;
         case 'message_stop':
           done = true;
-          closeAll(out);
+          blocks.closeAll(out);
           out.push({ type: 'finish', finishReason: finishReason ?? { unified: 'stop' }, usage: usage() });
-          break;
-        case 'error':
-          done = true;
-          out.push({ type: 'error', error: errorFromAnthropicEvent(data) });
           break;
         default:
           break; // ping and event types added later
@@ -124,8 +101,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     },
     end(): IRStreamEvent[] {
       if (done) return [];
-      done = true;
-      return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream stream ended before message_stop.') }];
+      return fail(streamEndedEarly('message_stop'));
     },
   };
 }

@@ -7,17 +7,9 @@
  */
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, ProtocolName } from '../../../ir/types.js';
 import { encodeReasoningToken } from '../../shared/reasoning-token.js';
+import { argumentsObject } from '../../shared/tool-arguments.js';
 import type { Json } from '../gemini-interactions-api.js';
 import { GEMINI_INTERACTIONS, reasoningOrigin } from './decode-steps.js';
-
-export function parseArguments(text: string): Json {
-  try {
-    const v = JSON.parse(text || '{}') as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : { value: v };
-  } catch {
-    return {};
-  }
-}
 
 /** A text, image or document part as an Interactions content. */
 export function contentOf(p: IRTextPart | IRImagePart | IRFilePart): Json {
@@ -58,7 +50,7 @@ export function outputSteps(content: IRContentPart[], origin: ProtocolName, hide
       const signature = thoughtSignature(p, origin);
       const text = hideSummaries ? '' : p.text;
       if (text || signature) steps.push(thoughtStep(text, signature));
-    } else if (p.type === 'tool-call') steps.push({ type: 'function_call', id: p.id, name: p.name, arguments: parseArguments(p.arguments) });
+    } else if (p.type === 'tool-call') steps.push({ type: 'function_call', id: p.id, name: p.name, arguments: argumentsObject(p.arguments) });
   }
   return steps;
 }
@@ -82,7 +74,7 @@ export function stepsFromIR(messages: IRMessage[]): Json[] {
       contents = undefined;
       if (p.type === 'reasoning') {
         if (reasoningOrigin(p) === GEMINI_INTERACTIONS && p.signature) steps.push(thoughtStep(p.text, p.signature));
-      } else if (p.type === 'tool-call') steps.push({ type: 'function_call', id: p.id, name: p.name, arguments: parseArguments(p.arguments) });
+      } else if (p.type === 'tool-call') steps.push({ type: 'function_call', id: p.id, name: p.name, arguments: argumentsObject(p.arguments) });
       else if (p.type === 'tool-result') {
         steps.push({
           type: 'function_result',

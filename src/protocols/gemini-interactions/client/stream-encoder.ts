@@ -13,7 +13,8 @@ import { mergeUsage, type IRStreamEvent, type IRUsage } from '../../../ir/types.
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
 import type { InteractionStatus, Json } from '../gemini-interactions-api.js';
 import { interactionsError } from '../errors.js';
-import { parseArguments, thoughtSignature, thoughtStep } from './ir-steps.js';
+import { thoughtSignature, thoughtStep } from './ir-steps.js';
+import { argumentsObject } from '../../shared/tool-arguments.js';
 import { buildInteraction, interactionsOptions, lifecycleOf, statusOfFinish, toInteractionsUsage } from './interaction-object.js';
 
 export const DONE_FRAME = 'event: done\ndata: [DONE]\n\n';
@@ -79,7 +80,7 @@ export function createInteractionsStreamEncoder(meta: ResponseMeta): StreamEncod
     if (signature) out += emit('step.delta', { index: s.index, delta: { type: 'thought_signature', signature } });
     if (s.kind === 'text') steps[s.index] = { type: 'model_output', content: [{ type: 'text', text: s.text }] };
     else if (s.kind === 'thought') steps[s.index] = thoughtStep(visible(s), signature);
-    else steps[s.index] = { type: 'function_call', id: s.callId, name: s.name, arguments: parseArguments(s.text) };
+    else steps[s.index] = { type: 'function_call', id: s.callId, name: s.name, arguments: argumentsObject(s.text) };
     return out + emit('step.stop', { index: s.index });
   };
 

@@ -6,6 +6,7 @@ import { convertFromGeminiContents } from './convert-from-gemini-contents.js';
 import { generateContentRequestSchema, type GenerateContentRequest } from '../gemini-api.js';
 import { toJsonSchemaObject } from './schema-dialect.js';
 import { quoteInput } from '../../../quote-input.js';
+import { unmodelledFields } from '../../shared/provider-options.js';
 
 /** Top-level fields the IR models; the rest travels in providerOptions.gemini. */
 const MODELED = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
@@ -37,8 +38,7 @@ export function decodeGeminiRequest(body: Record<string, unknown>, ctx: { model:
   if (tools.length) ir.tools = choice.tools;
   if (choice.choice) ir.toolChoice = choice.choice;
 
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(req)) if (!MODELED.has(k) && v !== undefined) extra[k] = v;
+  const extra = unmodelledFields(req, MODELED);
   if (req.generationConfig) {
     const genExtra = decodeGenerationConfig(req.generationConfig, ir, ctx.model);
     if (Object.keys(genExtra).length) extra.generationConfig = genExtra;

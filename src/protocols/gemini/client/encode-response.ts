@@ -1,23 +1,17 @@
 /** IR response -> Gemini GenerateContentResponse. */
-import { nestsTooDeep } from '../../../http/json-guard.js';
 import type { IRChatResponse, IRContentPart, IRWarning } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
+import { parseToolArguments } from '../../shared/tool-arguments.js';
 import { encodeMedia } from '../gemini-api.js';
 import { toGeminiFinishReason } from './map-finish-reason.js';
 import { toGeminiUsage } from './usage.js';
 
 type Json = Record<string, unknown>;
 
-/** Tool call arguments -> `args` object; undefined when they are not a JSON object. */
+/** Tool arguments as a Gemini `args` object; undefined when they are not one. */
 export function argsObject(args: string): Json | undefined {
-  // Too deep to serialize again (JSON.stringify recurses): unusable, like invalid JSON.
-  if (nestsTooDeep(args)) return undefined;
-  try {
-    const v = JSON.parse(args || '{}') as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseToolArguments(args);
+  return parsed.kind === 'object' ? parsed.value : undefined;
 }
 
 /** One IR part -> a Gemini part (undefined when it has no Gemini form). */

@@ -6,8 +6,9 @@
  */
 import { GatewayError } from '../../../errors.js';
 import { nestsTooDeep, tooDeepError } from '../../../http/json-guard.js';
-import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRToolResultPart, IRWarning } from '../../../ir/types.js';
+import type { IRContentPart, IRMessage, IRToolResultPart, IRWarning } from '../../../ir/types.js';
 import { encodeMedia } from '../gemini-api.js';
+import { argumentsObject, parseToolArguments } from '../../shared/tool-arguments.js';
 import { signatureFromToolCallId, SKIP_SIGNATURE } from './tool-call-ids.js';
 import { quoteInput } from '../../../quote-input.js';
 
@@ -42,16 +43,10 @@ function responseObject(p: IRToolResultPart, param: string): Json {
   return { result: value };
 }
 
+/** Gemini needs an object: a non-object value is wrapped, text that is not JSON becomes `{}`. */
 function parseArgs(args: string, param: string): Json {
-  if (nestsTooDeep(args)) throw tooDeepError('The tool call arguments', param);
-  try {
-    const v = JSON.parse(args || '{}') as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Json;
-    return { value: v };
-  } catch {
-    // A model once produced arguments that are not JSON; Gemini needs an object.
-    return {};
-  }
+  if (parseToolArguments(args).kind === 'too-deep') throw tooDeepError('The tool call arguments', param);
+  return argumentsObject(args);
 }
 
 function modelParts(m: IRMessage, i: number, warnings: IRWarning[]): Json[] {

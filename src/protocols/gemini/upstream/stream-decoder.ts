@@ -6,6 +6,7 @@
 import { codeForStatus, GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
+import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
 import type { StreamDecoder } from '../../types.js';
 import { decodeResponsePart } from './decode-response.js';
 import { generateContentResponseSchema, type GenerateContentResponseWire } from '../gemini-api.js';
@@ -27,31 +28,27 @@ export function streamErrorOf(json: unknown): GatewayError | undefined {
   return new GatewayError(status >= 500 ? 'upstream_error' : codeForStatus(status), message, { status });
 }
 
+const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed Gemini stream chunk.');
+
 export function createGeminiStreamDecoder(): StreamDecoder {
   let started = false;
   let done = false;
   let key = '';
-  let textOpen = false;
-  let reasoningOpen = false;
+  const blocks = createOpenBlocks<'t0' | 'r0'>();
   let toolIndex = 0;
   let rawFinish: string | undefined;
   let blockReason: string | undefined;
   let usage: IRUsage = {};
 
-  const closeText = (out: IRStreamEvent[]): void => {
-    if (textOpen) out.push({ type: 'text-end', id: 't0' });
-    textOpen = false;
-  };
-  const closeReasoning = (out: IRStreamEvent[]): void => {
-    if (reasoningOpen) out.push({ type: 'reasoning-end', id: 'r0' });
-    reasoningOpen = false;
+  const fail = (error: GatewayError): IRStreamEvent[] => {
+    done = true;
+    return [{ type: 'error', error }];
   };
 
   const finish = (): IRStreamEvent[] => {
     done = true;
     const out: IRStreamEvent[] = [];
-    closeReasoning(out);
-    closeText(out);
+    blocks.closeAll(out);
     let reason: IRFinishReason = fromGeminiFinishReason(rawFinish, toolIndex > 0);
     if (rawFinish === undefined && blockReason) reason = { unified: 'content-filter', raw: blockReason };
     out.push({ type: 'finish', finishReason: reason, usage });
@@ -65,18 +62,12 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       try {
         json = JSON.parse(ev.data);
       } catch {
-        return [];
+        return fail(malformed());
       }
       const failure = streamErrorOf(json);
-      if (failure) {
-        done = true;
-        return [{ type: 'error', error: failure }];
-      }
+      if (failure) return fail(failure);
       const parsed = generateContentResponseSchema.safeParse(json);
-      if (!parsed.success) {
-        done = true;
-        return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream sent a malformed Gemini stream chunk.') }];
-      }
+      if (!parsed.success) return fail(malformed());
       const chunk: GenerateContentResponseWire = parsed.data;
       const out: IRStreamEvent[] = [];
       if (chunk.usageMetadata) usage = fromGeminiUsage(chunk.usageMetadata);
@@ -90,9 +81,8 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       const candidate = chunk.candidates?.[0];
       for (const p of candidate?.content?.parts ?? []) {
         if (p.thought && (p.text !== undefined || p.thoughtSignature)) {
-          closeText(out);
-          if (!reasoningOpen) out.push({ type: 'reasoning-start', id: 'r0' });
-          reasoningOpen = true;
+          blocks.close(out, 't0');
+          blocks.open(out, 'r0', { kind: 'reasoning', id: 'r0' });
           if (p.text) out.push({ type: 'reasoning-delta', id: 'r0', delta: p.text });
           if (p.thoughtSignature) out.push({ type: 'reasoning-signature', id: 'r0', signature: p.thoughtSignature });
           continue;
@@ -100,16 +90,15 @@ export function createGeminiStreamDecoder(): StreamDecoder {
         const part = decodeResponsePart(p, key, toolIndex);
         if (!part) continue;
         if (part.type === 'tool-call') {
-          closeReasoning(out);
-          closeText(out);
+          blocks.close(out, 'r0');
+          blocks.close(out, 't0');
           const index = toolIndex++;
           out.push({ type: 'tool-call-start', id: part.id, index, name: part.name });
           out.push({ type: 'tool-call-delta', id: part.id, index, delta: part.arguments });
           out.push({ type: 'tool-call-end', id: part.id, index });
         } else if (part.type === 'text') {
-          closeReasoning(out);
-          if (!textOpen) out.push({ type: 'text-start', id: 't0' });
-          textOpen = true;
+          blocks.close(out, 'r0');
+          blocks.open(out, 't0', { kind: 'text', id: 't0' });
           out.push({ type: 'text-delta', id: 't0', delta: part.text });
         }
       }
@@ -119,8 +108,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     end(): IRStreamEvent[] {
       if (done) return [];
       if (rawFinish !== undefined || blockReason !== undefined) return finish();
-      done = true;
-      return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream stream ended before it finished.') }];
+      return fail(streamEndedEarly('it finished'));
     },
   };
 }

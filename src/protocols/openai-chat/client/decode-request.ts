@@ -3,6 +3,7 @@ import { sourceFromUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
 import { parseBodyOnce } from '../../shared/zod-error.js';
 import { chatRequestSchema, DEFAULT_MAX_TOKENS, type ChatMessage, type ChatRequest } from '../openai-chat-api.js';
+import { unmodelledFields } from '../../shared/provider-options.js';
 
 /** Fields the IR models; everything else in the body travels in providerOptions['openai-chat']. */
 const MODELED = new Set([
@@ -33,8 +34,7 @@ export function decodeOpenAIChatRequest(body: Record<string, unknown>): IRChatRe
     messages.push(decodeMessage(msg, i, toolNames));
   });
 
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (!MODELED.has(k) && v !== undefined) extra[k] = v;
+  const extra = unmodelledFields(body, MODELED);
 
   const ir: IRChatRequest = {
     model: req.model,

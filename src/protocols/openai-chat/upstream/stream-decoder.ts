@@ -1,77 +1,56 @@
+/**
+ * OpenAI chat chunks -> IR events (upstream side). Every chunk is checked against the chunk schema:
+ * a malformed one (or one that is not JSON) ends the stream with an in-band error. Tool-call
+ * fragments are keyed strictly by `index`.
+ */
 import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
+import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
 import type { StreamDecoder } from '../../types.js';
+import { chatChunkSchema } from '../openai-chat-api.js';
+import { openAIChunkError } from '../errors.js';
 import { fromOpenAIFinishReason } from './map-finish-reason.js';
 import { fromOpenAIUsage } from './usage.js';
-import type { UsageWire } from '../openai-chat-api.js';
 
-interface ChunkWire {
-  id?: string;
-  model?: string;
-  error?: { message?: string };
-  usage?: UsageWire | null;
-  choices?: Array<{
-    index?: number;
-    delta?: {
-      content?: string | null;
-      reasoning_content?: string | null;
-      reasoning?: string | null;
-      refusal?: string | null;
-      tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
-    };
-    finish_reason?: string | null;
-  }>;
-}
+const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed OpenAI chat stream chunk.');
 
-/** OpenAI chat chunks -> IR events. Tool-call fragments are keyed strictly by `index`. */
 export function createOpenAIChatStreamDecoder(): StreamDecoder {
   let started = false;
-  let textOpen = false;
-  let reasoningOpen = false;
-  const openTools = new Map<number, string>();
+  const blocks = createOpenBlocks<string | number>();
   let finishReason: IRFinishReason | undefined;
   let usage: IRUsage = {};
   let done = false;
-
-  const closeBlocks = (out: IRStreamEvent[]): void => {
-    if (reasoningOpen) {
-      out.push({ type: 'reasoning-end', id: 'r0' });
-      reasoningOpen = false;
-    }
-    if (textOpen) {
-      out.push({ type: 'text-end', id: 't0' });
-      textOpen = false;
-    }
-    for (const [index, id] of openTools) out.push({ type: 'tool-call-end', id, index });
-    openTools.clear();
-  };
 
   const finish = (): IRStreamEvent[] => {
     if (done) return [];
     done = true;
     const out: IRStreamEvent[] = [];
-    closeBlocks(out);
+    blocks.closeAll(out);
     out.push({ type: 'finish', finishReason: finishReason ?? { unified: 'stop' }, usage });
     return out;
+  };
+  const fail = (error: GatewayError): IRStreamEvent[] => {
+    done = true;
+    return [{ type: 'error', error }];
   };
 
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (done) return [];
       if (ev.data === '[DONE]') return finishReason ? finish() : [];
-      let chunk: ChunkWire;
+      let json: unknown;
       try {
-        chunk = JSON.parse(ev.data) as ChunkWire;
+        json = JSON.parse(ev.data);
       } catch {
-        return [];
+        return fail(malformed());
       }
+      const failure = openAIChunkError(json);
+      if (failure) return fail(failure);
+      const parsed = chatChunkSchema.safeParse(json);
+      if (!parsed.success) return fail(malformed());
+      const chunk = parsed.data;
       const out: IRStreamEvent[] = [];
-      if (chunk.error) {
-        done = true;
-        out.push({ type: 'error', error: new GatewayError('upstream_error', chunk.error.message ?? 'The upstream reported an error mid-stream.') });
-        return out;
-      }
       if (!started) {
         started = true;
         out.push({ type: 'message-start', id: chunk.id ?? 'chatcmpl-upstream', model: chunk.model ?? 'unknown' });
@@ -82,45 +61,28 @@ export function createOpenAIChatStreamDecoder(): StreamDecoder {
         const delta = choice.delta ?? {};
         const reasoning = delta.reasoning_content ?? delta.reasoning;
         if (reasoning) {
-          if (!reasoningOpen) {
-            reasoningOpen = true;
-            out.push({ type: 'reasoning-start', id: 'r0' });
-          }
+          blocks.open(out, 'r0', { kind: 'reasoning', id: 'r0' });
           out.push({ type: 'reasoning-delta', id: 'r0', delta: reasoning });
         }
         const text = delta.content ?? delta.refusal;
         if (text) {
-          if (reasoningOpen) {
-            reasoningOpen = false;
-            out.push({ type: 'reasoning-end', id: 'r0' });
-          }
-          if (!textOpen) {
-            textOpen = true;
-            out.push({ type: 'text-start', id: 't0' });
-          }
+          blocks.close(out, 'r0');
+          blocks.open(out, 't0', { kind: 'text', id: 't0' });
           out.push({ type: 'text-delta', id: 't0', delta: text });
         }
         for (const tc of delta.tool_calls ?? []) {
           const index = tc.index ?? 0;
-          let id = openTools.get(index);
-          if (id === undefined) {
-            if (textOpen) {
-              textOpen = false;
-              out.push({ type: 'text-end', id: 't0' });
-            }
-            if (reasoningOpen) {
-              reasoningOpen = false;
-              out.push({ type: 'reasoning-end', id: 'r0' });
-            }
-            id = tc.id ?? `call_${index}`;
-            openTools.set(index, id);
-            out.push({ type: 'tool-call-start', id, index, name: tc.function?.name ?? '' });
+          let call = blocks.get(index);
+          if (!call) {
+            blocks.close(out, 't0');
+            blocks.close(out, 'r0');
+            call = blocks.open(out, index, { kind: 'tool', id: tc.id ?? `call_${index}`, index }, tc.function?.name ?? '');
           }
-          if (tc.function?.arguments) out.push({ type: 'tool-call-delta', id, index, delta: tc.function.arguments });
+          if (tc.function?.arguments) out.push({ type: 'tool-call-delta', id: call.id, index, delta: tc.function.arguments });
         }
         if (choice.finish_reason) {
           finishReason = fromOpenAIFinishReason(choice.finish_reason);
-          closeBlocks(out);
+          blocks.closeAll(out);
         }
       }
       return out;
@@ -128,8 +90,7 @@ export function createOpenAIChatStreamDecoder(): StreamDecoder {
     end(): IRStreamEvent[] {
       if (done) return [];
       if (finishReason) return finish();
-      done = true;
-      return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream stream ended before it finished.') }];
+      return fail(streamEndedEarly('it finished'));
     },
   };
 }

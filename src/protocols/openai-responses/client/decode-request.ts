@@ -6,6 +6,7 @@ import { parseBodyOnce } from '../../shared/zod-error.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../openai-responses-api.js';
 import { decodeInputItems, keepOwnSignatures, type DecodedItems } from './convert-input-items.js';
 import { decodeTools, type ToolNames } from './decode-tools.js';
+import { unmodelledFields } from '../../shared/provider-options.js';
 
 /** Fields the IR (or the endpoint) handles; the rest travels in providerOptions['openai-responses']. */
 const MODELED = new Set([
@@ -77,8 +78,7 @@ export function decodeResponsesRequest(body: Record<string, unknown>, opts: Resp
     ir.responseFormat = { type: 'json_schema', name: f.name, schema: f.schema, ...(f.description ? { description: f.description } : {}), ...(f.strict != null ? { strict: f.strict } : {}) };
   } else if (format?.type === 'text') ir.responseFormat = { type: 'text' };
 
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (!MODELED.has(k) && v !== undefined) extra[k] = v;
+  const extra = unmodelledFields(body, MODELED);
   if (Object.keys(extra).length) ir.providerOptions = { 'openai-responses': extra };
   return { ir, names, turn };
 }

@@ -10,6 +10,7 @@
 import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRStreamEvent } from '../../../ir/types.js';
+import { streamEndedEarly } from '../../shared/stream-blocks.js';
 import type { StreamDecoder } from '../../types.js';
 import { failureOf, finishOf, fromResponsesUsage, reasoningText } from './map-response.js';
 import { toReasoningSignature } from './reasoning-signature.js';
@@ -256,7 +257,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     end(): IRStreamEvent[] {
       if (finished) return [];
       finished = true;
-      return [{ type: 'error', error: new GatewayError('bad_gateway', 'The upstream stream ended before response.completed.') }];
+      return [{ type: 'error', error: streamEndedEarly('response.completed') }];
     },
   };
 }

@@ -1,6 +1,5 @@
-/** Wiring of the video task machinery into a gateway runtime. */
-import type { GatewayRuntime } from '../runtime.js';
-import { VideoTaskService, type VideoTaskSettings } from './video-poller.js';
+/** Options of the video task service (GatewayOptions.video) and the settings they resolve to. */
+import type { PollTiming } from './video-state.js';
 
 export interface VideoTaskOptions {
   /** Delay of the first poll after a submission, and the base of the poll backoff (default 2000 ms). */
@@ -27,9 +26,22 @@ export interface VideoTaskOptions {
   allowPrivateCallbackHosts?: boolean;
 }
 
-const SERVICE_KEY = 'video-tasks';
+export interface VideoTaskSettings extends PollTiming {
+  staleAfterMs: number;
+  ttlMs: number;
+  submitGraceMs: number;
+  pollerTickMs: number | false;
+  leaseMs: number;
+  batchSize: number;
+  callbackSecret: string | undefined;
+  callbackMaxAttempts: number;
+  callbackBackoffMs: number;
+  callbackMaxBackoffMs: number;
+  callbackTimeoutMs: number;
+  allowPrivateCallbackHosts: boolean;
+}
 
-function settingsFrom(o: VideoTaskOptions): VideoTaskSettings {
+export function videoTaskSettings(o: VideoTaskOptions = {}): VideoTaskSettings {
   return {
     pollIntervalMs: o.pollIntervalMs ?? 2000,
     maxPollIntervalMs: o.maxPollIntervalMs ?? 30_000,
@@ -47,25 +59,4 @@ function settingsFrom(o: VideoTaskOptions): VideoTaskSettings {
     callbackTimeoutMs: o.callbackTimeoutMs ?? 10_000,
     allowPrivateCallbackHosts: o.allowPrivateCallbackHosts ?? false,
   };
-}
-
-/**
- * Registers the video task service on the runtime and its shutdown in `rt.closers`. The
- * background poller starts right away when a configured model can make videos (so an instance
- * also advances tasks other instances created), otherwise on first use.
- */
-export function setupVideoTasks(rt: GatewayRuntime, options: VideoTaskOptions = {}): VideoTaskService {
-  const service = new VideoTaskService(rt, rt.taskStore, settingsFrom(options));
-  rt.services.set(SERVICE_KEY, service);
-  rt.closers.push(() => service.stop());
-  if (rt.models.list().some((m) => m.capabilities.includes('video'))) service.start();
-  return service;
-}
-
-/** The runtime's video task service (set up on demand for runtimes built without it). */
-export function videoTasks(rt: GatewayRuntime): VideoTaskService {
-  const found = rt.services.get(SERVICE_KEY);
-  const service = found instanceof VideoTaskService ? found : setupVideoTasks(rt);
-  service.start();
-  return service;
 }

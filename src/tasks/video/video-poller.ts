@@ -4,48 +4,36 @@
  * delivers callbacks with retries. Every write is a compare-and-set, so instances never clobber
  * each other; the loser re-reads.
  */
-import type { GatewayError } from '../errors.js';
-import { videoAdapterFor } from '../providers/video/index.js';
-import { scrubContent, scrubError } from '../redact.js';
-import type { GatewayRuntime } from '../runtime.js';
-import type { Principal } from '../auth/principal.js';
-import { taskProvider } from './video-credential.js';
+import type { GatewayError } from '../../errors.js';
+import { videoAdapterFor } from '../../providers/video/index.js';
+import { scrubContent, scrubError } from '../../redact.js';
+import type { Principal } from '../../auth/principal.js';
+import type { GatewayRuntime } from '../../runtime.js';
+import { taskProvider, type CredentialRuntime } from './video-credential.js';
 import { callbackBackoff, sendCallback } from './callback.js';
-import type { TaskStore } from './task-store.js';
-import { applyPollFailure, applyUpstreamState, endTask, type PollTiming } from './video-state.js';
-import { isTerminal, publicVideoTask, toVideoTask, withData, type VideoTask, type VideoTaskData } from './video-task.js';
+import type { VideoTaskRecords } from './video-records.js';
+import type { VideoTaskSettings } from './video-settings.js';
+import { applyPollFailure, applyUpstreamState, endTask } from './video-state.js';
+import { isTerminal, publicVideoTask, type VideoTask, type VideoTaskData } from './video-task.js';
 
-export interface VideoTaskSettings extends PollTiming {
-  staleAfterMs: number;
-  ttlMs: number;
-  submitGraceMs: number;
-  pollerTickMs: number | false;
-  leaseMs: number;
-  batchSize: number;
-  callbackSecret: string | undefined;
-  callbackMaxAttempts: number;
-  callbackBackoffMs: number;
-  callbackMaxBackoffMs: number;
-  callbackTimeoutMs: number;
-  allowPrivateCallbackHosts: boolean;
+export interface VideoPollerDeps {
+  rt: CredentialRuntime & Pick<GatewayRuntime, 'secrets'>;
+  records: VideoTaskRecords;
+  settings: VideoTaskSettings;
 }
 
-export class VideoTaskService {
+export class VideoPoller {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private readonly inflight = new Set<Promise<unknown>>();
+  private readonly rt: VideoPollerDeps['rt'];
+  private readonly records: VideoTaskRecords;
+  private readonly settings: VideoTaskSettings;
 
-  constructor(private readonly rt: GatewayRuntime, readonly store: TaskStore, readonly settings: VideoTaskSettings) {}
-
-  async load(id: string): Promise<VideoTask | undefined> {
-    const record = await this.store.get(id);
-    return record ? toVideoTask(record) : undefined;
-  }
-
-  /** Compare-and-set write of new data; undefined when someone else wrote first. */
-  async save(task: VideoTask, data: VideoTaskData): Promise<VideoTask | undefined> {
-    const written = await this.store.update(withData(task.record, data), task.record.version);
-    return written ? { record: written, data } : undefined;
+  constructor(deps: VideoPollerDeps) {
+    this.rt = deps.rt;
+    this.records = deps.records;
+    this.settings = deps.settings;
   }
 
   /**
@@ -63,7 +51,7 @@ export class VideoTaskService {
     if (mode === 'due' && task.data.poll.nextAt !== null && task.data.poll.nextAt > now) return task;
     const data = await this.pollOnce(task, now, principal);
     if (data === task.data) return task;
-    const latest = (await this.save(task, data)) ?? (await this.load(task.record.id)) ?? task;
+    const latest = (await this.records.save(task, data)) ?? (await this.records.load(task.record.id)) ?? task;
     if (kickCallbacks) this.kickCallback(latest);
     return latest;
   }
@@ -114,14 +102,14 @@ export class VideoTaskService {
 
   /** One callback attempt when one is due: claimed by compare-and-set first, so only one instance sends it. */
   async deliverCallback(id: string): Promise<void> {
-    const task = await this.load(id);
+    const task = await this.records.load(id);
     const secret = this.settings.callbackSecret;
     const now = this.rt.now();
     const cb = task?.data.callback;
     if (!task || !cb || !secret || !isTerminal(task.data.status) || cb.delivered || cb.nextAt === null || cb.nextAt > now) return;
     const attempts = cb.attempts + 1;
     const retryAt = attempts >= this.settings.callbackMaxAttempts ? null : now + callbackBackoff(attempts, this.settings.callbackBackoffMs, this.settings.callbackMaxBackoffMs);
-    const claimed = await this.save(task, { ...task.data, callback: { ...cb, attempts, nextAt: retryAt } });
+    const claimed = await this.records.save(task, { ...task.data, callback: { ...cb, attempts, nextAt: retryAt } });
     if (!claimed) return;
     const result = await sendCallback(this.rt.fetch, {
       url: cb.url,
@@ -134,13 +122,13 @@ export class VideoTaskService {
       timeoutMs: this.settings.callbackTimeoutMs,
     });
     for (let i = 0; i < 5; i++) {
-      const current = await this.load(id);
+      const current = await this.records.load(id);
       const c = current?.data.callback;
       if (!current || !c) return;
       const next = result.ok
         ? { ...c, delivered: true, nextAt: null, lastError: null }
         : { ...c, lastError: result.error ?? 'callback failed', ...(result.final ? { nextAt: null } : {}) };
-      if (await this.save(current, { ...current.data, callback: next })) return;
+      if (await this.records.save(current, { ...current.data, callback: next })) return;
     }
   }
 
@@ -164,7 +152,7 @@ export class VideoTaskService {
   async tick(): Promise<void> {
     let ids: string[];
     try {
-      ids = await this.store.claimDue(this.rt.now(), this.settings.leaseMs, this.settings.batchSize);
+      ids = await this.records.store.claimDue(this.rt.now(), this.settings.leaseMs, this.settings.batchSize);
     } catch {
       return;
     }
@@ -172,7 +160,7 @@ export class VideoTaskService {
   }
 
   private async process(id: string): Promise<void> {
-    const task = await this.load(id);
+    const task = await this.records.load(id);
     if (!task) return;
     const latest = await this.refresh(task, 'due', false);
     if (isTerminal(latest.data.status)) await this.deliverCallback(id);

@@ -5,7 +5,7 @@
  *   x-modelgate-timestamp: <unix seconds>
  *   x-modelgate-signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>
  */
-import type { FetchLike } from '../providers/types.js';
+import type { FetchLike } from '../../providers/types.js';
 import { isPrivateHost } from './private-host.js';
 
 export const SIGNATURE_HEADER = 'x-modelgate-signature';

@@ -7,11 +7,14 @@
  * background poller waits, and the task advances when its owner reads it). Such a task is never
  * polled with the gateway's own credential.
  */
-import type { Principal } from '../auth/principal.js';
-import { providerDeps, withCallerKey } from '../providers/caller-credential.js';
-import type { Provider } from '../providers/types.js';
-import type { GatewayRuntime } from '../runtime.js';
+import type { Principal } from '../../auth/principal.js';
+import { providerDeps, withCallerKey } from '../../providers/caller-credential.js';
+import type { Provider } from '../../providers/types.js';
+import type { GatewayRuntime } from '../../runtime.js';
 import type { VideoTaskData } from './video-task.js';
+
+/** What finding a task's provider and credential needs of the runtime. */
+export type CredentialRuntime = Pick<GatewayRuntime, 'config' | 'providers' | 'fetch' | 'now'>;
 
 export type TaskProvider =
   | { provider: Provider }
@@ -20,14 +23,14 @@ export type TaskProvider =
   | { error: { code: string; message: string } };
 
 /** How a new task's credential is recorded: null for the gateway's own. */
-export function ownCredentialOf(rt: GatewayRuntime, principal: Principal, provider: Provider): VideoTaskData['ownCredential'] {
+export function ownCredentialOf(rt: CredentialRuntime, principal: Principal, provider: Provider): VideoTaskData['ownCredential'] {
   if (provider.credential !== 'caller') return null;
   const fromConfig = rt.config.keys.find((k) => k.id === principal.id && !k.disabled);
   const key = principal.providerKeys?.[provider.id];
   return fromConfig && key !== undefined && fromConfig.providerKeys?.[provider.id] === key ? 'config-key' : 'principal';
 }
 
-export function taskProvider(rt: GatewayRuntime, ownerId: string, data: VideoTaskData, principal?: Principal): TaskProvider {
+export function taskProvider(rt: CredentialRuntime, ownerId: string, data: VideoTaskData, principal?: Principal): TaskProvider {
   const base = rt.providers.get(data.providerId);
   if (!base) return { error: { code: 'provider_unavailable', message: `The provider '${data.providerId}' of this task is no longer configured.` } };
   if (!data.ownCredential) return { provider: base };

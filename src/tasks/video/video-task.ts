@@ -1,6 +1,6 @@
 /** The video generation task: its stored state, its public shape, and its state machine. */
 import { z } from 'zod';
-import type { TaskRecord } from './task-store.js';
+import type { TaskRecord } from '../task-store.js';
 
 export const VIDEO_TASK_KIND = 'video';
 
@@ -13,7 +13,7 @@ export function isTerminal(status: VideoStatus): boolean {
 
 const errorSchema = z.object({ code: z.string(), message: z.string() });
 
-export const videoJobSchema = z.object({
+const videoJobSchema = z.object({
   prompt: z.string(),
   durationSeconds: z.number(),
   aspectRatio: z.string(),
@@ -22,8 +22,6 @@ export const videoJobSchema = z.object({
   personGeneration: z.string().optional(),
   generateAudio: z.boolean().optional(),
 });
-/** A validated request, in the gateway's vendor-neutral terms. */
-export type VideoJob = z.infer<typeof videoJobSchema>;
 
 export const videoTaskDataSchema = z.object({
   requestId: z.string(),
