@@ -345,6 +345,8 @@ export interface ServeOptions extends NodeBridgeOptions {
   maxConnections?: number;
   /** Anything else for http.createServer (e.g. `connectionsCheckingInterval`, `maxHeaderSize`). */
   serverOptions?: ServerOptions;
+  /** Answers some requests before the gateway sees them (the CLI's `/healthz`, `/readyz`); returns true when it did. */
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export interface RunningServer {
@@ -369,7 +371,13 @@ export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<Runnin
   // Node wants headersTimeout <= requestTimeout: the default follows a smaller requestTimeout.
   const headersTimeout = opts.headersTimeoutMs ?? (requestTimeout > 0 ? Math.min(SERVE_DEFAULTS.headersTimeoutMs, requestTimeout) : SERVE_DEFAULTS.headersTimeoutMs);
   if (requestTimeout > 0 && headersTimeout > requestTimeout) throw new RangeError(`headersTimeoutMs (${headersTimeout}) must not be above requestTimeoutMs (${requestTimeout})`);
-  const listener = createRequestListener(gateway, opts);
+  const gatewayListener = createRequestListener(gateway, opts);
+  const intercept = opts.intercept;
+  const listener = intercept
+    ? (req: IncomingMessage, res: ServerResponse) => {
+        if (!intercept(req, res)) gatewayListener(req, res);
+      }
+    : gatewayListener;
   const server = createServer({ ...opts.serverOptions, headersTimeout, requestTimeout }, listener);
   server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? SERVE_DEFAULTS.keepAliveTimeoutMs;
   if (opts.maxConnections !== undefined) server.maxConnections = opts.maxConnections;

@@ -11,6 +11,9 @@ import { createGateway } from '../src/gateway.js';
 import { SUPPORTED_PROVIDER_TYPES } from '../src/providers/registry.js';
 import { createUndiciFetch } from './upstream-fetch.js';
 import { redisSharedState } from './redis.js';
+import { accessLogger, type LogFormat } from './access-log.js';
+import { healthRoutes } from './health.js';
+import { serveMetrics } from './prometheus.js';
 
 const HELP = `modelgate - AI model gateway
 
@@ -33,6 +36,15 @@ Against slow or stalled clients (each also from the environment variable shown):
   --keep-alive-timeout-ms MS  close an idle keep-alive connection after MS
                               (MODELGATE_KEEP_ALIVE_TIMEOUT_MS, default ${SERVE_DEFAULTS.keepAliveTimeoutMs})
   --max-connections N         drop connections beyond N (MODELGATE_MAX_CONNECTIONS, default: no cap)
+
+Observability:
+  --log-format json|text      access log, one line per request on stdout
+                              (MODELGATE_LOG_FORMAT, default json)
+  --quiet                     no access log
+  --metrics-port N            Prometheus metrics at http://HOST:N/metrics
+                              (MODELGATE_METRICS_PORT, default: off)
+  GET /healthz (liveness) and GET /readyz (Redis reachable when REDIS_URL is set)
+  answer on the main port.
 `;
 
 /** Server timeouts and the connection cap from flags, else the environment; a bad value names its flag. */
@@ -69,6 +81,9 @@ async function main(): Promise<void> {
       'body-idle-timeout-ms': { type: 'string' },
       'keep-alive-timeout-ms': { type: 'string' },
       'max-connections': { type: 'string' },
+      'log-format': { type: 'string' },
+      quiet: { type: 'boolean', short: 'q' },
+      'metrics-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -94,6 +109,13 @@ async function main(): Promise<void> {
     if (def.generatedKey) console.log(`modelgate: platform key (set MODELGATE_API_KEY to choose one): ${def.generatedKey}`);
     else console.log('modelgate: platform key taken from MODELGATE_API_KEY.');
   }
+  const logFormat = (values['log-format'] ?? env.MODELGATE_LOG_FORMAT ?? 'json') as LogFormat;
+  if (logFormat !== 'json' && logFormat !== 'text') throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
+  const rawMetricsPort = values['metrics-port'] ?? (env.MODELGATE_METRICS_PORT || undefined);
+  const metricsPort = rawMetricsPort === undefined ? undefined : Number(rawMetricsPort);
+  if (metricsPort !== undefined && (!/^\d+$/.test(String(rawMetricsPort).trim()) || metricsPort > 65535)) {
+    throw new Error(`--metrics-port (MODELGATE_METRICS_PORT) must be 0-65535, got ${JSON.stringify(rawMetricsPort)}`);
+  }
   const port = Number(values.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port ?? env.PORT}`);
   const shared = env.REDIS_URL ? await redisSharedState(env.REDIS_URL, env.MODELGATE_REDIS_PREFIX || 'modelgate:') : undefined;
@@ -101,18 +123,24 @@ async function main(): Promise<void> {
     await shared.ready();
     console.log('modelgate: REDIS_URL set; task records, rate limits and stored responses are shared through Redis.');
   }
+  const host = values.host ?? '127.0.0.1';
+  const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);
+  if (metrics) console.log(`modelgate: metrics at ${metrics.url}`);
   const upstreamFetch = createUndiciFetch();
   const gateway = createGateway(config, {
     fetch: upstreamFetch,
     env: configEnv,
     video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined },
     ...(shared?.options ?? {}),
+    ...(values.quiet ? {} : { hooks: { onResponse: accessLogger(logFormat, (line) => process.stdout.write(`${line}\n`)) } }),
+    ...(metrics ? { telemetry: { meterProvider: metrics.meterProvider } } : {}),
   });
-  const server = await serve(gateway, { ...limits, port, host: values.host ?? '127.0.0.1' });
+  let stopping = false;
+  const intercept = healthRoutes({ stopping: () => stopping, ...(shared ? { redisPing: (ms: number) => shared.ping(ms) } : {}) });
+  const server = await serve(gateway, { ...limits, port, host, intercept });
   console.log(`modelgate: listening on ${server.url}`);
 
   const deadlineMs = Number(env.MODELGATE_SHUTDOWN_MS ?? 10_000);
-  let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -132,6 +160,7 @@ async function main(): Promise<void> {
       .then(() => gateway.close())
       .then(() => upstreamFetch.close())
       .then(() => shared?.close())
+      .then(() => metrics?.close())
       .then(() => {
         console.log('modelgate: stopped.');
         process.exit(0);

@@ -11,6 +11,8 @@ export interface SharedState {
   options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore'>;
   /** Checks the connection (fails fast at start instead of on the first request). */
   ready(): Promise<void>;
+  /** Whether Redis answers a PING within `timeoutMs` (the readiness probe). */
+  ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,17 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
     async ready() {
       await redis.connect();
       await redis.ping();
+    },
+    async ping(timeoutMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      try {
+        return await Promise.race([redis.ping().then((r) => r === 'PONG', () => false), late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());

@@ -75,6 +75,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
   const newId = (prefix = '') => `${prefix}${idGen()}`;
   const taskStore = options.taskStore ?? new MemoryTaskStore(now);
   const models = new ModelRegistry(cfg, providers, Math.floor(now() / 1000));
+  const telemetry = new Telemetry(options.telemetry);
   const rt: GatewayRuntime = {
     config: cfg,
     keys: new KeyStore(cfg.keys),
@@ -84,13 +85,23 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     now,
     newId,
     hooks: options.hooks ?? {},
-    telemetry: new Telemetry(options.telemetry),
+    telemetry,
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
     taskStore,
     conversations,
     secrets,
-    videoTasks: new VideoTaskService({ config: cfg, providers, fetch: fetchImpl, now, newId, secrets, store: taskStore, ...(options.video ? { options: options.video } : {}) }),
+    videoTasks: new VideoTaskService({
+      config: cfg,
+      providers,
+      fetch: fetchImpl,
+      now,
+      newId,
+      secrets,
+      store: taskStore,
+      onStatusChange: (task, _from, to) => telemetry.videoTaskState(to, { model: task.data.model, providerId: task.data.providerId }),
+      ...(options.video ? { options: options.video } : {}),
+    }),
     backgroundRuns: new BackgroundRuns({ conversations }),
   };
   // An instance that can make videos polls from the start, so it also advances tasks other

@@ -314,7 +314,7 @@ describe('the recorded Gemini CLI request', () => {
     const decls = (capture.body.tools as Array<{ functionDeclarations: unknown[] }>)[0]!.functionDeclarations;
     expect(ir.tools).toHaveLength(decls.length);
     expect(ir.reasoning).toEqual({ includeThoughts: true, budgetTokens: 8192 });
-    const { body } = encodeOpenAIChatRequest(ir, 'gpt-4o', { providerType: 'openai' });
+    const { body } = encodeOpenAIChatRequest(ir, 'gpt-4o', { maxTokensField: 'max_completion_tokens' });
     const messages = body.messages as Array<{ role: string; content: unknown }>;
     expect(messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect((body.tools as unknown[]).length).toBe(decls.length);

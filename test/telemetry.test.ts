@@ -275,3 +275,29 @@ describe('metrics', () => {
     expect(open.dataPoints.reduce((n, p) => n + p.value, 0)).toBe(0);
   });
 });
+
+describe('video tasks by state', () => {
+  it('counts every stored state change of a task, from accepted to succeeded', async () => {
+    const videoReader = new TestReader();
+    let now = 1_767_225_600_000;
+    const gw = createGateway(
+      { providers: [{ id: 'mock', type: 'mock' }], models: [{ id: 'mock-video', provider: 'mock', capabilities: ['video'] }], keys: [{ id: 'team', key: 'mg-video-metrics-000001' }] },
+      { env: {}, now: () => now, video: { pollerTickMs: false, staleAfterMs: 0 }, telemetry: { meterProvider: new MeterProvider({ readers: [videoReader] }) } },
+    );
+    const auth = { authorization: 'Bearer mg-video-metrics-000001' };
+    const submit = await gw.handle(new Request('http://gw.test/v1/video/generations', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-video', prompt: 'a fox' }) }));
+    expect(submit.status).toBe(202);
+    const { task_id } = (await submit.json()) as { task_id: string };
+    for (const expected of ['in_progress', 'succeeded']) {
+      now += 2000;
+      const read = await gw.handle(new Request(`http://gw.test/v1/video/generations/${task_id}`, { headers: auth }));
+      expect(((await read.json()) as { status: string }).status).toBe(expected);
+    }
+    const { resourceMetrics } = await videoReader.collect();
+    const tasks = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'modelgate.video.tasks') as SumMetricData;
+    const byState = Object.fromEntries(tasks.dataPoints.map((p) => [p.attributes['modelgate.video.state'], p.value]));
+    expect(byState).toEqual({ accepted: 1, queued: 1, in_progress: 1, succeeded: 1 });
+    expect(tasks.dataPoints.every((p) => p.attributes['modelgate.model'] === 'mock-video' && p.attributes['modelgate.provider.id'] === 'mock')).toBe(true);
+    await gw.close();
+  });
+});

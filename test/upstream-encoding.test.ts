@@ -10,13 +10,13 @@ describe('OpenAI upstream encoding of reasoning settings', () => {
 
   it('sends reasoning_effort to reasoning models and drops it with a warning for others', () => {
     const ir = decodeOpenAIChatRequest({ model: 'x', reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] });
-    const toO3 = encodeOpenAIChatRequest(ir, 'o3', { providerType: 'openai' });
+    const toO3 = encodeOpenAIChatRequest(ir, 'o3', { maxTokensField: 'max_completion_tokens' });
     expect(toO3.body.reasoning_effort).toBe('high');
     expect(toO3.body.max_completion_tokens).toBe(4096);
-    const toGpt4o = encodeOpenAIChatRequest(ir, 'gpt-4o', { providerType: 'openai' });
+    const toGpt4o = encodeOpenAIChatRequest(ir, 'gpt-4o', { maxTokensField: 'max_completion_tokens' });
     expect(toGpt4o.body).not.toHaveProperty('reasoning_effort');
     expect(toGpt4o.warnings).toEqual([{ setting: 'reasoning', action: 'dropped (the model takes no reasoning effort)', message: "The model 'gpt-4o' takes no reasoning effort; ignored." }]);
-    const compatible = encodeOpenAIChatRequest(ir, 'qwen3-8b', { providerType: 'openai-compatible' });
+    const compatible = encodeOpenAIChatRequest(ir, 'qwen3-8b', { maxTokensField: 'max_tokens' });
     expect(compatible.body.max_tokens).toBe(4096);
     expect(compatible.body).not.toHaveProperty('max_completion_tokens');
   });

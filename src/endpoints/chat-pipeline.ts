@@ -160,7 +160,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
 async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
   const provider = call.model.provider;
   const upstreamCodec = codecFor(provider.chatProtocol).upstream;
-  const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, { providerType: provider.type });
+  const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, provider.chatDialect);
   const body = encoded.body;
   // Dropped or adjusted settings, in the client's field names: header, hook events, sync body.
   const warnings = settingWarnings(call.client.client, encoded.warnings, call.parsed);

@@ -16,15 +16,15 @@ function limit(m: ResolvedModel, key: string, fallback: number): number {
 }
 
 function geminiModel(m: ResolvedModel): Record<string, unknown> {
-  const gemini = m.provider.type === 'gemini';
+  const limits = m.provider.defaultTokenLimits;
   const methods = m.capabilities.includes('chat') ? ['generateContent', 'streamGenerateContent', 'countTokens'] : ['predict'];
   return {
     name: `models/${m.id}`,
     version: '001',
     displayName: typeof m.options.displayName === 'string' ? m.options.displayName : m.id,
     description: `${m.upstreamModel} via ${m.provider.id}`,
-    inputTokenLimit: limit(m, 'inputTokenLimit', gemini ? 1_048_576 : 128_000),
-    outputTokenLimit: limit(m, 'outputTokenLimit', gemini ? 65_536 : 16_384),
+    inputTokenLimit: limit(m, 'inputTokenLimit', limits.input),
+    outputTokenLimit: limit(m, 'outputTokenLimit', limits.output),
     supportedGenerationMethods: methods,
   };
 }

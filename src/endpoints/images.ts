@@ -16,7 +16,6 @@ import { parseEditJson, parseEditMultipart } from '../protocols/images/client/pa
 import { openAIErrorMessage } from '../protocols/openai-chat/errors.js';
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import { scrubbedStream } from '../redact.js';
-import { isOpenAIStyle, openAIStyleTarget } from '../providers/media-endpoints.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
@@ -71,10 +70,10 @@ async function routeImages(ctx: RequestContext, model: ResolvedModel, call: Imag
   const provider = model.provider;
   const stream = (call.kind === 'generate' ? call.req.stream : call.req.options.stream) === true;
   ctx.event.stream = stream;
-  if (isOpenAIStyle(provider)) {
+  if (provider.imageApi === 'openai-images') {
     return openAIImages(ctx, model, call, stream);
   }
-  if (provider.type === 'gemini') {
+  if (provider.imageApi === 'gemini-generate-content') {
     if (/imagen/i.test(model.upstreamModel)) {
       throw new GatewayError('unsupported', `The model '${model.id}' is an Imagen model; its legacy :predict API is not supported. Use a Gemini image model (e.g. gemini-2.5-flash-image).`, { param: 'model' });
     }
@@ -103,7 +102,7 @@ async function finished(ctx: RequestContext, model: ResolvedModel, usage: IRUsag
 async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall, stream: boolean): Promise<Reply> {
   const provider = model.provider;
   const path = call.kind === 'generate' ? '/images/generations' : '/images/edits';
-  const target = openAIStyleTarget(provider, path);
+  const target = provider.apiTarget(path);
   let body: BodyInit;
   if (call.kind === 'generate') {
     body = JSON.stringify(openAIGenerationBody(call.body, model.upstreamModel, model.id));

@@ -166,7 +166,7 @@ async function startBackground(ctx: RequestContext, turn: InteractionTurn): Prom
     // What the upstream cannot express is the caller's 400 now, not a failed run later.
     const call = turn.call(true);
     try {
-      if (call.ir) codecFor(turn.model.provider.chatProtocol).upstream.encodeRequest(call.ir, turn.model.upstreamModel, { providerType: turn.model.provider.type });
+      if (call.ir) codecFor(turn.model.provider.chatProtocol).upstream.encodeRequest(call.ir, turn.model.upstreamModel, turn.model.provider.chatDialect);
     } catch (err) {
       throw inRequestTerms(err);
     }

@@ -35,7 +35,7 @@ export const RESPONSES_API = 'openai-responses';
 export function responsesUpstreamOf(model: ResolvedModel): Provider | undefined {
   const provider = model.provider;
   if (provider.chatProtocol === 'openai-responses') return provider;
-  return provider.type === 'openai' ? provider.responsesApi : undefined;
+  return provider.responsesForEveryModel ? provider.responsesApi : undefined;
 }
 
 export interface ResponsesTurn {

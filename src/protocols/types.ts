@@ -47,7 +47,8 @@ export interface StreamDecoder {
 
 /** What the encoder may need to know about the upstream it writes for. */
 export interface UpstreamTarget {
-  providerType?: string;
+  /** Chat Completions: the field of the output limit (OpenAI's own API wants max_completion_tokens; compatible servers read max_tokens, the default). */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
 }
 
 /** The upstream-facing side of a protocol. */

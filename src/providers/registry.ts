@@ -1,5 +1,7 @@
 import type { ProviderConfig } from '../config/schema.js';
-import { createAnthropicProvider, createGeminiProvider, createOpenAIProvider } from './http-providers.js';
+import { createAnthropicProvider } from './anthropic/provider.js';
+import { createGeminiProvider } from './gemini/provider.js';
+import { createOpenAIProvider } from './openai/provider.js';
 import { createMockProvider, type MockRoute } from './mock/index.js';
 import type { FetchLike, Provider } from './types.js';
 

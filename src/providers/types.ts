@@ -1,5 +1,8 @@
 import type { ProviderConfig, ProviderType } from '../config/schema.js';
 import type { ProtocolName } from '../ir/types.js';
+import type { UpstreamTarget } from '../protocols/types.js';
+import type { Modality } from '../routing/model-registry.js';
+import type { VideoAdapter } from './video-api.js';
 
 export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -10,9 +13,26 @@ export interface UpstreamCall {
   inboundHeaders: Headers;
 }
 
+/** What a vendor offers beyond chat, and the defaults generic code needs; declared in the vendor's folder. */
+export interface ProviderCapabilities {
+  /** The image API: OpenAI Images (`/images/generations`, `/images/edits`) or Gemini generateContent with image output. */
+  imageApi?: 'openai-images' | 'gemini-generate-content';
+  /** The video API (submit, poll, download, cancel). */
+  videoApi?: VideoAdapter;
+  /** What chat models accept when the config does not list `inputModalities`. */
+  chatInputModalities: Modality[];
+  /** Token limits shown for models whose options do not set them (Gemini models API). */
+  defaultTokenLimits: { input: number; output: number };
+  /** What a chat request encoder needs to know about this vendor's dialect. */
+  chatDialect: UpstreamTarget;
+  /** Every chat model is also served on `responsesApi` (OpenAI itself), so a Responses client passes through. */
+  responsesForEveryModel?: boolean;
+}
+
 /** A configured upstream vendor, ready to call. */
-export interface Provider {
+export interface Provider extends ProviderCapabilities {
   id: string;
+  /** The configured vendor type: for config checks and messages; behaviour goes by the capabilities. */
   type: ProviderType;
   config: ProviderConfig;
   /** The chat protocol this provider speaks natively. */
@@ -20,6 +40,12 @@ export interface Provider {
   fetch: FetchLike;
   /** URL + headers of a chat call in `chatProtocol`. */
   chatRequest(call: UpstreamCall): { url: string; headers: Headers };
+  /**
+   * URL + credential headers (no content type) of another of the vendor's REST APIs (images,
+   * videos): `path` under the base URL as the vendor's SDK uses it (`/videos` for OpenAI, whose
+   * base includes `/v1`; `/v1beta/models/...` for Gemini).
+   */
+  apiTarget(path: string): { url: string; headers: Headers };
   /** The same vendor reached through the OpenAI Responses API, for models with `"api": "responses"`. */
   responsesApi?: Provider;
   /** The same vendor reached through Gemini's Interactions API (`/v1beta/interactions`), for Interactions clients. */

@@ -40,10 +40,9 @@ export function guessCapabilities(upstreamModel: string): Capability[] {
   return ['chat'];
 }
 
-function defaultModalities(caps: Capability[], providerType: string): Modality[] {
-  if (!caps.includes('chat')) return caps.includes('image') ? ['text', 'image'] : ['text', 'image'];
-  if (providerType === 'openai-compatible') return ['text', 'image'];
-  return ['text', 'image', 'pdf'];
+/** Image and video models take a prompt and images; chat models what their vendor's chat API reads. */
+function defaultModalities(caps: Capability[], provider: Provider): Modality[] {
+  return caps.includes('chat') ? [...provider.chatInputModalities] : ['text', 'image'];
 }
 
 export class ModelRegistry {
@@ -79,7 +78,7 @@ export class ModelRegistry {
       ...(m.limits ? { limits: m.limits } : {}),
       ...(m.pricing ? { pricing: m.pricing } : {}),
       capabilities,
-      inputModalities: m.inputModalities ?? defaultModalities(capabilities, first.provider.type),
+      inputModalities: m.inputModalities ?? defaultModalities(capabilities, first.provider),
       ownedBy: m.ownedBy ?? first.provider.id,
       created: m.created ?? createdAt,
       options: m.options ?? {},

@@ -1,5 +1,7 @@
 import type { ProviderConfig } from '../../config/schema.js';
 import type { Provider } from '../types.js';
+import { openAIVideoLimits, openAIVideosAdapter } from '../openai/videos.js';
+import type { VideoLimits } from '../video-api.js';
 import { mockChatResponse } from './chat.js';
 import { mockImagesRoute } from './images.js';
 import { mockVideosRoute } from './videos.js';
@@ -18,7 +20,12 @@ const chatRoute: MockRoute = async (request, url, now) => {
   return mockChatResponse(body as Parameters<typeof mockChatResponse>[0], now);
 };
 
-export const MOCK_BASE_URL = 'http://mock.modelgate.invalid/v1';
+const MOCK_BASE_URL = 'http://mock.modelgate.invalid/v1';
+
+/** OpenAI's video limits, but any size (so 1080p and square work). */
+function mockVideoLimits(): VideoLimits {
+  return { ...openAIVideoLimits('mock'), aspectRatios: ['16:9', '9:16', '1:1'], resolutions: ['720p', '1080p'], sizes: {} };
+}
 
 export function createMockProvider(cfg: ProviderConfig, now: () => number, extraRoutes: MockRoute[] = []): Provider {
   const routes = [chatRoute, mockImagesRoute, mockVideosRoute, ...extraRoutes];
@@ -43,5 +50,13 @@ export function createMockProvider(cfg: ProviderConfig, now: () => number, extra
     chatRequest() {
       return { url: `${MOCK_BASE_URL}/chat/completions`, headers: new Headers({ 'content-type': 'application/json' }) };
     },
+    apiTarget(path) {
+      return { url: `${MOCK_BASE_URL}${path}`, headers: new Headers() };
+    },
+    imageApi: 'openai-images',
+    videoApi: { ...openAIVideosAdapter, defaultLimits: mockVideoLimits },
+    chatInputModalities: ['text', 'image', 'pdf'],
+    defaultTokenLimits: { input: 128_000, output: 16_384 },
+    chatDialect: {},
   };
 }

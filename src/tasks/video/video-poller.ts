@@ -5,7 +5,6 @@
  * each other; the loser re-reads.
  */
 import type { GatewayError } from '../../errors.js';
-import { videoAdapterFor } from '../../providers/video/index.js';
 import { scrubContent, scrubError } from '../../redact.js';
 import type { Principal } from '../../auth/principal.js';
 import type { GatewayRuntime } from '../../runtime.js';
@@ -77,7 +76,7 @@ export class VideoPoller {
       return endTask(data, 'failed', found.error, now);
     }
     const provider = found.provider;
-    const adapter = videoAdapterFor(provider);
+    const adapter = provider.videoApi;
     if (!adapter) {
       return endTask(data, 'failed', { code: 'provider_unavailable', message: `The provider '${data.providerId}' of this task is no longer configured.` }, now);
     }

@@ -7,18 +7,18 @@
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../errors.js';
 import type { VideoRequest } from '../../protocols/videos/videos-api.js';
-import { limitsForModel, requireVideoAdapter, videoAdapterFor, type VideoAdapter, type VideoLimits } from '../../providers/video/index.js';
+import type { VideoAdapter, VideoJob, VideoLimits } from '../../providers/video-api.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
 import type { GatewayRuntime } from '../../runtime.js';
 import type { TaskStore } from '../task-store.js';
 import { callbackUrlProblem } from './callback.js';
 import { ownCredentialOf, taskProvider } from './video-credential.js';
 import { toVideoJob } from './video-job.js';
+import { videoApiOf } from './video-limits.js';
 import { VideoPoller } from './video-poller.js';
 import { VideoTaskRecords, type VideoStatusObserver } from './video-records.js';
 import { videoTaskSettings, type VideoTaskOptions, type VideoTaskSettings } from './video-settings.js';
 import { applyUpstreamState, endTask } from './video-state.js';
-import type { VideoJob } from '../../providers/video/types.js';
 import { isTerminal, VIDEO_TASK_KIND, type VideoStatus, type VideoTask, type VideoTaskData } from './video-task.js';
 
 /** What the service takes from the gateway. */
@@ -73,8 +73,7 @@ export class VideoTaskService {
   /** Checks a request against the model (limits, defaults) and its callback URL; 400s name the field. */
   prepare(model: ResolvedModel, req: VideoRequest): VideoSubmission {
     this.start();
-    const adapter = requireVideoAdapter(model);
-    const limits = limitsForModel(model, adapter);
+    const { adapter, limits } = videoApiOf(model);
     const job = toVideoJob(req, model.id, limits);
     if (req.callback_url !== undefined) this.checkCallbackUrl(req.callback_url);
     return { model, adapter, limits, job, callbackUrl: req.callback_url };
@@ -177,7 +176,7 @@ export class VideoTaskService {
     const saved = await this.records.saveWithRetry(task, (d) => endTask(d, 'cancelled', null, this.deps.now()));
     const found = taskProvider(this.deps, saved.record.ownerId, saved.data, principal);
     const provider = 'provider' in found ? found.provider : undefined;
-    const adapter = provider ? videoAdapterFor(provider) : undefined;
+    const adapter = provider?.videoApi;
     if (provider && adapter?.cancel && saved.data.upstreamId) await adapter.cancel(provider, saved.data.upstreamId).catch(() => undefined);
     return saved;
   }
@@ -197,7 +196,7 @@ export class VideoTaskService {
     const found = taskProvider(this.deps, task.record.ownerId, task.data, principal);
     if ('error' in found) throw new GatewayError('unavailable', found.error.message);
     const provider = 'provider' in found ? found.provider : undefined;
-    const adapter = provider ? videoAdapterFor(provider) : undefined;
+    const adapter = provider?.videoApi;
     if (!provider || !adapter) throw new GatewayError('unavailable', `The provider '${task.data.providerId}' of this task is no longer configured.`);
     const upstream = await adapter.download(provider, output.ref, signal).catch((err: unknown) => {
       throw this.poller.scrub(err);

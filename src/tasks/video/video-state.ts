@@ -1,6 +1,6 @@
 /** Pure state changes of a video task: upstream answers, poll failures, backoff, callbacks. */
 import { GatewayError } from '../../errors.js';
-import type { UpstreamVideoState } from '../../providers/video/types.js';
+import type { UpstreamVideoState } from '../../providers/video-api.js';
 import { isTerminal, type VideoStatus, type VideoTaskData } from './video-task.js';
 
 export interface PollTiming {

@@ -3,21 +3,18 @@ import { dataUrl, toStandardBase64 } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRWarning } from '../../../ir/types.js';
 import { dropped, droppedForeignOptions } from '../../shared/dropped-settings.js';
 import { quoteInput } from '../../../quote-input.js';
+import type { UpstreamTarget } from '../../types.js';
 
-export interface OpenAITarget {
-  /** `openai` uses max_completion_tokens; compatible servers get the widely supported max_tokens. */
-  providerType?: string;
-}
 
 /** IR -> OpenAI chat request body for an OpenAI or OpenAI-compatible upstream. */
-export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: string, target: OpenAITarget = {}): { body: Record<string, unknown>; warnings: IRWarning[] } {
+export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: string, target: UpstreamTarget = {}): { body: Record<string, unknown>; warnings: IRWarning[] } {
   const warnings: IRWarning[] = droppedForeignOptions(req, 'openai-chat');
   const messages: unknown[] = [];
   if (req.system?.length) messages.push({ role: 'system', content: req.system.map((p) => p.text).join('\n\n') });
   req.messages.forEach((m, i) => messages.push(...encodeMessage(m, i, warnings)));
 
   const body: Record<string, unknown> = { model: upstreamModel, messages };
-  if (req.maxTokens !== undefined) body[target.providerType === 'openai' ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens;
+  if (req.maxTokens !== undefined) body[target.maxTokensField ?? 'max_tokens'] = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.topK !== undefined) warnings.push(dropped('topK', 'openai-chat', 'OpenAI models have no top_k; ignored.'));

@@ -1,4 +1,5 @@
-import type { Provider } from '../types.js';
+/** The video API a vendor offers (VideoAdapter, in the vendor's folder) and the vendor-neutral terms it works in. */
+import type { Provider } from './types.js';
 
 /** A video request in the gateway's vendor-neutral terms, checked against the model's limits. */
 export interface VideoJob {

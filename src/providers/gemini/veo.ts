@@ -5,13 +5,16 @@
  */
 import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
-import type { VideoJob } from './types.js';
-import { geminiModelSegment, geminiTarget } from '../media-endpoints.js';
 import type { Provider } from '../types.js';
-import type { UpstreamVideoState, VideoAdapter, VideoLimits } from './types.js';
-import { fetchMedia, readMediaJson } from './upstream-fetch.js';
+import type { UpstreamVideoState, VideoAdapter, VideoJob, VideoLimits } from '../video-api.js';
+import { fetchMedia, readMediaJson } from '../video/upstream-fetch.js';
 
 const INLINE_PREFIX = 'inline:';
+
+/** `models/veo-3.0` or `veo-3.0` -> `veo-3.0`, URL-encoded for a path segment. */
+export function geminiModelSegment(upstreamModel: string): string {
+  return encodeURIComponent(upstreamModel.replace(/^models\//, ''));
+}
 
 const operationSchema = z.looseObject({
   name: z.string().min(1),
@@ -88,7 +91,7 @@ export const veoAdapter: VideoAdapter = {
   defaultLimits: veoVideoLimits,
 
   async submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits) {
-    const target = geminiTarget(provider, `/v1beta/models/${geminiModelSegment(upstreamModel)}:predictLongRunning`);
+    const target = provider.apiTarget(`/v1beta/models/${geminiModelSegment(upstreamModel)}:predictLongRunning`);
     target.headers.set('content-type', 'application/json');
     const parameters: Record<string, unknown> = {
       aspectRatio: job.aspectRatio,
@@ -110,7 +113,7 @@ export const veoAdapter: VideoAdapter = {
   },
 
   async poll(provider: Provider, _upstreamModel: string, upstreamId: string) {
-    const target = geminiTarget(provider, operationPath(upstreamId));
+    const target = provider.apiTarget(operationPath(upstreamId));
     const res = await fetchMedia(provider, { url: target.url, headers: target.headers });
     return mapVeoOperation(await readMediaJson(res, provider), provider.id);
   },
@@ -121,7 +124,7 @@ export const veoAdapter: VideoAdapter = {
       const bytes = Uint8Array.from(atob(data ?? ''), (c) => c.charCodeAt(0));
       return new Response(bytes, { headers: { 'content-type': mime || 'video/mp4', 'content-length': String(bytes.byteLength) } });
     }
-    const base = geminiTarget(provider, '');
+    const base = provider.apiTarget('');
     let url: URL;
     try {
       url = new URL(ref);

@@ -1,8 +1,8 @@
-/** Per-model video limits: provider defaults, then the model's `options.video` from the config. */
+/** Per-model video limits: the provider's defaults, then the model's `options.video` from the config. */
 import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
-import type { VideoLimits } from './types.js';
+import type { VideoAdapter, VideoLimits } from '../../providers/video-api.js';
 
 const overrideSchema = z.strictObject({
   durations: z.array(z.number().int().positive()).min(1).optional(),
@@ -18,7 +18,7 @@ const overrideSchema = z.strictObject({
 });
 
 /** Limits of a model: `defaults` overridden by `options.video` (a config mistake is a clear error). */
-export function videoLimitsFor(model: ResolvedModel, defaults: VideoLimits): VideoLimits {
+function videoLimitsFor(model: ResolvedModel, defaults: VideoLimits): VideoLimits {
   const raw = model.options.video;
   if (raw === undefined) return defaults;
   const parsed = overrideSchema.safeParse(raw);
@@ -39,13 +39,11 @@ export function videoLimitsFor(model: ResolvedModel, defaults: VideoLimits): Vid
   return merged;
 }
 
-/** OpenAI-style `WxH` for an aspect ratio and resolution: the table, else short side = resolution. */
-export function sizeFor(limits: VideoLimits, aspectRatio: string, resolution: string): string {
-  const known = limits.sizes[`${aspectRatio}@${resolution}`];
-  if (known) return known;
-  const [a, b] = aspectRatio.split(':').map(Number);
-  const short = Number.parseInt(resolution, 10);
-  if (!a || !b || !short) throw new GatewayError('invalid_request', `Cannot derive a size from aspect ratio '${aspectRatio}' and resolution '${resolution}'.`, { param: 'metadata.aspectRatio' });
-  const even = (n: number) => Math.round(n / 2) * 2;
-  return a >= b ? `${even((short * a) / b)}x${short}` : `${short}x${even((short * b) / a)}`;
+/** The model's video API and limits; 400 when its provider has no video API. */
+export function videoApiOf(model: ResolvedModel): { adapter: VideoAdapter; limits: VideoLimits } {
+  const adapter = model.provider.videoApi;
+  if (!adapter) {
+    throw new GatewayError('unsupported', `The model '${model.id}' is served by provider '${model.provider.id}' (${model.provider.type}), which has no video API.`, { param: 'model' });
+  }
+  return { adapter, limits: videoLimitsFor(model, adapter.defaultLimits(model.upstreamModel)) };
 }

@@ -1,16 +1,13 @@
 /**
  * The OpenAI Videos API (Sora) and compatible servers: POST /v1/videos (multipart, as the SDK
  * sends it), GET /v1/videos/{id}, GET /v1/videos/{id}/content. The built-in mock vendor speaks it
- * too. `seconds` is a string on this API.
+ * too (with its own limits). `seconds` is a string on this API.
  */
 import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
-import type { VideoJob } from './types.js';
-import { openAIStyleTarget } from '../media-endpoints.js';
 import type { Provider } from '../types.js';
-import { sizeFor } from './limits.js';
-import type { UpstreamVideoState, VideoAdapter, VideoLimits } from './types.js';
-import { fetchMedia, readMediaJson } from './upstream-fetch.js';
+import type { UpstreamVideoState, VideoAdapter, VideoJob, VideoLimits } from '../video-api.js';
+import { fetchMedia, readMediaJson } from '../video/upstream-fetch.js';
 
 const videoObjectSchema = z.looseObject({
   id: z.string().min(1),
@@ -43,11 +40,6 @@ export function openAIVideoLimits(upstreamModel: string): VideoLimits {
   };
 }
 
-/** The built-in mock: OpenAI wire format, but any size (so 1080p and square work). */
-export function mockVideoLimits(): VideoLimits {
-  return { ...openAIVideoLimits('mock'), aspectRatios: ['16:9', '9:16', '1:1'], resolutions: ['720p', '1080p'], sizes: {} };
-}
-
 export function mapOpenAIVideo(raw: Record<string, unknown>, providerId: string): UpstreamVideoState {
   const parsed = videoObjectSchema.safeParse(raw);
   if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered with an unexpected video object.`);
@@ -72,6 +64,17 @@ export function mapOpenAIVideo(raw: Record<string, unknown>, providerId: string)
   }
 }
 
+/** OpenAI-style `WxH` for an aspect ratio and resolution: the table, else short side = resolution. */
+export function sizeFor(limits: VideoLimits, aspectRatio: string, resolution: string): string {
+  const known = limits.sizes[`${aspectRatio}@${resolution}`];
+  if (known) return known;
+  const [a, b] = aspectRatio.split(':').map(Number);
+  const short = Number.parseInt(resolution, 10);
+  if (!a || !b || !short) throw new GatewayError('invalid_request', `Cannot derive a size from aspect ratio '${aspectRatio}' and resolution '${resolution}'.`, { param: 'metadata.aspectRatio' });
+  const even = (n: number) => Math.round(n / 2) * 2;
+  return a >= b ? `${even((short * a) / b)}x${short}` : `${short}x${even((short * b) / a)}`;
+}
+
 function videoPath(id: string): string {
   return `/videos/${encodeURIComponent(id)}`;
 }
@@ -81,7 +84,7 @@ export const openAIVideosAdapter: VideoAdapter = {
   defaultLimits: openAIVideoLimits,
 
   async submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits) {
-    const target = openAIStyleTarget(provider, '/videos');
+    const target = provider.apiTarget('/videos');
     const form = new FormData();
     form.append('model', upstreamModel);
     form.append('prompt', job.prompt);
@@ -94,18 +97,18 @@ export const openAIVideosAdapter: VideoAdapter = {
   },
 
   async poll(provider: Provider, _upstreamModel: string, upstreamId: string) {
-    const target = openAIStyleTarget(provider, videoPath(upstreamId));
+    const target = provider.apiTarget(videoPath(upstreamId));
     const res = await fetchMedia(provider, { url: target.url, headers: target.headers });
     return mapOpenAIVideo(await readMediaJson(res, provider), provider.id);
   },
 
   async download(provider: Provider, ref: string, signal: AbortSignal) {
-    const target = openAIStyleTarget(provider, `${videoPath(ref)}/content`);
+    const target = provider.apiTarget(`${videoPath(ref)}/content`);
     return fetchMedia(provider, { url: target.url, headers: target.headers, signal });
   },
 
   async cancel(provider: Provider, upstreamId: string) {
-    const target = openAIStyleTarget(provider, videoPath(upstreamId));
+    const target = provider.apiTarget(videoPath(upstreamId));
     const res = await fetchMedia(provider, { url: target.url, method: 'DELETE', headers: target.headers });
     await res.body?.cancel();
   },
