@@ -1,10 +1,13 @@
 /**
- * The Node bridge: node:http request/response <-> Fetch Request/Response. Express and Koa reuse it.
- * The route comes from the request path only (the URL origin is fixed; Host never picks it). The
- * body is read lazily, once the gateway has checked key, route and method, and is held to the
- * gateway's `limits.maxBodyBytes`; an answer sent before the body was read in full closes the
- * connection instead of draining it. Responses wait for `drain`, flush each chunk, and the
- * gateway's request signal aborts when the client goes away.
+ * The Node bridge: node:http request/response <-> the gateway. Express and Koa reuse it. The
+ * request is a lazy Request (node-request.ts: a real one is built only if something asks for more
+ * than method, URL, signal and headers); the route comes from the request path only (the URL
+ * origin is fixed; Host never picks it). The body is read lazily, once the gateway has checked
+ * key, route and method, and is held to the one limit (`limits.maxBodyBytes`, or this bridge's
+ * when lower; 413 past it); an answer sent before the body was read in full closes the connection
+ * instead of draining it. The answer comes from `gateway.reply()` and is written without building
+ * a Response: JSON in one write, streams chunk by chunk waiting for `drain`; the gateway's request
+ * signal aborts (and the stream's source is cancelled) when the client goes away.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
