@@ -6,11 +6,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handleNode, toFetchRequest } from '../adapters/node.js';
 import { createGateway, GatewayError, type Gateway } from '../src/index.js';
 import { isTextStream, pipeTextStream, toResponse, type TextSink } from '../src/host.js';
-import { textStreamReply } from '../src/http/reply.js';
+import { KEEP_ALIVE_MS, textStreamReply } from '../src/http/reply.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 
@@ -71,6 +71,10 @@ describe('gateway.reply()', () => {
 });
 
 describe('pipeTextStream', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   function sink(closeAfter = Infinity): TextSink & { out: string[] } {
     const out: string[] = [];
     return {
@@ -131,6 +135,25 @@ describe('pipeTextStream', () => {
     });
     expect(out).toEqual(['a', 'b']);
     expect(drains).toBe(2);
+  });
+
+  it('writes SSE keep-alive comments while the source is silent, none for non-SSE streams', async () => {
+    vi.useFakeTimers();
+    for (const keepAlive of [true, false]) {
+      let release = () => {};
+      const gate = new Promise<void>((r) => (release = r));
+      const s = sink();
+      const reply = textStreamReply((async function* () {
+        yield 'data: first\n\n';
+        await gate;
+        yield 'data: late\n\n';
+      })(), () => undefined, undefined, keepAlive);
+      const piping = pipeTextStream(reply.body as never, s);
+      await vi.advanceTimersByTimeAsync(KEEP_ALIVE_MS + KEEP_ALIVE_MS / 3);
+      release();
+      await piping;
+      expect(s.out).toEqual(keepAlive ? ['data: first\n\n', ': keep-alive\n\n', 'data: late\n\n'] : ['data: first\n\n', 'data: late\n\n']);
+    }
   });
 
   it("rejects with the source's error", async () => {
