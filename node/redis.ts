@@ -3,7 +3,7 @@ import { RedisConversationStore } from '../src/conversations/redis-conversation-
 import { RedisRateLimiter } from '../src/limits/redis-rate-limiter.js';
 import { RedisTaskStore } from '../src/tasks/redis-task-store.js';
 import type { GatewayOptions } from '../src/runtime.js';
-import { redact } from '../src/redact.js';
+import { redact } from '../src/upstream/redact.js';
 
 const WARN_EVERY_MS = 60_000;
 

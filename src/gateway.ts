@@ -9,7 +9,7 @@ import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
 import { Telemetry } from './observability/telemetry.js';
-import { scrubContent } from './redact.js';
+import { scrubContent } from './upstream/redact.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';

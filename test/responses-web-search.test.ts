@@ -116,3 +116,159 @@ describe('web_search becomes the vendor’s own search tool', () => {
     expect(res.json.error).toMatchObject({ param: 'tools[1]', message: expect.stringContaining("'code_interpreter'") });
   });
 });
+
+/** What the SDK's stream helper assembles, and the event types it saw. */
+async function streamed(body: OpenAI.Responses.ResponseCreateParamsStreaming): Promise<{ final: OpenAI.Responses.Response; types: string[] }> {
+  const stream = client.responses.stream(body);
+  const types: string[] = [];
+  stream.on('event', (e) => types.push(e.type));
+  const final = await stream.finalResponse();
+  return { final, types };
+}
+
+/**
+ * Output items without their gateway-made ids, for comparing a sync answer with a streamed one (and
+ * without the `parsed: null` the SDK's stream helper adds to text parts).
+ */
+const withoutIds = (output: unknown[]): unknown[] =>
+  output.map((o) => {
+    const item: Json = { ...(o as Json), id: undefined };
+    if (Array.isArray(item.content)) item.content = (item.content as Json[]).map(({ parsed: _parsed, ...part }) => part);
+    return item;
+  });
+
+const SEARCH_EVENTS = ['response.web_search_call.in_progress', 'response.web_search_call.searching', 'response.web_search_call.completed'];
+
+describe('searches and citations come back as web_search_call items and url_citation annotations', () => {
+  /** An answer Anthropic splits in blocks: the search, its results, then text blocks, one of them cited. */
+  const anthropicSearch = (): void =>
+    mocks.anthropic.scriptNext({
+      content: [
+        { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'modelgate release' } },
+        {
+          type: 'web_search_tool_result',
+          tool_use_id: 'srvtoolu_01',
+          content: [
+            { type: 'web_search_result', url: 'https://example.com/release', title: 'Release notes', encrypted_content: 'enc-1', page_age: 'November 25, 2026' },
+            { type: 'web_search_result', url: 'https://example.org/blog', title: 'Blog', encrypted_content: 'enc-2', page_age: null },
+          ],
+        },
+        { type: 'text', text: 'Here is what I found. ' },
+        {
+          type: 'text',
+          text: 'Modelgate 2 shipped.',
+          citations: [{ type: 'web_search_result_location', url: 'https://example.com/release', title: 'Release notes', cited_text: 'Modelgate 2 is out', encrypted_index: 'ei-1' }],
+        },
+        { type: 'text', text: ' More soon.' },
+      ],
+    });
+
+  const anthropicOutput = [
+    { type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'modelgate release' } },
+    {
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [
+        {
+          type: 'output_text',
+          text: 'Here is what I found. Modelgate 2 shipped. More soon.',
+          annotations: [{ type: 'url_citation', url: 'https://example.com/release', title: 'Release notes', start_index: 22, end_index: 42 }],
+          logprobs: [],
+        },
+      ],
+    },
+  ];
+
+  it('Anthropic, sync and streamed: the same search item and cited message', async () => {
+    anthropicSearch();
+    const sync = await client.responses.create({ model: 'claude', input: 'What is new with modelgate?', tools: [{ type: 'web_search' }] });
+    expect(sync.output.map((o) => o.id?.slice(0, 3))).toEqual(['ws_', 'msg']);
+    expect(withoutIds(sync.output)).toEqual(anthropicOutput.map((o) => ({ ...o, id: undefined })));
+    expect(sync.output_text).toBe('Here is what I found. Modelgate 2 shipped. More soon.');
+
+    anthropicSearch();
+    const { final, types } = await streamed({ model: 'claude', input: 'What is new with modelgate?', tools: [{ type: 'web_search' }], stream: true });
+    expect(withoutIds(final.output)).toEqual(withoutIds(sync.output));
+    expect(types.filter((t) => t.startsWith('response.web_search_call.'))).toEqual(SEARCH_EVENTS);
+    expect(types.filter((t) => t === 'response.output_text.annotation.added')).toHaveLength(1);
+    // One message for the three text blocks, as in the sync answer.
+    expect(types.filter((t) => t === 'response.output_item.added')).toHaveLength(2);
+  });
+
+  it('include web_search_call.action.sources lists the pages found', async () => {
+    anthropicSearch();
+    const sync = await client.responses.create({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }], include: ['web_search_call.action.sources'] });
+    const sources = [
+      { type: 'url', url: 'https://example.com/release' },
+      { type: 'url', url: 'https://example.org/blog' },
+    ];
+    expect(sync.output[0]).toMatchObject({ type: 'web_search_call', action: { type: 'search', query: 'modelgate release', sources } });
+    anthropicSearch();
+    const { final } = await streamed({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }], include: ['web_search_call.action.sources'], stream: true });
+    expect(final.output[0]).toMatchObject({ type: 'web_search_call', action: { sources } });
+  });
+
+  it('the conversation goes on after a search (previous_response_id)', async () => {
+    anthropicSearch();
+    const first = await client.responses.create({ model: 'claude', input: 'What is new?', tools: [{ type: 'web_search' }] });
+    const second = await client.responses.create({ model: 'claude', previous_response_id: first.id, input: 'Thanks!' });
+    expect(second.status).toBe('completed');
+    const sent = lastBody(mocks.anthropic).messages as Json[];
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(sent[1])).toContain('Modelgate 2 shipped.');
+  });
+
+  /** Gemini's grounded answer: the text (bytes and characters differ: é), the queries, chunks and supports. */
+  const geminiSearch = (): void =>
+    mocks.gemini.scriptNext({
+      parts: [{ text: 'Café news: modelgate shipped.' }],
+      groundingMetadata: {
+        webSearchQueries: ['modelgate news', 'modelgate release'],
+        searchEntryPoint: { renderedContent: '<div>search</div>' },
+        groundingChunks: [
+          { web: { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/abc', title: 'example.com' } },
+          { web: { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/def', title: 'example.org' } },
+        ],
+        // "modelgate shipped." starts at byte 12 (character 11: é is two bytes in UTF-8).
+        groundingSupports: [{ segment: { startIndex: 12, endIndex: 30, text: 'modelgate shipped.' }, groundingChunkIndices: [0, 1], confidenceScores: [0.9, 0.8] }],
+      },
+    });
+
+  it('Gemini, sync and streamed: groundingMetadata becomes the search item and the citations', async () => {
+    geminiSearch();
+    const body = { model: 'gemini', input: 'Any modelgate news?', tools: [{ type: 'web_search' as const }], include: ['web_search_call.action.sources' as const] };
+    const sync = await client.responses.create(body);
+    expect(lastBody(mocks.gemini).tools).toEqual([{ googleSearch: {} }]);
+    const annotations = [
+      { type: 'url_citation', url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/abc', title: 'example.com', start_index: 11, end_index: 29 },
+      { type: 'url_citation', url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/def', title: 'example.org', start_index: 11, end_index: 29 },
+    ];
+    expect(withoutIds(sync.output)).toEqual([
+      { id: undefined, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Café news: modelgate shipped.', annotations, logprobs: [] }] },
+      {
+        id: undefined,
+        type: 'web_search_call',
+        status: 'completed',
+        action: {
+          type: 'search',
+          query: 'modelgate news',
+          queries: ['modelgate news', 'modelgate release'],
+          sources: [
+            { type: 'url', url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/abc' },
+            { type: 'url', url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/def' },
+          ],
+        },
+      },
+    ]);
+    const text = (sync.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(text.text.slice(annotations[0]!.start_index, annotations[0]!.end_index)).toBe('modelgate shipped.');
+
+    geminiSearch();
+    const { final, types } = await streamed({ ...body, stream: true });
+    expect(lastBody(mocks.gemini).tools).toEqual([{ googleSearch: {} }]);
+    expect(withoutIds(final.output)).toEqual(withoutIds(sync.output));
+    expect(types.filter((t) => t.startsWith('response.web_search_call.'))).toEqual(SEARCH_EVENTS);
+    expect(types.filter((t) => t === 'response.output_text.annotation.added')).toHaveLength(2);
+  });
+});

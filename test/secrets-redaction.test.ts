@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../src/index.js';
-import { createContentScrubber, redact, scrubContent, scrubError } from '../src/redact.js';
+import { createContentScrubber, redact, scrubContent, scrubError } from '../src/upstream/redact.js';
 import { GatewayError } from '../src/errors.js';
 import { startEchoUpstream, type EchoMode, type EchoUpstream } from './helpers/echo-upstream.js';
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayConfigInput } from '../src/index.js';
-import { upstreamFailure } from '../src/providers/upstream-failure.js';
+import { upstreamFailure } from '../src/upstream/failure.js';
 import { startMockAnthropic, type MockAnthropic } from './helpers/mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './helpers/mock-gemini.js';
 import { startMockMediaGemini, type MockMediaGemini } from './helpers/mock-media-gemini.js';

@@ -1,7 +1,6 @@
-import { GatewayError, toGatewayError } from '../errors.js';
-import { readSSEBatches, SSE_HEADERS } from '../http/sse.js';
+import type { GatewayError } from '../errors.js';
+import { SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
-import { scrubbedStream } from '../redact.js';
 import { codecFor } from '../protocols/registry.js';
 import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
@@ -12,8 +11,9 @@ import { estimateChatRequest } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { requestSecrets, scrubError, upstreamJsonResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
-import { textStreamReply, type Reply } from '../http/reply.js';
-import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
+import type { Reply } from '../http/reply.js';
+import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
+import { pumpReply, sseTransform, type StreamTransform } from '../upstream/stream-pump.js';
 
 export interface ChatCall {
   /** The client's protocol (its client side). */
@@ -39,14 +39,29 @@ export interface ChatCall {
 export interface PassthroughRoute {
   codec: PassthroughCodec;
   target: { url: string; headers: Headers };
-  errorMessage: (status: number, bodyText: string) => string;
 }
 
-/** Headers and keep-alive policy of a streamed answer; every path's bytes pass the secret scrubber. */
-function streamOf(ctx: RequestContext, call: ChatCall, source: AsyncGenerator<string>, onCancel: () => void, extra: Record<string, string> = {}): Reply {
-  const gen = scrubbedStream(source, requestSecrets(ctx));
-  if (!call.streamContentType) return textStreamReply(gen, onCancel, { ...SSE_HEADERS, ...extra });
-  return textStreamReply(gen, onCancel, { 'content-type': call.streamContentType, 'cache-control': 'no-cache', ...extra }, false);
+/** Headers and keep-alive policy of a streamed answer; the pump scrubs every byte of it. */
+function streamOf(
+  ctx: RequestContext,
+  call: ChatCall,
+  upstream: UpstreamResult,
+  transform: StreamTransform,
+  onEnd: (failure: GatewayError | undefined, completed: boolean) => Promise<void>,
+  extra: Record<string, string> = {},
+): Reply {
+  const sse = !call.streamContentType;
+  return pumpReply({
+    upstream,
+    transform,
+    clientSignal: ctx.signal,
+    secrets: requestSecrets(ctx),
+    headers: sse ? { ...SSE_HEADERS, ...extra } : { 'content-type': call.streamContentType as string, 'cache-control': 'no-cache', ...extra },
+    keepAlive: sse,
+    onEnd,
+    // The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops.
+    onCancel: () => void ctx.limits?.lease?.release(),
+  });
 }
 
 /** Admits a chat call against the key's and the model's limits (429 when one has no room). */
@@ -78,7 +93,7 @@ async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   if (provider.chatProtocol === call.client.client.protocol) {
     const codec = codecFor(provider.chatProtocol);
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
-    return passthrough(ctx, call, { codec: codec.passthrough, target, errorMessage: codec.upstream.errorMessage });
+    return passthrough(ctx, call, { codec: codec.passthrough, target });
   }
   const ir = call.ir ?? call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
   return translate(ctx, call, ir);
@@ -109,7 +124,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
   const provider = call.model.provider;
   const codec = route.codec;
   const body = codec.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
-  const upstream = await callUpstream(ctx, provider, { ...route.target, body }, route.errorMessage);
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...route.target, body, protocol: codec.protocol }));
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     ctx.obs.answer(responseFacts(json));
@@ -119,42 +134,8 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
     return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
-  // `completed` is set only after the last byte was handed over: a client that leaves early
-  // (cancel -> gen.return()) or an upstream failure leaves it false.
-  let completed = false;
-  let cancelled = false;
-  const gen = (async function* () {
-    let failure: GatewayError | undefined;
-    try {
-      upstream.touch();
-      // Events that arrived together leave together (one write instead of one per event).
-      for await (const batch of readSSEBatches(upstreamBody(upstream), upstream.touch)) {
-        let text = '';
-        try {
-          for (const ev of batch) text += relay.relay(ev);
-        } catch (err) {
-          if (text) yield text;
-          throw err;
-        }
-        if (text) yield text;
-      }
-      const tail = relay.end();
-      if (tail) yield tail;
-      completed = true;
-    } catch (err) {
-      failure = cancelled ? undefined : midStreamError(ctx, err, upstream);
-      if (failure) yield relay.error(scrubError(ctx, failure));
-    } finally {
-      upstream.done();
-      await finishEvent(ctx, call, relay.usage(), failure, completed);
-    }
-  })();
-  return streamOf(ctx, call, gen, () => {
-    cancelled = true;
-    upstream.abort(new DOMException('Client disconnected', 'AbortError'));
-    // The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops.
-    void ctx.limits?.lease?.release();
-  });
+  const transform = sseTransform({ event: (ev) => relay.relay(ev), end: () => relay.end(), error: (err) => relay.error(err) });
+  return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed));
 }
 
 async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
@@ -168,7 +149,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   const headers: Record<string, string> = warningHeader ? { [WARNINGS_HEADER]: warningHeader } : {};
   if (warnings.length) ctx.event.warnings = warnings;
   const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
-  const upstream = await callUpstream(ctx, provider, { ...target, body: JSON.stringify(body) }, upstreamCodec.errorMessage);
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body: JSON.stringify(body) }));
   const m = meta(ctx, call);
   if (warnings.length) m.warnings = warnings;
   if (!call.stream) {
@@ -181,58 +162,24 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   }
   const decoder = upstreamCodec.createStreamDecoder();
   const encoder = call.client.client.createStreamEncoder(m);
-  let completed = false;
-  let cancelled = false;
-  const gen = (async function* () {
-    let usage: IRUsage | undefined;
-    let failure: GatewayError | undefined;
-    const handle = (events: IRStreamEvent[]): string => {
-      let text = '';
-      for (const ev of events) {
-        if (ev.type === 'error') throw ev.error;
-        observeEvent(ctx, ev);
-        if (ev.type === 'finish') usage = ev.usage;
-        else if (ev.type === 'message-start' && ev.usage) usage = ev.usage;
-        text += encoder.encode(ev);
-      }
-      return text;
-    };
-    try {
-      upstream.touch();
-      for await (const batch of readSSEBatches(upstreamBody(upstream), upstream.touch)) {
-        let text = '';
-        try {
-          for (const ev of batch) text += handle(decoder.event(ev));
-        } catch (err) {
-          // What the earlier events of the batch produced still goes out before the error.
-          if (text) yield text;
-          throw err;
-        }
-        if (text) yield text;
-      }
-      const tail = handle(decoder.end()) + encoder.end();
-      if (tail) yield tail;
-      completed = true;
-    } catch (err) {
-      failure = cancelled ? undefined : midStreamError(ctx, err, upstream);
-      if (failure) yield encoder.error(scrubError(ctx, failure));
-    } finally {
-      upstream.done();
-      await finishEvent(ctx, call, usage, failure, completed);
+  let usage: IRUsage | undefined;
+  const handle = (events: IRStreamEvent[]): string => {
+    let text = '';
+    for (const ev of events) {
+      if (ev.type === 'error') throw ev.error;
+      observeEvent(ctx, ev);
+      if (ev.type === 'finish') usage = ev.usage;
+      else if (ev.type === 'message-start' && ev.usage) usage = ev.usage;
+      text += encoder.encode(ev);
     }
-  })();
-  return streamOf(
-    ctx,
-    call,
-    gen,
-    () => {
-      cancelled = true;
-      upstream.abort(new DOMException('Client disconnected', 'AbortError'));
-      // The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops.
-      void ctx.limits?.lease?.release();
-    },
-    headers,
-  );
+    return text;
+  };
+  const transform = sseTransform({
+    event: (ev) => handle(decoder.event(ev)),
+    end: () => handle(decoder.end()) + encoder.end(),
+    error: (err) => encoder.error(err),
+  });
+  return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, usage, failure, completed), headers);
 }
 
 /** What a translated stream tells the observer: the answer's id, model and finish reason, and its first token. */
@@ -240,19 +187,4 @@ function observeEvent(ctx: RequestContext, ev: IRStreamEvent): void {
   if (ev.type === 'message-start') ctx.obs.answer({ id: ev.id, model: ev.model });
   else if (ev.type === 'finish') ctx.obs.answer({ finishReasons: [ev.finishReason.raw ?? ev.finishReason.unified] });
   else if (ev.type === 'text-delta' || ev.type === 'reasoning-delta' || ev.type === 'tool-call-start') ctx.obs.firstToken();
-}
-
-function upstreamBody(upstream: UpstreamResult): ReadableStream<Uint8Array> {
-  const body = upstream.response.body;
-  if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
-  return body;
-}
-
-/** Maps a failure inside a stream; undefined when the client itself went away. */
-function midStreamError(ctx: RequestContext, err: unknown, upstream: UpstreamResult): GatewayError | undefined {
-  if (ctx.signal.aborted) return undefined;
-  if (err instanceof GatewayError) return err;
-  if (upstream.signal.aborted) return new GatewayError('upstream_timeout', 'The upstream stream stalled and was cut off.');
-  const g = toGatewayError(err);
-  return g.code === 'internal' ? new GatewayError('bad_gateway', 'The upstream stream broke off.') : g;
 }

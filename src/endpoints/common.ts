@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
 import { Reply } from '../http/reply.js';
 import { errorBodyFor } from '../protocols/shared/error-shapes.js';
-import { scrubContent, scrubError as scrubGatewayError } from '../redact.js';
+import { scrubContent, scrubError as scrubGatewayError } from '../upstream/redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { quoteInput } from '../quote-input.js';
@@ -84,7 +84,7 @@ export function requestSecrets(ctx: RequestContext): string[] {
   return ctx.callerSecrets ? [...ctx.rt.secrets, ...ctx.callerSecrets] : ctx.rt.secrets;
 }
 
-/** The gateway's one error scrubber (src/redact.ts) with this request's secrets. */
+/** The gateway's one error scrubber (src/upstream/redact.ts) with this request's secrets. */
 export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError {
   return scrubGatewayError(err, requestSecrets(ctx));
 }

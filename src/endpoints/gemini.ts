@@ -8,7 +8,6 @@
 import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
 import { validateGeminiRequest } from '../protocols/gemini/client/decode-request.js';
-import { geminiErrorMessage } from '../protocols/gemini/errors.js';
 import { estimateGeminiTokens } from '../protocols/gemini/client/estimate-tokens.js';
 import { countTokensRequestSchema, systemInstructionSchema, toolSchema } from '../protocols/gemini/gemini-api.js';
 import { geminiProtocol } from '../protocols/gemini/index.js';
@@ -16,7 +15,7 @@ import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
-import { callUpstream, readUpstreamJson } from './upstream-call.js';
+import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 import type { Reply } from '../http/reply.js';
 
 /** `models/gemini-2.5-flash` or `gemini-2.5-flash` -> `gemini-2.5-flash`. */
@@ -83,7 +82,7 @@ async function geminiCountTokens(ctx: RequestContext, params: Record<string, str
     innerJson.model = `models/${model.upstreamModel.replace(/^models\//, '')}`;
     body = JSON.stringify(json);
   }
-  const upstream = await callUpstream(ctx, provider, { url, headers: target.headers, body }, geminiErrorMessage);
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url, headers: target.headers, body, protocol: 'gemini' }));
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.totalTokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered countTokens without totalTokens.`);
   return upstreamJsonResponse(ctx, json);

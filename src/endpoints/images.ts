@@ -7,23 +7,21 @@ import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
 import { SSE_HEADERS } from '../http/sse.js';
 import type { IRUsage } from '../ir/types.js';
-import { geminiErrorMessage } from '../protocols/gemini/errors.js';
 import { fromGeminiImageResponses, geminiImageResponseSchema, type GeminiImageResponse } from '../protocols/images/upstream/convert-from-gemini-image-response.js';
 import { checkGeminiImageOptions, toGeminiImageRequest } from '../protocols/images/upstream/convert-to-gemini-image-request.js';
 import { openAIEditBody, openAIGenerationBody } from '../protocols/images/upstream/encode-openai-image-request.js';
 import { imageGenerationSchema, type ImageEditRequest, type ImageGenerationRequest } from '../protocols/images/images-api.js';
 import { parseEditJson, parseEditMultipart } from '../protocols/images/client/parse-edit-request.js';
-import { openAIErrorMessage } from '../protocols/openai-chat/errors.js';
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
-import { scrubbedStream } from '../redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateInputTokens } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
-import { textStreamReply, type Reply } from '../http/reply.js';
-import { callUpstream, readUpstreamJson, type UpstreamResult } from './upstream-call.js';
+import type { Reply } from '../http/reply.js';
+import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
+import { byteRelayTransform, pumpReply } from '../upstream/stream-pump.js';
 import { quoteInput } from '../quote-input.js';
 
 type ImageCall =
@@ -112,7 +110,7 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
     body = encoded.body;
     if (encoded.json) target.headers.set('content-type', 'application/json');
   }
-  const upstream = await callUpstream(ctx, provider, { url: target.url, headers: target.headers, body }, openAIErrorMessage);
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol: 'openai-chat' }));
   if (stream) return relayImageStream(ctx, model, upstream);
   const json = await readUpstreamJson(upstream, provider.id);
   if (!Array.isArray(json.data)) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered without a 'data' list of images.`);
@@ -122,34 +120,15 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
 
 /** Image SSE from an OpenAI-style upstream, relayed as it arrives (events can be megabytes). */
 function relayImageStream(ctx: RequestContext, model: ResolvedModel, upstream: UpstreamResult): Reply {
-  const body = upstream.response.body;
-  if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
-  const gen = (async function* () {
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    let completed = false;
-    try {
-      upstream.touch();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        upstream.touch();
-        yield decoder.decode(value, { stream: true });
-      }
-      const tail = decoder.decode();
-      if (tail) yield tail;
-      completed = true;
-    } finally {
-      upstream.done();
-      reader.releaseLock();
-      await finished(ctx, model, undefined, completed);
-    }
-  })();
-  const onCancel = (): void => {
-    upstream.abort(new DOMException('Client disconnected', 'AbortError'));
-    void ctx.limits?.lease?.release();
-  };
-  return textStreamReply(scrubbedStream(gen, requestSecrets(ctx)), onCancel, SSE_HEADERS);
+  return pumpReply({
+    upstream,
+    transform: byteRelayTransform(),
+    clientSignal: ctx.signal,
+    secrets: requestSecrets(ctx),
+    headers: SSE_HEADERS,
+    onEnd: (_failure, completed) => finished(ctx, model, undefined, completed),
+    onCancel: () => void ctx.limits?.lease?.release(),
+  });
 }
 
 async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
@@ -169,7 +148,7 @@ async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   const text = JSON.stringify(request);
   const one = async (): Promise<GeminiImageResponse> => {
     const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
-    const upstream = await callUpstream(ctx, provider, { url: target.url, headers: target.headers, body: text }, geminiErrorMessage);
+    const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body: text, protocol: 'gemini' }));
     const parsed = geminiImageResponseSchema.safeParse(await readUpstreamJson(upstream, provider.id));
     if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered with an unexpected generateContent response.`);
     return parsed.data;

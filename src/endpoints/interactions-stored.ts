@@ -13,8 +13,8 @@ import { isoTime } from '../protocols/gemini-interactions/client/interaction-obj
 import { replayInteractionEvents } from '../protocols/gemini-interactions/client/replay-events.js';
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
 import type { Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
-import { UPSTREAM_REDIRECT } from '../providers/upstream-redirect.js';
-import { scrubbedStream } from '../redact.js';
+import { UPSTREAM_REDIRECT } from '../upstream/redirect.js';
+import { scrubbedStream } from '../upstream/redact.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, requestSecrets, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';

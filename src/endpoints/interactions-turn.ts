@@ -15,7 +15,6 @@ import { decodeInteractionRequest } from '../protocols/gemini-interactions/clien
 import { decodeSteps, GEMINI_INTERACTIONS, inputAsSteps } from '../protocols/gemini-interactions/client/decode-steps.js';
 import { echoFields, type InteractionsEncodeOptions, type InteractionsSink } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { stepsFromIR } from '../protocols/gemini-interactions/client/ir-steps.js';
-import { interactionsErrorMessage } from '../protocols/gemini-interactions/errors.js';
 import { geminiInteractionsClient } from '../protocols/gemini-interactions/index.js';
 import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { interactionsPassthrough, type InteractionsPassthroughPlan } from '../protocols/gemini-interactions/passthrough.js';
@@ -113,7 +112,7 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
       origin: GEMINI_INTERACTIONS,
       call: (stream) => {
         const target = upstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
-        return { client: INTERACTIONS, model, raw, parsed, stream, passthroughRoute: { codec, target, errorMessage: interactionsErrorMessage } };
+        return { client: INTERACTIONS, model, raw, parsed, stream, passthroughRoute: { codec, target } };
       },
     };
   }

@@ -3,13 +3,12 @@ import { GatewayError } from '../errors.js';
 import { replaceTopLevelString } from '../http/json-splice.js';
 import { parseJsonObject } from '../http/body.js';
 import { validateCountTokensRequest, validateMessagesRequest } from '../protocols/anthropic-messages/client/decode-request.js';
-import { anthropicErrorMessage } from '../protocols/anthropic-messages/errors.js';
 import { estimateInputTokens } from '../protocols/anthropic-messages/client/estimate-tokens.js';
 import { anthropicMessagesProtocol } from '../protocols/anthropic-messages/index.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
-import { callUpstream, readUpstreamJson } from './upstream-call.js';
+import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 import type { Reply } from '../http/reply.js';
 
 /** Anthropic requires the header on every call; so does the gateway, to behave the same. */
@@ -46,7 +45,7 @@ export async function countTokens(ctx: RequestContext): Promise<Reply> {
   const url = new URL(target.url);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/count_tokens`;
   const body = replaceTopLevelString(raw, 'model', model.upstreamModel) ?? raw;
-  const upstream = await callUpstream(ctx, provider, { url: url.toString(), headers: target.headers, body }, anthropicErrorMessage);
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: url.toString(), headers: target.headers, body, protocol: 'anthropic-messages' }));
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered count_tokens without input_tokens.`);
   return jsonResponse(ctx, { input_tokens: json.input_tokens });

@@ -15,7 +15,6 @@ import { decodeResponsesRequest } from '../protocols/openai-responses/client/dec
 import { decodeTools, type ToolNames } from '../protocols/openai-responses/client/decode-tools.js';
 import { echoFields, type Json, type ResponsesEncodeOptions, type ResponseStatus, type TurnSink } from '../protocols/openai-responses/client/response-object.js';
 import { inputItemsForListing, replayableItems } from '../protocols/openai-responses/client/stored-items.js';
-import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
 import { openAIResponsesClient } from '../protocols/openai-responses/index.js';
 import { responsesPassthrough, type ResponsesPassthroughPlan } from '../protocols/openai-responses/passthrough.js';
 import type { ResponsesRequest } from '../protocols/openai-responses/openai-responses-api.js';
@@ -101,7 +100,7 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
       passthrough: true,
       call: (stream) => {
         const target = responsesUpstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
-        return { client: RESPONSES, model, raw, parsed, stream, passthroughRoute: { codec, target, errorMessage: responsesErrorMessage } };
+        return { client: RESPONSES, model, raw, parsed, stream, passthroughRoute: { codec, target } };
       },
     };
   }
@@ -115,6 +114,7 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
     names: decoded.names,
     origin: provider.chatProtocol,
     sink,
+    webSearchSources: req.include?.includes('web_search_call.action.sources') === true,
     background: background && stream,
     now: rt.now,
   });

@@ -10,7 +10,6 @@ import { parseJsonObject } from '../http/body.js';
 import { decodeResponsesRequest, validateResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
 import { estimateResponsesInputTokens } from '../protocols/openai-responses/client/estimate-tokens.js';
 import { buildResponseObject } from '../protocols/openai-responses/client/response-object.js';
-import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
 import { responsesPassthrough } from '../protocols/openai-responses/passthrough.js';
 import type { RequestContext } from '../runtime.js';
 import { admitChat, runChat } from './chat-pipeline.js';
@@ -20,7 +19,7 @@ import { authenticate, jsonResponse, requireCapability, resolveModel } from './c
 import { backgroundResponses } from './responses-background.js';
 import { streamStoredResponse } from './responses-stored.js';
 import { prepareResponsesTurn, responsesUpstreamOf, turnRecord, type ResponsesTurn } from './responses-turn.js';
-import { callUpstream, readUpstreamJson } from './upstream-call.js';
+import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 import { beforeEachChunk, type Reply } from '../http/reply.js';
 
 async function readResponsesCall(ctx: RequestContext) {
@@ -107,7 +106,7 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Rep
   if (!route) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');
   const body = route.codec.prepareBody(raw, parsed, model.upstreamModel, false);
   const url = `${route.target.url.replace(/\/+$/, '')}/input_tokens`;
-  const upstream = await callUpstream(ctx, provider, { url, headers: route.target.headers, body }, responsesErrorMessage);
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url, headers: route.target.headers, body, protocol: 'openai-responses' }));
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered input_tokens without input_tokens.`);
   return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: json.input_tokens });

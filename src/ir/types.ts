@@ -19,8 +19,9 @@ export interface IRTextPart {
 }
 
 /**
- * A web page a text cites. `startIndex`/`endIndex` are character offsets into the part's text
- * (the cited span); without them the whole part cites the page.
+ * A web page a text cites. `startIndex`/`endIndex` are character offsets (UTF-16 code units) into
+ * the text part (in a stream: into the text block of `text-citation`'s id); without them the whole
+ * part cites the page.
  */
 export interface IRCitation {
   type: 'url';
@@ -35,8 +36,8 @@ export interface IRWebSearchPart {
   type: 'web-search';
   id: string;
   status: 'completed' | 'failed';
-  /** The query the model searched for, when the vendor says. */
-  query?: string;
+  /** The queries the model searched for, when the vendor says. */
+  queries?: string[];
   /** The pages found. */
   sources?: Array<{ url: string; title?: string }>;
   /** The vendor's own blocks, so the same vendor gets them back verbatim on the next turn. */

@@ -6,7 +6,7 @@
  * lease time.
  */
 import { GatewayError } from '../errors.js';
-import { redact } from '../redact.js';
+import { redact } from '../upstream/redact.js';
 import type { AcquireResult, LimitCheck, RateLimiter } from './rate-limiter.js';
 
 export interface StoreGuardOptions {

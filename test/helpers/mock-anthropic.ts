@@ -99,6 +99,10 @@ export async function startMockAnthropic(opts: { apiKey?: string } = {}): Promis
 
     const planned = planAnthropicReply(valid);
     const script = scripts.shift();
+    // Like the real API, the model searches only when the request declares the web search tool.
+    const searches = script?.content.some((b) => b.type === 'server_tool_use' && b.name === 'web_search');
+    const declared = Array.isArray(valid.tools) && valid.tools.some((t) => typeof (t as { type?: unknown }).type === 'string' && String((t as { type: string }).type).startsWith('web_search_'));
+    if (searches && !declared) return fail(500, 'mock: a scripted web search, but the request declares no web search tool');
     const reply = script ? applyScript(planned, script) : planned;
     const id = `msg_mock_${seq}`;
     if (valid.stream !== true) return ok(messageJson(reply, id, model));

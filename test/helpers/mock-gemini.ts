@@ -159,6 +159,10 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
   function reply(req: Json): GeminiReply {
     const computed = computeReply(req);
     const script = scripts.shift();
+    // Like the real API, an answer is grounded in Google Search only when the request has the tool.
+    if (script?.groundingMetadata && !(Array.isArray(req.tools) && (req.tools as Json[]).some((t) => t.googleSearch !== undefined))) {
+      throw new GoogleError(500, 'mock: scripted search grounding, but the request has no googleSearch tool', 'INTERNAL');
+    }
     return script ? applyScript(computed, script) : computed;
   }
 

@@ -23,7 +23,7 @@ export function geminiErrorMessage(status: number, bodyText: string): string {
     if (Array.isArray(json)) json = json[0] ?? {};
     if (typeof json.error === 'string') return json.error;
     // An invalid upstream key (400 API_KEY_INVALID) is named as the gateway's credential problem
-    // by the upstream call (providers/upstream-failure.ts), not here.
+    // by the upstream call (upstream/failure.ts), not here.
     if (json.error && typeof json.error.message === 'string') return json.error.message;
     if (typeof json.message === 'string') return json.message;
   } catch {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
 import type { Provider } from '../types.js';
 import type { UpstreamVideoState, VideoAdapter, VideoJob, VideoLimits } from '../video-api.js';
-import { fetchMedia, readMediaJson } from '../video/upstream-fetch.js';
+import { callUpstream, readUpstreamJson } from '../../upstream/call.js';
 
 const INLINE_PREFIX = 'inline:';
 
@@ -103,8 +103,8 @@ export const veoAdapter: VideoAdapter = {
     if (job.personGeneration !== undefined) parameters.personGeneration = job.personGeneration;
     if (limits.audio === 'optional' && job.generateAudio !== undefined) parameters.generateAudio = job.generateAudio;
     const body = JSON.stringify({ instances: [{ prompt: job.prompt }], parameters });
-    const res = await fetchMedia(provider, { url: target.url, method: 'POST', headers: target.headers, body });
-    const json = await readMediaJson(res, provider);
+    const res = await callUpstream(provider, { url: target.url, method: 'POST', headers: target.headers, body });
+    const json = await readUpstreamJson(res, provider.id);
     const parsed = operationSchema.safeParse(json);
     if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' did not return an operation name.`);
     operationPath(parsed.data.name);
@@ -114,8 +114,8 @@ export const veoAdapter: VideoAdapter = {
 
   async poll(provider: Provider, _upstreamModel: string, upstreamId: string) {
     const target = provider.apiTarget(operationPath(upstreamId));
-    const res = await fetchMedia(provider, { url: target.url, headers: target.headers });
-    return mapVeoOperation(await readMediaJson(res, provider), provider.id);
+    const res = await callUpstream(provider, { url: target.url, headers: target.headers });
+    return mapVeoOperation(await readUpstreamJson(res, provider.id), provider.id);
   },
 
   async download(provider: Provider, ref: string, signal: AbortSignal) {
@@ -134,6 +134,6 @@ export const veoAdapter: VideoAdapter = {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new GatewayError('bad_gateway', 'The upstream returned a video URI the gateway cannot read.');
     // The API key only goes to the provider's own origin; other URIs must be pre-signed.
     const headers = url.origin === new URL(base.url).origin ? base.headers : new Headers();
-    return fetchMedia(provider, { url: url.toString(), headers, signal });
+    return (await callUpstream(provider, { url: url.toString(), headers, signal })).response;
   },
 };

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
 import type { Provider } from '../types.js';
 import type { UpstreamVideoState, VideoAdapter, VideoJob, VideoLimits } from '../video-api.js';
-import { fetchMedia, readMediaJson } from '../video/upstream-fetch.js';
+import { callUpstream, readUpstreamJson } from '../../upstream/call.js';
 
 const videoObjectSchema = z.looseObject({
   id: z.string().min(1),
@@ -90,26 +90,27 @@ export const openAIVideosAdapter: VideoAdapter = {
     form.append('prompt', job.prompt);
     form.append('seconds', String(job.durationSeconds));
     form.append('size', sizeFor(limits, job.aspectRatio, job.resolution));
-    const res = await fetchMedia(provider, { url: target.url, method: 'POST', headers: target.headers, body: form });
-    const json = await readMediaJson(res, provider);
+    const res = await callUpstream(provider, { url: target.url, method: 'POST', headers: target.headers, body: form });
+    const json = await readUpstreamJson(res, provider.id);
     const state = mapOpenAIVideo(json, provider.id);
     return { upstreamId: String(json.id), state };
   },
 
   async poll(provider: Provider, _upstreamModel: string, upstreamId: string) {
     const target = provider.apiTarget(videoPath(upstreamId));
-    const res = await fetchMedia(provider, { url: target.url, headers: target.headers });
-    return mapOpenAIVideo(await readMediaJson(res, provider), provider.id);
+    const res = await callUpstream(provider, { url: target.url, headers: target.headers });
+    return mapOpenAIVideo(await readUpstreamJson(res, provider.id), provider.id);
   },
 
   async download(provider: Provider, ref: string, signal: AbortSignal) {
     const target = provider.apiTarget(`${videoPath(ref)}/content`);
-    return fetchMedia(provider, { url: target.url, headers: target.headers, signal });
+    return (await callUpstream(provider, { url: target.url, headers: target.headers, signal })).response;
   },
 
   async cancel(provider: Provider, upstreamId: string) {
     const target = provider.apiTarget(videoPath(upstreamId));
-    const res = await fetchMedia(provider, { url: target.url, method: 'DELETE', headers: target.headers });
-    await res.body?.cancel();
+    const res = await callUpstream(provider, { url: target.url, method: 'DELETE', headers: target.headers });
+    await res.response.body?.cancel();
+    res.done();
   },
 };

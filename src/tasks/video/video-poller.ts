@@ -5,7 +5,7 @@
  * each other; the loser re-reads.
  */
 import type { GatewayError } from '../../errors.js';
-import { scrubContent, scrubError } from '../../redact.js';
+import { scrubContent, scrubError } from '../../upstream/redact.js';
 import type { Principal } from '../../auth/principal.js';
 import type { GatewayRuntime } from '../../runtime.js';
 import { taskProvider, type CredentialRuntime } from './video-credential.js';

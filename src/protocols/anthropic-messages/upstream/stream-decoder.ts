@@ -1,15 +1,18 @@
 /**
  * Anthropic SSE -> IR events (upstream side). Block indexes are Anthropic's; tool-call indexes in
  * the IR count tool calls only. Usage comes from message_start and is overwritten by any non-null
- * value in message_delta (cumulative, never added).
+ * value in message_delta (cumulative, never added). A web search (`server_tool_use`, then its
+ * `web_search_tool_result`) becomes web-search-start/-end; a text block's citations (which cite the
+ * whole block) follow its text, before its end.
  */
 import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
-import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
+import type { IRCitation, IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import type { StreamDecoder } from '../../types.js';
 import { streamEventSchema, type AnthropicUsage } from '../anthropic-messages-api.js';
 import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
 import { errorFromAnthropicEvent } from '../errors.js';
+import { webCitations, webSearchOutcome, webSearchQueries } from './decode-response.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';
 import { fromAnthropicUsage } from './usage.js';
 
@@ -21,6 +24,25 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   let toolCount = 0;
   let done = false;
   const blocks = createOpenBlocks<number>();
+  /** Open text blocks by index: their length so far and the citations announced for them. */
+  const texts = new Map<number, { length: number; citations: IRCitation[] }>();
+  /** Open web search blocks by index: their input (the query) arrives as JSON deltas. */
+  const searchBlocks = new Map<number, { id: string; json: string }>();
+  /** Queries of the web searches started, until their result block arrives. */
+  const searches = new Map<string, string[] | undefined>();
+
+  /** A search whose result never came (the answer was cut) ends as failed. */
+  const endSearches = (out: IRStreamEvent[]): void => {
+    for (const [id, queries] of searches) out.push({ type: 'web-search-end', part: { type: 'web-search', id, status: 'failed', ...(queries ? { queries } : {}) } });
+    searches.clear();
+  };
+  const citeText = (out: IRStreamEvent[], index: number): void => {
+    const t = texts.get(index);
+    const b = blocks.get(index);
+    texts.delete(index);
+    if (!t || b?.kind !== 'text') return;
+    for (const c of t.citations) out.push({ type: 'text-citation', id: b.id, citation: { ...c, startIndex: 0, endIndex: t.length } });
+  };
 
   const usage = (): IRUsage => fromAnthropicUsage(wireUsage);
   const mergeWire = (u: AnthropicUsage | null | undefined): void => {
@@ -61,27 +83,56 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           const cb = data.content_block;
           if (cb?.type === 'text') {
             const b = blocks.open(out, index, { kind: 'text', id: `t${index}` });
+            texts.set(index, { length: cb.text?.length ?? 0, citations: [] });
             if (cb.text) out.push({ type: 'text-delta', id: b.id, delta: cb.text });
           } else if (cb?.type === 'thinking') {
             const b = blocks.open(out, index, { kind: 'reasoning', id: `r${index}` });
             if (cb.thinking) out.push({ type: 'reasoning-delta', id: b.id, delta: cb.thinking });
           } else if (cb?.type === 'tool_use') {
             blocks.open(out, index, { kind: 'tool', id: cb.id ?? `toolu_${toolCount}`, index: toolCount++ }, cb.name ?? '');
+          } else if (cb?.type === 'server_tool_use' && cb.name === 'web_search') {
+            const id = cb.id ?? `srvtoolu_${index}`;
+            searchBlocks.set(index, { id, json: '' });
+            searches.set(id, webSearchQueries(cb.input));
+            out.push({ type: 'web-search-start', id });
+          } else if (cb?.type === 'web_search_tool_result' && typeof cb.tool_use_id === 'string' && searches.has(cb.tool_use_id)) {
+            // The results arrive whole in the block's start.
+            const queries = searches.get(cb.tool_use_id);
+            searches.delete(cb.tool_use_id);
+            out.push({ type: 'web-search-end', part: { type: 'web-search', id: cb.tool_use_id, ...webSearchOutcome(cb.content), ...(queries ? { queries } : {}) } });
           }
           break;
         }
         case 'content_block_delta': {
-          const b = blocks.get(data.index ?? -1);
+          const index = data.index ?? -1;
+          const b = blocks.get(index);
           const d = data.delta ?? {};
+          const search = searchBlocks.get(index);
+          if (search && d.type === 'input_json_delta' && d.partial_json) search.json += d.partial_json;
           if (!b) break;
-          if (b.kind === 'text' && d.type === 'text_delta' && d.text) out.push({ type: 'text-delta', id: b.id, delta: d.text });
+          const text = texts.get(index);
+          if (b.kind === 'text' && d.type === 'text_delta' && d.text) {
+            if (text) text.length += d.text.length;
+            out.push({ type: 'text-delta', id: b.id, delta: d.text });
+          } else if (b.kind === 'text' && d.type === 'citations_delta') text?.citations.push(...webCitations([d.citation]));
           else if (b.kind === 'reasoning' && d.type === 'thinking_delta' && d.thinking) out.push({ type: 'reasoning-delta', id: b.id, delta: d.thinking });
           else if (b.kind === 'reasoning' && d.type === 'signature_delta' && d.signature) out.push({ type: 'reasoning-signature', id: b.id, signature: d.signature });
           else if (b.kind === 'tool' && d.type === 'input_json_delta' && d.partial_json) out.push({ type: 'tool-call-delta', id: b.id, index: b.index, delta: d.partial_json });
           break;
         }
         case 'content_block_stop': {
-          blocks.close(out, data.index ?? -1);
+          const index = data.index ?? -1;
+          const search = searchBlocks.get(index);
+          searchBlocks.delete(index);
+          if (search?.json) {
+            try {
+              searches.set(search.id, webSearchQueries(JSON.parse(search.json)) ?? searches.get(search.id));
+            } catch {
+              // a malformed input leaves the query unknown
+            }
+          }
+          citeText(out, index);
+          blocks.close(out, index);
           break;
         }
         case 'message_delta':
@@ -91,6 +142,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           break;
         case 'message_stop':
           done = true;
+          endSearches(out);
+          for (const index of [...texts.keys()]) citeText(out, index);
           blocks.closeAll(out);
           out.push({ type: 'finish', finishReason: finishReason ?? { unified: 'stop' }, usage: usage() });
           break;

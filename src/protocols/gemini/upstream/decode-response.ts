@@ -1,8 +1,9 @@
 /** Gemini GenerateContentResponse -> IR; a malformed answer is a 502. */
 import { GatewayError } from '../../../errors.js';
-import type { IRChatResponse, IRContentPart } from '../../../ir/types.js';
+import type { IRChatResponse, IRContentPart, IRTextPart } from '../../../ir/types.js';
 import { generateContentResponseSchema, type GeminiResponsePart } from '../gemini-api.js';
 import { fromGeminiFinishReason } from './map-finish-reason.js';
+import { groundingCitations, groundingSearch } from './grounding.js';
 import { responseKeyOf, toolCallIdFor } from './tool-call-ids.js';
 import { fromGeminiUsage } from './usage.js';
 
@@ -33,6 +34,26 @@ export function decodeResponsePart(p: GeminiResponsePart, key: string, toolIndex
   return undefined;
 }
 
+/**
+ * Search grounding: citations go to the text parts they fall in (the segments count the answer's
+ * text as one), the search itself after the answer (where a stream can report it too: the metadata
+ * arrives with the last chunk).
+ */
+function addGrounding(content: IRContentPart[], meta: unknown, key: string): void {
+  const search = groundingSearch(meta, `ws_${key}`);
+  if (!search) return;
+  const texts = content.filter((p): p is IRTextPart => p.type === 'text');
+  const citations = groundingCitations(meta, texts.map((p) => p.text).join(''));
+  let offset = 0;
+  for (const part of texts) {
+    const end = offset + part.text.length;
+    const mine = citations.filter((c) => (c.startIndex ?? 0) >= offset && (c.startIndex ?? 0) < end);
+    if (mine.length) part.citations = mine.map((c) => ({ ...c, startIndex: (c.startIndex ?? 0) - offset, endIndex: Math.min(c.endIndex ?? end, end) - offset }));
+    offset = end;
+  }
+  content.push(search);
+}
+
 export function decodeGeminiResponse(json: unknown): IRChatResponse {
   const parsed = generateContentResponseSchema.safeParse(json);
   if (!parsed.success) throw new GatewayError('bad_gateway', 'The upstream answered with a malformed Gemini response.');
@@ -47,6 +68,7 @@ export function decodeGeminiResponse(json: unknown): IRChatResponse {
     if (part.type === 'tool-call') toolIndex++;
     content.push(part);
   }
+  addGrounding(content, (candidate as Record<string, unknown> | undefined)?.groundingMetadata, key);
   let finishReason = fromGeminiFinishReason(candidate?.finishReason, toolIndex > 0);
   const blocked = res.promptFeedback?.blockReason;
   if (!candidate && blocked) finishReason = { unified: 'content-filter', raw: blocked };

@@ -11,6 +11,7 @@ import type { StreamDecoder } from '../../types.js';
 import { decodeResponsePart } from './decode-response.js';
 import { generateContentResponseSchema, type GenerateContentResponseWire } from '../gemini-api.js';
 import { fromGeminiFinishReason } from './map-finish-reason.js';
+import { groundingCitations, groundingSearch } from './grounding.js';
 import { responseKeyOf } from './tool-call-ids.js';
 import { fromGeminiUsage } from './usage.js';
 
@@ -39,6 +40,10 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let rawFinish: string | undefined;
   let blockReason: string | undefined;
   let usage: IRUsage = {};
+  /** The answer's text so far (grounding segments count it as one) and where the open text block began in it. */
+  let allText = '';
+  let blockStart = 0;
+  let grounding: unknown;
 
   const fail = (error: GatewayError): IRStreamEvent[] => {
     done = true;
@@ -48,7 +53,15 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   const finish = (): IRStreamEvent[] => {
     done = true;
     const out: IRStreamEvent[] = [];
+    // Search grounding arrives with the last chunk: the citations of the open text block, then the search.
+    const search = groundingSearch(grounding, `ws_${key}`);
+    if (search && blocks.get('t0')) {
+      for (const c of groundingCitations(grounding, allText)) {
+        if ((c.startIndex ?? 0) >= blockStart) out.push({ type: 'text-citation', id: 't0', citation: { ...c, startIndex: (c.startIndex ?? 0) - blockStart, endIndex: (c.endIndex ?? allText.length) - blockStart } });
+      }
+    }
     blocks.closeAll(out);
+    if (search) out.push({ type: 'web-search-start', id: search.id }, { type: 'web-search-end', part: search });
     let reason: IRFinishReason = fromGeminiFinishReason(rawFinish, toolIndex > 0);
     if (rawFinish === undefined && blockReason) reason = { unified: 'content-filter', raw: blockReason };
     out.push({ type: 'finish', finishReason: reason, usage });
@@ -98,11 +111,15 @@ export function createGeminiStreamDecoder(): StreamDecoder {
           out.push({ type: 'tool-call-end', id: part.id, index });
         } else if (part.type === 'text') {
           blocks.close(out, 'r0');
+          if (!blocks.get('t0')) blockStart = allText.length;
           blocks.open(out, 't0', { kind: 'text', id: 't0' });
+          allText += part.text;
           out.push({ type: 'text-delta', id: 't0', delta: part.text });
         }
       }
       if (candidate?.finishReason) rawFinish = candidate.finishReason;
+      const meta = (candidate as Record<string, unknown> | undefined)?.groundingMetadata;
+      if (meta !== undefined) grounding = meta;
       return out;
     },
     end(): IRStreamEvent[] {

@@ -1,7 +1,7 @@
 /** IR response -> the Responses `response` object (plus the gateway's traceId). */
 import type { IRChatResponse, IRWarning } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
-import { itemPrefix, messageItem, reasoningItem, toolCallItem, tokenFor } from './output-items.js';
+import { itemPrefix, messageItem, reasoningItem, toolCallItem, tokenFor, urlCitation, webSearchItem } from './output-items.js';
 import { buildResponseObject, responsesOptions, statusOfFinish, type Json } from './response-object.js';
 
 export function encodeResponsesResponse(res: IRChatResponse, meta: ResponseMeta, warnings: IRWarning[]): Json {
@@ -18,9 +18,14 @@ export function encodeResponsesResponse(res: IRChatResponse, meta: ResponseMeta,
   };
   for (const part of res.content) {
     if (part.type === 'text') {
+      const offset = text?.length ?? 0;
       text = (text ?? '') + part.text;
       const extra = part.providerOptions?.['openai-responses']?.annotations;
       if (Array.isArray(extra)) annotations.push(...extra);
+      for (const c of part.citations ?? []) annotations.push(urlCitation(c, offset, part.text.length));
+    } else if (part.type === 'web-search') {
+      flushText();
+      output.push(webSearchItem(meta.newId(itemPrefix('search')), part.status, part, opts.webSearchSources === true));
     } else if (part.type === 'reasoning') {
       flushText();
       output.push(reasoningItem(meta.newId(itemPrefix('reasoning')), part.text, tokenFor(part.text, part.signature, part.redactedData, opts.origin)));

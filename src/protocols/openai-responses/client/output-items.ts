@@ -1,5 +1,5 @@
 /** Output items as OpenAI writes them (message, function_call, custom_tool_call, reasoning). */
-import type { IRReasoningPart, ProtocolName } from '../../../ir/types.js';
+import type { IRCitation, IRReasoningPart, IRWebSearchPart, ProtocolName } from '../../../ir/types.js';
 import { customInputOf, type ClientToolRef } from './decode-tools.js';
 import { encodeReasoningToken } from '../../shared/reasoning-token.js';
 import type { Json } from './response-object.js';
@@ -33,6 +33,24 @@ export function tokenFor(text: string, signature: string | undefined, redactedDa
   return encodeReasoningToken(part, origin);
 }
 
-export function itemPrefix(kind: 'message' | 'reasoning' | 'function' | 'custom'): string {
-  return kind === 'message' ? 'msg_' : kind === 'reasoning' ? 'rs_' : kind === 'custom' ? 'ctc_' : 'fc_';
+export function itemPrefix(kind: 'message' | 'reasoning' | 'function' | 'custom' | 'search'): string {
+  return kind === 'message' ? 'msg_' : kind === 'reasoning' ? 'rs_' : kind === 'custom' ? 'ctc_' : kind === 'search' ? 'ws_' : 'fc_';
+}
+
+/**
+ * A `web_search_call` item: the search action with its query (and all queries when the vendor ran
+ * several); the pages found only when `include` asked for `web_search_call.action.sources`.
+ */
+export function webSearchItem(id: string, status: 'in_progress' | 'completed' | 'failed', part: IRWebSearchPart | undefined, withSources: boolean): Json {
+  const action: Json = { type: 'search' };
+  const queries = part?.queries ?? [];
+  if (queries.length) action.query = queries[0];
+  if (queries.length > 1) action.queries = queries;
+  if (withSources && part?.sources) action.sources = part.sources.map((s) => ({ type: 'url', url: s.url }));
+  return { id, type: 'web_search_call', status, action };
+}
+
+/** A citation of a text that starts at `offset` of the output text and is `length` long -> `url_citation`. */
+export function urlCitation(c: IRCitation, offset: number, length: number): Json {
+  return { type: 'url_citation', url: c.url, title: c.title ?? c.url, start_index: offset + (c.startIndex ?? 0), end_index: offset + (c.endIndex ?? length) };
 }

@@ -38,6 +38,8 @@ export interface ResponsesEncodeOptions {
   /** The upstream's protocol (the origin recorded in reasoning tokens). */
   origin: ProtocolName;
   sink: TurnSink;
+  /** `include` asked for `web_search_call.action.sources`: a search item lists the pages it found. */
+  webSearchSources?: boolean;
   /** A background run: its `response.created` (queued) was recorded at submission; numbering continues at 1. */
   background?: boolean;
   /** Clock (epoch ms) for `completed_at`. */

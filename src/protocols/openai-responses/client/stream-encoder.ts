@@ -4,18 +4,21 @@
  * `output_item.done`, then `response.completed` / `response.incomplete` (or `response.failed` /
  * `error`). Every event has an `event:` line, a `type` and a strictly increasing `sequence_number`.
  * Items never interleave: one that starts while another is open (OpenAI's parallel tool calls
- * stream side by side) waits, with what it received, until the open one is done.
+ * stream side by side) waits, with what it received, until the open one is done. Text blocks that
+ * follow each other (Anthropic splits a cited answer into blocks) are one message, as in the
+ * non-streamed response; their citations become `url_citation` annotations. A vendor's web search
+ * is a `web_search_call` item (`in_progress` -> `searching` -> `completed`).
  */
 import type { GatewayError } from '../../../errors.js';
-import { mergeUsage, type IRStreamEvent, type IRUsage } from '../../../ir/types.js';
+import { mergeUsage, type IRStreamEvent, type IRUsage, type IRWebSearchPart } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
 import type { ClientToolRef } from './decode-tools.js';
-import { itemPrefix, messageItem, outputText, reasoningItem, toolCallItem, tokenFor } from './output-items.js';
+import { itemPrefix, messageItem, outputText, reasoningItem, toolCallItem, tokenFor, urlCitation, webSearchItem } from './output-items.js';
 import { buildResponseObject, responsesOptions, statusOfFinish, type Json, type ResponseState } from './response-object.js';
 import { responseErrorCode as streamErrorCode } from '../errors.js';
 
 interface Slot {
-  kind: 'message' | 'reasoning' | 'call';
+  kind: 'message' | 'reasoning' | 'call' | 'search';
   itemId: string;
   /** Text, reasoning text or call arguments received so far. */
   text: string;
@@ -27,6 +30,12 @@ interface Slot {
   outputIndex: number;
   /** A reasoning item's summary part was announced. */
   partOpen: boolean;
+  /** A message's url citations (announced as they arrive once the item is live). */
+  annotations: Json[];
+  /** A search item's outcome. */
+  search?: IRWebSearchPart;
+  /** Its done events were sent. */
+  closed?: boolean;
 }
 
 export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder {
@@ -41,6 +50,10 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
   const open = new Map<string, Slot>();
   const queue: Slot[] = [];
   let current: Slot | undefined;
+  /** The message whose text block ended: the next text block continues it, anything else closes it. */
+  let lingering: Slot | undefined;
+  /** Text block key -> its message and where the block begins in the message's text (for citations). */
+  const textBlocks = new Map<string, { slot: Slot; start: number }>();
 
   const emit = (type: string, payload: Json): string => {
     const data = JSON.stringify({ type, sequence_number: seq++, ...payload });
@@ -73,13 +86,21 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
     return s.ref?.kind === 'custom' ? '' : emit('response.function_call_arguments.delta', { ...where(s), delta: d });
   };
 
+  const annotationAdded = (s: Slot, index: number): string =>
+    emit('response.output_text.annotation.added', { ...where(s), content_index: 0, annotation_index: index, annotation: s.annotations[index] });
+
   const close = (s: Slot): string => {
+    s.closed = true;
     let out = '';
     let item: Json;
     if (s.kind === 'message') {
-      item = messageItem(s.itemId, 'completed', s.text);
+      item = messageItem(s.itemId, 'completed', s.text, s.annotations);
       out += emit('response.output_text.done', { ...where(s), content_index: 0, text: s.text, logprobs: [] });
-      out += emit('response.content_part.done', { ...where(s), content_index: 0, part: outputText(s.text) });
+      out += emit('response.content_part.done', { ...where(s), content_index: 0, part: outputText(s.text, s.annotations) });
+    } else if (s.kind === 'search') {
+      const status = s.search?.status ?? 'failed';
+      item = webSearchItem(s.itemId, status, s.search, opts.webSearchSources === true);
+      if (status === 'completed') out += emit('response.web_search_call.completed', where(s));
     } else if (s.kind === 'reasoning') {
       if (s.partOpen) {
         out += emit('response.reasoning_summary_text.done', { ...where(s), summary_index: 0, text: s.text });
@@ -105,11 +126,14 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
     let item: Json;
     if (s.kind === 'message') item = messageItem(s.itemId, 'in_progress');
     else if (s.kind === 'reasoning') item = reasoningItem(s.itemId, '');
+    else if (s.kind === 'search') item = webSearchItem(s.itemId, 'in_progress', undefined, false);
     else item = toolCallItem(s.itemId, 'in_progress', s.ref as ClientToolRef, s.callId as string, '');
     output.push(item);
     let out = emit('response.output_item.added', { output_index: s.outputIndex, item });
     if (s.kind === 'message') out += emit('response.content_part.added', { ...where(s), content_index: 0, part: outputText('') });
+    if (s.kind === 'search') out += emit('response.web_search_call.in_progress', where(s)) + emit('response.web_search_call.searching', where(s));
     if (s.text) out += liveDelta(s, s.text);
+    s.annotations.forEach((_, i) => (out += annotationAdded(s, i)));
     if (s.ended) return out + close(s);
     current = s;
     return out;
@@ -123,8 +147,9 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
 
   const startSlot = (key: string, init: Pick<Slot, 'kind'> & Partial<Slot>): string => {
     const prefix = init.kind === 'call' ? itemPrefix(init.ref?.kind === 'custom' ? 'custom' : 'function') : itemPrefix(init.kind);
-    const s: Slot = { text: '', live: false, ended: false, outputIndex: -1, partOpen: false, itemId: meta.newId(prefix), ...init };
+    const s: Slot = { text: '', live: false, ended: false, outputIndex: -1, partOpen: false, annotations: [], itemId: meta.newId(prefix), ...init };
     open.set(key, s);
+    if (s.kind === 'message') textBlocks.set(key, { slot: s, start: 0 });
     if (current) {
       queue.push(s);
       return '';
@@ -149,11 +174,45 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
     open.delete(key);
     s.ended = true;
     if (s !== current) return '';
+    if (s.kind === 'message') {
+      lingering = s;
+      return '';
+    }
     current = undefined;
     return close(s) + promote();
   };
 
+  /** Closes the message a next text block did not continue. */
+  const settle = (): string => {
+    const s = lingering;
+    if (!s) return '';
+    lingering = undefined;
+    current = undefined;
+    return close(s) + promote();
+  };
+
+  /** A text block that follows an ended one continues its message. */
+  const startText = (key: string): string => {
+    const s = lingering;
+    if (!s) return startSlot(key, { kind: 'message' });
+    lingering = undefined;
+    s.ended = false;
+    open.set(key, s);
+    textBlocks.set(key, { slot: s, start: s.text.length });
+    return '';
+  };
+
+  const cite = (key: string, citation: Parameters<typeof urlCitation>[0]): string => {
+    const block = textBlocks.get(key);
+    // A citation for a message already closed cannot be added any more.
+    if (!block || block.slot.closed) return '';
+    const s = block.slot;
+    s.annotations.push(urlCitation(citation, block.start, s.text.length - block.start));
+    return s.live ? annotationAdded(s, s.annotations.length - 1) : '';
+  };
+
   const closeAll = (): string => {
+    lingering = undefined;
     for (const s of open.values()) s.ended = true;
     open.clear();
     let out = '';
@@ -176,10 +235,22 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
         return start();
       }
       if (ev.type === 'error') return this.error(ev.error);
-      const head = start();
+      let head = start();
+      if (lingering && ev.type !== 'text-start' && ev.type !== 'text-citation' && ev.type !== 'usage' && ev.type !== 'finish') head += settle();
       switch (ev.type) {
         case 'text-start':
-          return head + startSlot(`text:${ev.id}`, { kind: 'message' });
+          return head + startText(`text:${ev.id}`);
+        case 'text-citation':
+          return head + cite(`text:${ev.id}`, ev.citation);
+        case 'web-search-start':
+          return head + startSlot(`search:${ev.id}`, { kind: 'search' });
+        case 'web-search-end': {
+          const key = `search:${ev.part.id}`;
+          const opened = open.has(key) ? '' : startSlot(key, { kind: 'search' });
+          const s = open.get(key) as Slot;
+          s.search = ev.part;
+          return head + opened + endSlot(key);
+        }
         case 'text-delta':
           return head + (ev.delta ? delta(`text:${ev.id}`, ev.delta, 'message') : '');
         case 'text-end':

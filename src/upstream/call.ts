@@ -1,11 +1,19 @@
+/**
+ * The one way to call an upstream, for chat, images and video alike: the caller's abort signal,
+ * a timeout until headers arrive, an idle timeout while the body streams, the credential's owner,
+ * the error body read in the shape of the protocol the upstream speaks, secrets scrubbed from it,
+ * and redirects refused.
+ */
 import { GatewayError, isAbortError, toGatewayError } from '../errors.js';
+import type { ProtocolName } from '../ir/types.js';
 import { RequestObserver } from '../observability/request-observer.js';
-import { redact } from '../redact.js';
 import { callerCredentialRefused } from '../providers/caller-credential.js';
 import type { Provider } from '../providers/types.js';
-import { UPSTREAM_REDIRECT, upstreamRedirectError } from '../providers/upstream-redirect.js';
-import { upstreamFailure, type CredentialSource } from '../providers/upstream-failure.js';
 import type { RequestContext } from '../runtime.js';
+import { upstreamErrorText } from './error-message.js';
+import { upstreamFailure, type CredentialSource } from './failure.js';
+import { redact } from './redact.js';
+import { UPSTREAM_REDIRECT, upstreamRedirectError } from './redirect.js';
 
 export interface UpstreamResult {
   response: Response;
@@ -14,12 +22,13 @@ export interface UpstreamResult {
   signal: AbortSignal;
   /** Restarts the idle timer; call on every chunk of a stream. */
   touch: () => void;
-  /** Stops timers once the exchange is over. */
+  /** Stops timers and lets go of the caller's signal once the exchange is over. */
   done: () => void;
 }
 
 export interface UpstreamRequest {
   url: string;
+  /** Default: POST with a body, GET without. */
   method?: string;
   headers: Headers;
   body?: BodyInit | null;
@@ -29,24 +38,34 @@ export interface UpstreamRequest {
    * own (bring your own key) stays a 401/403.
    */
   credential?: CredentialSource;
+  /** The protocol whose shape the upstream's error bodies have (default: the provider's chat protocol). */
+  protocol?: ProtocolName;
+  /** Aborted when the caller goes away (none for background work such as task polls). */
+  signal?: AbortSignal;
+  /** Longest silence between chunks of a streamed answer, once `touch` was first called (ms). */
+  idleMs?: number;
+  /** The client request's observer: one client span per attempt, onRequest before the first. */
+  observer?: RequestObserver;
+}
+
+/** An upstream request on behalf of this client request (its abort signal, the stream idle timeout, onRequest). */
+export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): UpstreamRequest {
+  return { ...req, signal: ctx.signal, idleMs: ctx.rt.config.timeouts.streamIdleMs, observer: ctx.obs };
 }
 
 /**
- * Sends one request upstream with the client's abort signal and a timeout until headers arrive,
- * then an idle timeout while the body streams. Network failure -> 502, timeout -> 504, upstream
- * 4xx/5xx -> the same status with its message (credentials scrubbed), a redirect -> 502 (never followed).
+ * Sends one request upstream. Network failure -> 502, timeout -> 504, the caller gone -> 499,
+ * upstream 4xx/5xx -> the same status with its message (credentials scrubbed), a redirect -> 502
+ * (never followed). The body of a successful answer is left unread for the caller.
  */
-export async function callUpstream(
-  ctx: RequestContext,
-  provider: Provider,
-  req: UpstreamRequest,
-  errorMessage: (status: number, bodyText: string) => string,
-): Promise<UpstreamResult> {
+export async function callUpstream(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
+  const obs = req.observer;
+  if (!obs) return callOnce(provider, req);
   // The one seam per upstream attempt: a client span (traceparent sent on), onRequest before the first.
-  const { attempt, context } = ctx.obs.startAttempt(provider, req.url, req.headers);
+  const { attempt, context } = obs.startAttempt(provider, req.url, req.headers);
   let result: UpstreamResult;
   try {
-    result = await RequestObserver.within(context, () => callOnce(ctx, provider, req, errorMessage));
+    result = await RequestObserver.within(context, () => callOnce(provider, req));
   } catch (err) {
     attempt.failed({ code: toGatewayError(err).code });
     throw err;
@@ -62,35 +81,30 @@ export async function callUpstream(
   };
 }
 
-async function callOnce(
-  ctx: RequestContext,
-  provider: Provider,
-  req: UpstreamRequest,
-  errorMessage: (status: number, bodyText: string) => string,
-): Promise<UpstreamResult> {
+async function callOnce(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
   const controller = new AbortController();
+  const clientSignal = req.signal;
   const onClientAbort = () => controller.abort(new DOMException('Client disconnected', 'AbortError'));
-  if (ctx.signal.aborted) onClientAbort();
-  ctx.signal.addEventListener('abort', onClientAbort, { once: true });
+  if (clientSignal?.aborted) onClientAbort();
+  clientSignal?.addEventListener('abort', onClientAbort, { once: true });
   let timedOut = false;
   let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
     timedOut = true;
     controller.abort(new DOMException('Upstream timed out', 'TimeoutError'));
   }, provider.timeoutMs);
-  const idleMs = ctx.rt.config.timeouts.streamIdleMs;
   const clear = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
   };
   const done = () => {
     clear();
-    ctx.signal.removeEventListener('abort', onClientAbort);
+    clientSignal?.removeEventListener('abort', onClientAbort);
   };
 
   let response: Response;
   try {
     response = await provider.fetch(req.url, {
-      method: req.method ?? 'POST',
+      method: req.method ?? (req.body ? 'POST' : 'GET'),
       headers: req.headers,
       body: req.body ?? null,
       signal: controller.signal,
@@ -101,7 +115,7 @@ async function callOnce(
   } catch (err) {
     done();
     if (timedOut) throw new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`);
-    if (ctx.signal.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
+    if (clientSignal?.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
     throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err });
   }
   clear();
@@ -119,15 +133,17 @@ async function callOnce(
       // body lost; the status still says enough
     }
     done();
-    const message = redact(errorMessage(response.status, text), provider.secrets);
+    const message = redact(upstreamErrorText(req.protocol ?? provider.chatProtocol, response.status, text), provider.secrets);
     const refused = callerCredentialRefused(provider, response.status, message);
     if (refused) throw refused;
     const retryAfter = Number(response.headers.get('retry-after'));
     throw upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), retryAfter });
   }
 
+  const idleMs = req.idleMs;
   const touch = () => {
     clear();
+    if (idleMs === undefined) return;
     timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
@@ -136,7 +152,7 @@ async function callOnce(
   return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, touch, done };
 }
 
-/** Reads and parses an upstream JSON body; anything else is a 502. */
+/** Reads and parses an upstream JSON object answer; anything else is a 502. */
 export async function readUpstreamJson(result: UpstreamResult, providerId: string): Promise<Record<string, unknown>> {
   let text: string;
   try {

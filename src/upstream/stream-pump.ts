@@ -1,0 +1,170 @@
+/**
+ * The one stream pump: upstream body bytes -> a transform -> the client's wire text, scrubbed of
+ * secrets, as a streamed reply. A byte relay (images), an SSE event relay (pass-through) and a
+ * decoder -> encoder pair (translation) are all just a `StreamTransform`; the pump owns reading,
+ * the idle timer, the client leaving, the in-band error and the end-of-stream bookkeeping.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { GatewayError, toGatewayError } from '../errors.js';
+import type { SSEEvent } from '../http/sse.js';
+import { textStreamReply, type Reply } from '../http/reply.js';
+import type { UpstreamResult } from './call.js';
+import { scrubbedStream, scrubError } from './redact.js';
+
+/** Adds wire text to what the pump sends next. */
+export type Emit = (text: string) => void;
+
+export interface StreamTransform {
+  /**
+   * Turns one chunk of upstream bytes into wire text (through `emit`). A throw ends the stream
+   * with an error; what was emitted before the throw still goes out first.
+   */
+  push(chunk: Uint8Array, emit: Emit): void;
+  /** Called when the upstream body ended normally (may throw, e.g. a stream cut short). */
+  end(emit: Emit): void;
+  /** The in-band error event after the stream started; without it a failure errors the body. */
+  error?(err: GatewayError): string;
+}
+
+export interface PumpOptions {
+  upstream: UpstreamResult;
+  transform: StreamTransform;
+  /** The caller's signal: a failure after the caller left is not reported. */
+  clientSignal: AbortSignal;
+  /** Scrubbed from every byte sent and from the in-band error. */
+  secrets: string[];
+  headers: Record<string, string>;
+  /** SSE keep-alive comments while the upstream is silent (off for non-SSE bodies). */
+  keepAlive?: boolean;
+  /** Runs once when the stream is over; `completed` only when the last byte was handed over. */
+  onEnd(failure: GatewayError | undefined, completed: boolean): Promise<void>;
+  /** Runs at once when the client leaves (the upstream is aborted by the pump). */
+  onCancel?(): void;
+}
+
+/** The streamed reply of an upstream answer. */
+export function pumpReply(o: PumpOptions): Reply {
+  const body = o.upstream.response.body;
+  if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
+  let cancelled = false;
+  const gen = (async function* () {
+    let failure: GatewayError | undefined;
+    let completed = false;
+    let out = '';
+    const emit: Emit = (text) => {
+      out += text;
+    };
+    const take = (): string => {
+      const text = out;
+      out = '';
+      return text;
+    };
+    const reader = body.getReader();
+    // A read ends when the upstream is aborted (idle timeout, client gone), also with a fetch
+    // whose body does not follow its signal.
+    const signal = o.upstream.signal;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason ?? new DOMException('Aborted', 'AbortError'));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    aborted.catch(() => undefined);
+    try {
+      o.upstream.touch();
+      for (;;) {
+        const { done, value } = await Promise.race([reader.read(), aborted]);
+        if (done) break;
+        o.upstream.touch();
+        try {
+          o.transform.push(value, emit);
+        } catch (err) {
+          if (out) yield take();
+          throw err;
+        }
+        if (out) yield take();
+      }
+      try {
+        o.transform.end(emit);
+      } catch (err) {
+        if (out) yield take();
+        throw err;
+      }
+      if (out) yield take();
+      // Set only after the last byte was handed over: a client that leaves early or an upstream
+      // failure leaves it false.
+      completed = true;
+    } catch (err) {
+      failure = cancelled ? undefined : midStreamError(o.clientSignal, err, o.upstream);
+      if (failure) {
+        if (!o.transform.error) throw failure;
+        yield o.transform.error(scrubError(failure, o.secrets));
+      }
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      reader.cancel().catch(() => undefined);
+      o.upstream.done();
+      await o.onEnd(failure, completed);
+    }
+  })();
+  const onCancel = (): void => {
+    cancelled = true;
+    o.upstream.abort(new DOMException('Client disconnected', 'AbortError'));
+    o.onCancel?.();
+  };
+  return textStreamReply(scrubbedStream(gen, o.secrets), onCancel, o.headers, o.keepAlive ?? true);
+}
+
+/** Maps a failure inside a stream; undefined when the client itself went away. */
+function midStreamError(clientSignal: AbortSignal, err: unknown, upstream: UpstreamResult): GatewayError | undefined {
+  if (clientSignal.aborted) return undefined;
+  if (err instanceof GatewayError) return err;
+  if (upstream.signal.aborted) return new GatewayError('upstream_timeout', 'The upstream stream stalled and was cut off.');
+  const g = toGatewayError(err);
+  return g.code === 'internal' ? new GatewayError('bad_gateway', 'The upstream stream broke off.') : g;
+}
+
+/**
+ * A transform over SSE events: events that arrived in the same network chunk are handled together
+ * (one write instead of one per event). `onEvent` returns the wire text for one event.
+ */
+export function sseTransform(handlers: { event(ev: SSEEvent): string; end(): string; error?(err: GatewayError): string }): StreamTransform {
+  let batch: SSEEvent[] = [];
+  const parser = createParser({
+    onEvent(msg: EventSourceMessage) {
+      batch.push(msg.event ? { event: msg.event, data: msg.data } : { data: msg.data });
+    },
+  });
+  const decoder = new TextDecoder();
+  const flush = (emit: Emit): void => {
+    const events = batch;
+    batch = [];
+    for (const ev of events) emit(handlers.event(ev));
+  };
+  return {
+    push(chunk, emit) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      flush(emit);
+    },
+    end(emit) {
+      // A last event without its blank line still counts.
+      parser.feed(decoder.decode() + '\n\n');
+      flush(emit);
+      emit(handlers.end());
+    },
+    ...(handlers.error ? { error: handlers.error } : {}),
+  };
+}
+
+/** A transform that relays the upstream's bytes as they are (decoded as UTF-8 text). */
+export function byteRelayTransform(): StreamTransform {
+  const decoder = new TextDecoder();
+  return {
+    push(chunk, emit) {
+      emit(decoder.decode(chunk, { stream: true }));
+    },
+    end(emit) {
+      emit(decoder.decode());
+    },
+  };
+}
