@@ -1,7 +1,7 @@
 /** The gateway's own SSE parser (src/http/sse.ts) against eventsource-parser, on fixed and random streams split anywhere. */
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { readSSEBatches, SSEParser, type SSEEvent } from '../src/http/sse.js';
+import { readSSE, SSEParser, type SSEEvent } from '../src/http/sse.js';
 
 function reference(chunks: string[]): SSEEvent[] {
   const out: SSEEvent[] = [];
@@ -61,7 +61,7 @@ describe('SSEParser', () => {
     }
   });
 
-  it('reads a byte stream in batches, multi-byte characters split across chunks included', async () => {
+  it('reads a byte stream, multi-byte characters split across chunks included', async () => {
     const bytes = new TextEncoder().encode('\uFEFFdata: ü😀\n\nevent: e\ndata: x');
     const stream = new ReadableStream<Uint8Array>({
       start(c) {
@@ -70,7 +70,7 @@ describe('SSEParser', () => {
       },
     });
     const events: SSEEvent[] = [];
-    for await (const batch of readSSEBatches(stream)) events.push(...batch);
+    for await (const ev of readSSE(stream)) events.push(ev);
     expect(events).toEqual([{ data: 'ü😀' }, { event: 'e', data: 'x' }]);
   });
 });

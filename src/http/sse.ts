@@ -14,21 +14,8 @@ export function encodeText(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/**
- * Parses an SSE byte stream into events. Pull-based: the upstream is read only as fast as the
- * consumer asks, so backpressure reaches the upstream socket. `onChunk` sees every raw chunk
- * (used to reset idle timers).
- */
-export async function* readSSE(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SSEEvent> {
-  for await (const batch of readSSEBatches(body, onChunk)) yield* batch;
-}
-
-/**
- * Like readSSE, but yields together the events that arrived in the same network chunk, so a relay
- * can write them to the client in one piece: nothing waits for later bytes, there are just fewer
- * writes and promise hops per event. Batches are never empty.
- */
-export async function* readSSEBatches(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SSEEvent[]> {
+/** Parses an SSE byte stream into events (the pump uses SSEParser directly; tools and tests use this). */
+export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEEvent> {
   const parser = new SSEParser();
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -36,13 +23,10 @@ export async function* readSSEBatches(body: ReadableStream<Uint8Array>, onChunk?
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      onChunk?.();
-      const batch = parser.feed(decoder.decode(value, { stream: true }));
-      if (batch.length > 0) yield batch;
+      yield* parser.feed(decoder.decode(value, { stream: true }));
     }
     // A last event without its blank line still counts.
-    const rest = parser.feed(`${decoder.decode()}\n\n`);
-    if (rest.length > 0) yield rest;
+    yield* parser.feed(`${decoder.decode()}\n\n`);
   } finally {
     reader.cancel().catch(() => {});
   }

@@ -141,13 +141,20 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
   }
 
   const idleMs = req.idleMs;
+  const onIdle = () => {
+    timedOut = true;
+    controller.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
+  };
   const touch = () => {
-    clear();
     if (idleMs === undefined) return;
-    timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
-    }, idleMs);
+    // One idle timer per stream, restarted in place where the runtime can (Node, Bun: refresh()).
+    const running = timer as { refresh?: () => unknown } | undefined;
+    if (typeof running?.refresh === 'function') {
+      running.refresh();
+      return;
+    }
+    clear();
+    timer = setTimeout(onIdle, idleMs);
   };
   return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, touch, done };
 }
