@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
-import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
+import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
 import { deferContinue, nodeBodyReader } from './node-body.js';
 import { FORBIDDEN_METHODS, nodeRequest } from './node-request.js';
 
@@ -40,20 +40,6 @@ export function stripPrefix(path: string, prefix: string | undefined): string | 
   if (path === p) return '/';
   if (path.startsWith(`${p}/`) || path.startsWith(`${p}?`)) return path.slice(p.length);
   return undefined;
-}
-
-/**
- * True when the path of a request target has a `.` or `..` segment, also spelled `%2e` or with a
- * backslash: the URL parser resolves them (`/v1/chat/%2e%2e/video/generations` is
- * `/v1/video/generations`), so a rule in front that matches the path as sent (a proxy ACL, an
- * Express route) would see another route than the gateway serves. Such targets are refused.
- */
-function hasDotSegment(target: string): boolean {
-  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
-  return path.split(/[\\/]/).some((segment) => {
-    const s = segment.replace(/%2e/gi, '.');
-    return s === '.' || s === '..';
-  });
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 
 /** A body undici's dispatcher sends as is: strings and bytes with content-length, iterables chunked. */
-export type WireBody = string | Uint8Array | AsyncIterable<Uint8Array> | null;
+type WireBody = string | Uint8Array | AsyncIterable<Uint8Array> | null;
 
 export interface PreparedBody {
   body: WireBody;

@@ -64,10 +64,6 @@ export class GatewayError extends Error {
   }
 }
 
-export function statusOf(code: GatewayErrorCode): number {
-  return STATUS[code];
-}
-
 /** Any thrown value -> GatewayError. Unknown throws become a generic 500 without their text. */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;

@@ -35,7 +35,7 @@ export interface Gateway {
   reply(request: Request, context?: HandleContext): Promise<Reply>;
   /** Whether a path (without any mount prefix) is one of the gateway's routes; adapters pass others on. */
   matches(pathname: string): boolean;
-  /** Stops background work (pollers, timers) and releases stores. */
+  /** Stops background work (the video poller, background runs) and waits for what is in flight. */
   close(): Promise<void>;
 }
 
@@ -88,7 +88,6 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     telemetry,
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter: rateLimiterOf(options, cfg.rateLimitStore, now),
-    taskStore,
     conversations,
     secrets,
     videoTasks: new VideoTaskService({

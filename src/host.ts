@@ -9,7 +9,7 @@ import type { GatewayError } from './errors.js';
 import { errorBodyFor } from './protocols/shared/error-shapes.js';
 
 export { isTextStream, pipeTextStream, Reply, toResponse, type ReplyBody, type TextSink, type TextStream } from './http/reply.js';
-export { FIXED_ORIGIN, requestURL } from './http/request-guards.js';
+export { FIXED_ORIGIN, hasDotSegment, requestURL } from './http/request-guards.js';
 export { tooLarge as bodyTooLarge, type BodyReader } from './http/body.js';
 export { allowedMethods };
 

@@ -2,7 +2,7 @@
  * Caller input quoted in an error message is cut to a readable length: a 1 MiB model id must not
  * come back as a 1 MiB error (nor fill a log line or a hook event).
  */
-export const MAX_QUOTED_CHARS = 120;
+const MAX_QUOTED_CHARS = 120;
 
 /** `value` as text, at most `max` characters, with an ellipsis when it was longer. */
 export function quoteInput(value: unknown, max = MAX_QUOTED_CHARS): string {

@@ -90,7 +90,6 @@ export interface GatewayRuntime {
   telemetry: Telemetry;
   authenticate?: GatewayOptions['authenticate'];
   rateLimiter: RateLimiter;
-  taskStore: TaskStore;
   conversations: { store: ConversationStore } & Required<Omit<ConversationOptions, 'maxEntries'>>;
   /** Upstream credentials, scrubbed from anything sent to callers. */
   secrets: string[];

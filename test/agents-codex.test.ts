@@ -116,12 +116,12 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.().catch(() => undefined);
 });
 
-async function setup(vendor: Vendor): Promise<{ up: Upstream; url: string; events: ResponseEvent[] }> {
+async function setup(vendor: Vendor, model = MODEL): Promise<{ up: Upstream; url: string; events: ResponseEvent[] }> {
   const up = await startUpstream(vendor);
   cleanups.push(() => up.close());
   const events: ResponseEvent[] = [];
   const gateway: Gateway = createShippedGateway(
-    { providers: [up.provider], models: [{ id: MODEL, provider: 'up', upstreamModel: up.upstreamModel }], keys: [{ id: 'codex', key: CLIENT_KEY }] },
+    { providers: [up.provider], models: [{ id: model, provider: 'up', upstreamModel: up.upstreamModel }], keys: [{ id: 'codex', key: CLIENT_KEY }] },
     { hooks: { onResponse: (e) => void events.push(e) }, env: {} },
   );
   const server: RunningServer = await serve(gateway, { port: 0 });
@@ -192,4 +192,26 @@ describe.sequential('Codex CLI through the gateway (custom provider, wire_api = 
       TEST_TIMEOUT_MS,
     );
   }
+
+  it(
+    "codex exec with a model id Codex knows (gpt-5.5: custom apply_patch, client-run tool_search, web_search) against the anthropic upstream",
+    async () => {
+      const { up, url, events } = await setup('anthropic', 'gpt-5.5');
+      const run = await runCodex({ baseURL: `${url}/v1`, apiKey: CLIENT_KEY, model: 'gpt-5.5', prompt: 'Print the marker with a shell command.', timeoutMs: CLI_TIMEOUT_MS });
+      const why = context(up, events, describeRun(run));
+      expect(run.code, why).toBe(0);
+      expect(run.stdout, why).toContain(answerOf('anthropic'));
+      const calls = modelCalls(up);
+      expect(calls, why).toHaveLength(2);
+      const tools = arr(calls[0]!.tools);
+      // The grammar tool and the tool search are functions for Anthropic; web search is its server tool.
+      expect(tools.map((t) => t.name), why).toEqual(expect.arrayContaining(['exec_command', 'apply_patch', 'tool_search', 'web_search']));
+      expect(tools.find((t) => t.name === 'apply_patch')?.input_schema, why).toMatchObject({ properties: { input: { type: 'string' } }, required: ['input'] });
+      expect(tools.find((t) => t.name === 'web_search'), why).toEqual({ type: 'web_search_20250305', name: 'web_search' });
+      const trip = toolRoundTrip('anthropic', calls[1]!);
+      expect(trip.call, why).toEqual({ name: 'exec_command', id: 'toolu_exec_1', args: { cmd: COMMAND }, resultFor: 'toolu_exec_1' });
+      expect(trip.output, why).toContain(MARKER);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -10,6 +10,7 @@ import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
 import { EDGE_HOSTS, startEdgeHost, type EdgeHost } from './helpers/edge-hosts.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 import { head, parseResponse, rawConnect } from './helpers/raw-http.js';
+import { hasDotSegment, requestURL } from '../src/http/request-guards.js';
 
 const LIMIT = 256 * 1024;
 const AUTH = { authorization: `Bearer ${KEY_ALL}` };
@@ -292,5 +293,17 @@ describe.each(EDGE_HOSTS)('HTTP edge on %s', (hostName) => {
     });
     expect(v1Action.status).toBe(200);
     await v1Action.arrayBuffer();
+  });
+});
+
+describe('dot segments in a request target', () => {
+  it('are found raw, percent-encoded (any case) and behind backslashes; dots inside a segment and in the query are not', () => {
+    for (const t of ['/v1/chat/%2e%2e/video', '/v1/%2E/x', '/v1/.%2E/x', '/v1/../x', '/v1\\..\\x', '/v1/./x', '/..', 'http://h/v1/%2e%2e/x']) expect(hasDotSegment(t), t).toBe(true);
+    for (const t of ['/v1/models/gpt-4o.1', '/v1beta/models/gemini-2.5-flash:generateContent', '/v1/x?a=../..', '/v1/...', '/v1/.well-known', '/v1/x#/../y']) expect(hasDotSegment(t), t).toBe(false);
+  });
+
+  it('a bare path a Fetch host hands over (Bun with a malformed Host) is not resolved into another route', () => {
+    expect(requestURL('/v1/chat/%2e%2e/video/generations')).toBeUndefined();
+    expect(requestURL('/v1/chat/completions')?.pathname).toBe('/v1/chat/completions');
   });
 });

@@ -197,6 +197,20 @@ describe('caller input echoed in error messages is cut short', () => {
     expectShort(await post('/v1/messages', JSON.stringify({ model: HUGE, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })), 404);
   });
 
+  it('ids of stored objects, in the path and in the body (responses, interactions, video tasks)', async () => {
+    const LONG = 'x'.repeat(10_000);
+    const get = async (path: string) => {
+      const res = await gateway.handle(new Request(`http://gateway.test${path}`, { headers: { authorization: `Bearer ${KEY}`, 'anthropic-version': '2023-06-01' } }));
+      return { status: res.status, text: await res.text() };
+    };
+    expectShort(await get(`/v1/responses/${LONG}`), 404);
+    expectShort(await get(`/v1/responses/${LONG}/input_items`), 404);
+    expectShort(await get(`/v1beta/interactions/${LONG}`), 404);
+    expectShort(await get(`/v1/video/generations/${LONG}`), 404);
+    expectShort(await post('/v1/responses', JSON.stringify({ model: 'claude', input: 'hi', previous_response_id: LONG })), 404);
+    expectShort(await post('/v1beta/interactions', JSON.stringify({ model: 'claude', input: 'hi', previous_interaction_id: LONG })), 404);
+  });
+
   it('Gemini route: a 1 MiB model name in the path, and a 1 MiB thinkingLevel', async () => {
     expectShort(await post(`/v1beta/models/${HUGE}:generateContent`, JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] })), 404);
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { thinkingLevel: HUGE } } });

@@ -213,6 +213,47 @@ describe('budgets', () => {
   });
 });
 
+describe('budgets and streams the client leaves', () => {
+  it('a stream left before its usage arrived is charged its reservation (estimated input + max output): leaving early does not dodge the budget', async () => {
+    const now = Date.UTC(2025, 4, 5, 12, 0, 0);
+    const events: ResponseEvent[] = [];
+    // At 100 000 USD per million tokens, max_tokens 10 alone reserves 1 USD: two left streams pass a 2 USD budget.
+    const gw = gateway(config({ budget: { usd: 2, period: 'day' } }), () => now, events);
+    upstream.closeGate();
+    try {
+      for (let i = 1; i <= 2; i++) {
+        const res = await gw.handle(chat(KEY_A, { stream: true, max_tokens: 10 }));
+        expect(res.status).toBe(200);
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        expect((await reader.read()).done).toBe(false);
+        await reader.cancel();
+        await expect.poll(() => events.length).toBe(i);
+      }
+    } finally {
+      upstream.open();
+    }
+    // The upstream never reported usage: the hook has no cost, the budget has the reservations.
+    expect(events.map((e) => [e.streamCompleted, e.costUsd])).toEqual([
+      [false, undefined],
+      [false, undefined],
+    ]);
+    const refused = await gw.handle(chat(KEY_A));
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('insufficient_quota');
+  });
+
+  it('a call refused before anything reached the client is not charged', async () => {
+    const now = Date.UTC(2025, 4, 6, 12, 0, 0);
+    const gw = gateway(config({ budget: { usd: 2, period: 'day' } }), () => now);
+    // An upstream failure before the answer started (the reservation goes back whole).
+    upstream.failNext(400, { error: { message: 'bad request', type: 'invalid_request_error' } });
+    expect((await gw.handle(chat(KEY_A, { max_tokens: 10 }))).status).toBe(400);
+    upstream.failNext(400, { error: { message: 'bad request', type: 'invalid_request_error' } });
+    expect((await gw.handle(chat(KEY_A, { max_tokens: 10, stream: true }))).status).toBe(400);
+    expect((await gw.handle(chat(KEY_A))).status).toBe(200);
+  });
+});
+
 describe('the 429 in every protocol', () => {
   it('Anthropic and Gemini callers get their own error shape with Retry-After and the headers', async () => {
     const gw = createGateway(

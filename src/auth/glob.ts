@@ -1,5 +1,5 @@
 /** Glob match for model patterns: `*` any run of characters, `?` one character. */
-export function globMatch(pattern: string, value: string): boolean {
+function globMatch(pattern: string, value: string): boolean {
   if (pattern === '*') return true;
   if (!pattern.includes('*') && !pattern.includes('?')) return pattern === value;
   const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'anthropic', 'gemini', 'mock'] as const;
+const PROVIDER_TYPES = ['openai', 'openai-compatible', 'anthropic', 'gemini', 'mock'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 const providerSchema = z
@@ -15,17 +15,17 @@ const providerSchema = z
     timeoutMs: z.number().int().positive().optional(),
   })
   .superRefine((p, ctx) => {
-    if (p.type !== 'mock' && !p.baseURL && p.type === 'openai-compatible') {
+    if (p.type === 'openai-compatible' && !p.baseURL) {
       ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'required for openai-compatible providers' });
     }
   });
 
-export const MODALITIES = ['text', 'image', 'pdf', 'audio', 'video'] as const;
-export const CAPABILITIES = ['chat', 'image', 'video'] as const;
-export const MODEL_APIS = ['chat', 'responses'] as const;
+const MODALITIES = ['text', 'image', 'pdf', 'audio', 'video'] as const;
+const CAPABILITIES = ['chat', 'image', 'video'] as const;
+const MODEL_APIS = ['chat', 'responses'] as const;
 
 /** Requests, tokens and concurrency per key or per model; a spending budget per calendar period (UTC). */
-export const limitsSchema = z.strictObject({
+const limitsSchema = z.strictObject({
   /** Requests per minute (429 with Retry-After beyond it). */
   requestsPerMinute: z.number().int().positive().optional(),
   /** Tokens per minute: the estimated input plus the requested maximum output is reserved before the call, settled with the real usage after. */
@@ -38,7 +38,7 @@ export const limitsSchema = z.strictObject({
 export type LimitsConfig = z.output<typeof limitsSchema>;
 
 /** USD per million tokens. */
-export const pricingSchema = z.strictObject({
+const pricingSchema = z.strictObject({
   inputPerMTok: z.number().nonnegative(),
   outputPerMTok: z.number().nonnegative(),
   /** Input tokens read from the vendor's prompt cache (default: inputPerMTok). */

@@ -2,6 +2,7 @@
 import { GatewayError } from '../errors.js';
 import type { IRMessage, IRTextPart } from '../ir/types.js';
 import type { ConversationRecord, ConversationStore } from './conversation-store.js';
+import { quoteInput } from '../quote-input.js';
 
 /** Far beyond any real conversation; stops a corrupt store from looping. */
 const MAX_TURNS = 10_000;
@@ -17,14 +18,14 @@ export async function loadChain(store: ConversationStore, id: string, ownerId: s
   while (next !== undefined) {
     const record: ConversationRecord | undefined = await store.get(next);
     if (!record || record.ownerId !== ownerId) {
-      const what = next === id ? `Previous ${noun} with id '${id}' not found.` : `The conversation of '${id}' is incomplete: its earlier ${noun} '${next}' is no longer stored.`;
+      const what = next === id ? `Previous ${noun} with id '${quoteInput(id)}' not found.` : `The conversation of '${quoteInput(id)}' is incomplete: its earlier ${noun} '${quoteInput(next)}' is no longer stored.`;
       throw new GatewayError('not_found', what, { param });
     }
     if (chain.length === 0 && record.status !== 'completed' && record.status !== 'incomplete') {
-      throw new GatewayError('invalid_request', `Previous ${noun} with id '${id}' is ${record.status}; only a finished ${noun} can be continued.`, { param });
+      throw new GatewayError('invalid_request', `Previous ${noun} with id '${quoteInput(id)}' is ${record.status}; only a finished ${noun} can be continued.`, { param });
     }
     chain.push(record);
-    if (chain.length > MAX_TURNS) throw new GatewayError('invalid_request', `The conversation of '${id}' is longer than ${MAX_TURNS} turns.`, { param });
+    if (chain.length > MAX_TURNS) throw new GatewayError('invalid_request', `The conversation of '${quoteInput(id)}' is longer than ${MAX_TURNS} turns.`, { param });
     next = record.previousId;
   }
   return chain.reverse();

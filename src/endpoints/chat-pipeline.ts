@@ -36,7 +36,7 @@ export interface ChatCall {
 }
 
 /** Where and how a pass-through call goes when it is not the provider's chat endpoint. */
-export interface PassthroughRoute {
+interface PassthroughRoute {
   codec: PassthroughCodec;
   target: { url: string; headers: Headers };
 }

@@ -19,12 +19,13 @@ import type { GatewayRuntime, RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, requestSecrets, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
 import { textStreamReply, type Reply } from '../http/reply.js';
+import { quoteInput } from '../quote-input.js';
 
 async function ownInteraction(ctx: RequestContext, params: Record<string, string>): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);
   const id = params.id as string;
   const record = await ctx.rt.conversations.store.get(id);
-  if (!record || record.ownerId !== principal.id || record.api !== INTERACTIONS_API) throw new GatewayError('not_found', `Interaction with id '${id}' not found.`, { param: 'id' });
+  if (!record || record.ownerId !== principal.id || record.api !== INTERACTIONS_API) throw new GatewayError('not_found', `Interaction with id '${quoteInput(id)}' not found.`, { param: 'id' });
   return record;
 }
 

@@ -138,7 +138,7 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
 }
 
 /** The interaction status -> the store's lifecycle status (waiting for a function result is finished). */
-export function recordStatus(status: unknown): ConversationStatus {
+function recordStatus(status: unknown): ConversationStatus {
   switch (status) {
     case 'queued':
     case 'in_progress':

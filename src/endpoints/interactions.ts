@@ -71,7 +71,7 @@ function inRequestTerms(err: unknown): unknown {
 }
 
 /** runChat, with translation errors naming the Interactions fields. */
-export async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Reply> {
+async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   try {
     return await runChat(ctx, call);
   } catch (err) {

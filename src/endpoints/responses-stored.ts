@@ -11,11 +11,12 @@ import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { updateRecord } from '../conversations/update-record.js';
 import { backgroundResponses } from './responses-background.js';
 import { textStreamReply, type Reply } from '../http/reply.js';
+import { quoteInput } from '../quote-input.js';
 
 async function ownRecord(ctx: RequestContext, id: string): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);
   const record = await ctx.rt.conversations.store.get(id);
-  if (!record || record.ownerId !== principal.id) throw new GatewayError('not_found', `Response with id '${id}' not found.`);
+  if (!record || record.ownerId !== principal.id) throw new GatewayError('not_found', `Response with id '${quoteInput(id)}' not found.`);
   return record;
 }
 

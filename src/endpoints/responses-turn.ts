@@ -24,7 +24,7 @@ import type { RequestContext } from '../runtime.js';
 import type { ChatCall } from './chat-pipeline.js';
 
 const RESPONSES = { client: openAIResponsesClient };
-export const RESPONSES_API = 'openai-responses';
+const RESPONSES_API = 'openai-responses';
 
 /**
  * The provider view that reaches a model through OpenAI's Responses API, if there is one: models

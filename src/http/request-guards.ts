@@ -9,11 +9,26 @@ import { contentCodings } from './body.js';
 export const FIXED_ORIGIN = 'http://localhost';
 
 /**
+ * True when the path of a request target has a `.` or `..` segment, also spelled `%2e` or with a
+ * backslash: the URL parser resolves them (`/v1/chat/%2e%2e/video/generations` is
+ * `/v1/video/generations`), so a rule in front that matches the path as sent (a proxy ACL, an
+ * Express route) would see another route than the gateway serves. Bridges refuse such targets.
+ */
+export function hasDotSegment(target: string): boolean {
+  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
+  return path.split(/[\\/]/).some((segment) => {
+    const s = segment.replace(/%2e/gi, '.');
+    return s === '.' || s === '..';
+  });
+}
+
+/**
  * The request URL, also when a host runtime hands over a bare path (Bun does when the Host header
  * is malformed): a path is put under FIXED_ORIGIN by concatenation, so `//x/y` stays a path.
- * Undefined when it cannot be parsed.
+ * Undefined when it cannot be parsed, or when a bare path has dot segments (see hasDotSegment).
  */
 export function requestURL(raw: string): URL | undefined {
+  if (raw.startsWith('/') && hasDotSegment(raw)) return undefined;
   try {
     return raw.startsWith('/') ? new URL(FIXED_ORIGIN + raw) : new URL(raw);
   } catch {

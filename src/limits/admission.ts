@@ -16,6 +16,7 @@ import { GatewayError } from '../errors.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import type { TokenEstimate } from './estimate-request.js';
+import { costOf, NANO_PER_USD } from './cost.js';
 import { periodBounds } from './periods.js';
 import type { AcquireResult, LimitCheck, LimitState } from './rate-limiter.js';
 import { RequestLease, type LeaseParts, type LimitSnapshot, type RequestLimits } from './request-lease.js';
@@ -68,9 +69,13 @@ export async function admitModelCall(ctx: RequestContext, principal: Principal, 
   const now = ctx.rt.now();
   const leaseMs = ctx.rt.config.timeouts.totalMs + LEASE_GRACE_MS;
   let tokens: TokenEstimate | undefined | null = null;
-  const amount = (): number | undefined => {
+  const reserve = (): TokenEstimate | undefined => {
     if (tokens === null) tokens = estimate();
-    return tokens ? tokens.input + tokens.output : undefined;
+    return tokens;
+  };
+  const amount = (): number | undefined => {
+    const t = reserve();
+    return t ? t.input + t.output : undefined;
   };
   const labeled: Labeled[] = [];
   const add = (scope: Scope, limits: LimitsConfig | undefined, withRequests: boolean): void => {
@@ -97,6 +102,11 @@ export async function admitModelCall(ctx: RequestContext, principal: Principal, 
   const result = await run(ctx, labeled);
   if (!result.states.length) return; // the store could not be asked and onError is "open"
   const parts: LeaseParts = { tokenWindows: [], slots: [], budgets: [] };
+  // A call whose usage never arrives (a stream the client left, or that broke off) still costs
+  // something: its budgets get the price of its reservation, as its token windows keep it.
+  const reserved = labeled.some((l) => l.what === 'budget') ? reserve() : undefined;
+  const price = reserved ? costOf(model.pricing, { inputTokens: reserved.input, outputTokens: reserved.output }) : undefined;
+  if (price) parts.estimatedCostNano = Math.round(price * NANO_PER_USD);
   labeled.forEach(({ check, what }, i) => {
     const s = result.states[i] as LimitState;
     if (check.kind === 'window' && what === 'tokens') parts.tokenWindows.push({ name: check.name, resetAt: s.resetAt, reserved: check.amount });

@@ -43,7 +43,7 @@ function positiveInt(v: unknown): number | undefined {
 }
 
 /** The most output the request allows (times the number of choices), or DEFAULT_OUTPUT_RESERVE. */
-export function requestedOutputTokens(body: Record<string, unknown>): number {
+function requestedOutputTokens(body: Record<string, unknown>): number {
   const gen = body.generationConfig ?? body.generation_config;
   const g = gen && typeof gen === 'object' ? (gen as Record<string, unknown>) : {};
   const max =

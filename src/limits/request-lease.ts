@@ -15,6 +15,8 @@ export interface LeaseParts {
   slots: Array<{ name: string; member: string }>;
   /** Budgets the cost is added to (none when the caller's own upstream credential pays). */
   budgets: Array<{ name: string; resetAt: number }>;
+  /** The price of the reservation (estimated input + maximum output), charged when no usage is ever reported. */
+  estimatedCostNano?: number;
 }
 
 export class RequestLease {
@@ -34,7 +36,10 @@ export class RequestLease {
     if (actual !== undefined) {
       for (const w of this.parts.tokenWindows) if (actual !== w.reserved) work.push(this.store.adjust(w.name, w.resetAt, actual - w.reserved, now));
     }
-    if (costNano) for (const b of this.parts.budgets) work.push(this.store.spend(b.name, costNano, b.resetAt, now));
+    // Likewise a call that never reported usage (a stream the client left before its last chunk)
+    // is charged its reservation, or leaving early would dodge the budget.
+    const charge = costNano ?? (usage === undefined ? this.parts.estimatedCostNano : undefined);
+    if (charge) for (const b of this.parts.budgets) work.push(this.store.spend(b.name, charge, b.resetAt, now));
     await Promise.all(work.map((p) => p.catch(() => undefined)));
   }
 

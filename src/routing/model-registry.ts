@@ -1,7 +1,7 @@
 import type { GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
 import type { Provider } from '../providers/types.js';
 
-export type Capability = 'chat' | 'image' | 'video';
+type Capability = 'chat' | 'image' | 'video';
 export type Modality = 'text' | 'image' | 'pdf' | 'audio' | 'video';
 
 /** One upstream serving a model. */
@@ -33,7 +33,7 @@ export interface ResolvedModel {
 }
 
 /** Capabilities guessed from the model name when the config does not say. */
-export function guessCapabilities(upstreamModel: string): Capability[] {
+function guessCapabilities(upstreamModel: string): Capability[] {
   const m = upstreamModel.toLowerCase();
   if (/(veo|sora|video|kling|wan-|hailuo|seedance)/.test(m)) return ['video'];
   if (/(dall-e|gpt-image|imagen|image)/.test(m)) return ['image'];

@@ -1,5 +1,5 @@
 /**
- * Storage of asynchronous tasks (video generations, later background interactions). An in-memory
+ * Storage of asynchronous tasks (video generations). An in-memory
  * store is the default; a Redis store lets several gateway instances share tasks, so a task
  * created on one instance is readable and advanced from any other.
  */

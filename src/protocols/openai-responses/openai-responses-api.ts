@@ -183,5 +183,27 @@ export const namespaceToolSchema = z.looseObject({
   tools: z.array(z.discriminatedUnion('type', [functionToolSchema, customToolSchema])),
 });
 
+/** Tool search the client runs itself (`execution: "client"`, as Codex declares it): a function in effect. */
+export const clientToolSearchSchema = z.looseObject({
+  type: z.literal('tool_search'),
+  execution: z.literal('client'),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+});
+
+/** A tool search call the client ran, replayed; `arguments` is a JSON value, not a string. */
+export const toolSearchCallItemSchema = z.looseObject({
+  type: z.literal('tool_search_call'),
+  call_id: z.string().min(1),
+  arguments: z.unknown(),
+});
+
+/** What the client's tool search found: tools it makes available from now on. */
+export const toolSearchOutputItemSchema = z.looseObject({
+  type: z.literal('tool_search_output'),
+  call_id: z.string().min(1),
+  tools: z.array(z.looseObject({ type: z.string() })),
+});
+
 export type FunctionToolWire = z.output<typeof functionToolSchema>;
 export type CustomToolWire = z.output<typeof customToolSchema>;

@@ -35,7 +35,7 @@ const operationSchema = z.looseObject({
     .nullish(),
 });
 
-export function veoVideoLimits(upstreamModel: string): VideoLimits {
+function veoVideoLimits(upstreamModel: string): VideoLimits {
   const veo2 = /veo-2/i.test(upstreamModel);
   return {
     durations: veo2 ? [5, 6, 7, 8] : [4, 6, 8],
@@ -52,7 +52,7 @@ export function veoVideoLimits(upstreamModel: string): VideoLimits {
   };
 }
 
-export function mapVeoOperation(raw: Record<string, unknown>, providerId: string): UpstreamVideoState {
+function mapVeoOperation(raw: Record<string, unknown>, providerId: string): UpstreamVideoState {
   const parsed = operationSchema.safeParse(raw);
   if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered with an unexpected operation.`);
   const op = parsed.data;

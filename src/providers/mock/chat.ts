@@ -62,7 +62,7 @@ interface MockPlan {
   completionTokens: number;
 }
 
-export function planMockChat(body: MockChatBody): MockPlan {
+function planMockChat(body: MockChatBody): MockPlan {
   const messages = body.messages ?? [];
   const promptTokens = messages.reduce((n, m) => n + mockTokens(textOf(m.content)) + 3, 0);
   const last = messages[messages.length - 1];

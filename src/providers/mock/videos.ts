@@ -40,7 +40,7 @@ function videoObject(job: MockJob, model: string, now: number): Record<string, u
 }
 
 /** Deterministic bytes per job: an ISO-BMFF `ftyp` box followed by a `free` box naming the job. */
-export function mockVideoBytes(id: string): Uint8Array<ArrayBuffer> {
+function mockVideoBytes(id: string): Uint8Array<ArrayBuffer> {
   const text = new TextEncoder().encode(`modelgate mock video ${id}`);
   const out = new Uint8Array(24 + 8 + text.byteLength);
   const view = new DataView(out.buffer);

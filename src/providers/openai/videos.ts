@@ -40,7 +40,7 @@ export function openAIVideoLimits(upstreamModel: string): VideoLimits {
   };
 }
 
-export function mapOpenAIVideo(raw: Record<string, unknown>, providerId: string): UpstreamVideoState {
+function mapOpenAIVideo(raw: Record<string, unknown>, providerId: string): UpstreamVideoState {
   const parsed = videoObjectSchema.safeParse(raw);
   if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered with an unexpected video object.`);
   const v = parsed.data;
@@ -65,7 +65,7 @@ export function mapOpenAIVideo(raw: Record<string, unknown>, providerId: string)
 }
 
 /** OpenAI-style `WxH` for an aspect ratio and resolution: the table, else short side = resolution. */
-export function sizeFor(limits: VideoLimits, aspectRatio: string, resolution: string): string {
+function sizeFor(limits: VideoLimits, aspectRatio: string, resolution: string): string {
   const known = limits.sizes[`${aspectRatio}@${resolution}`];
   if (known) return known;
   const [a, b] = aspectRatio.split(':').map(Number);

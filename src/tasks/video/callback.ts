@@ -19,7 +19,7 @@ async function hmacHex(secret: string, payload: string): Promise<string> {
   return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-export async function signCallback(secret: string, timestamp: number, body: string): Promise<string> {
+async function signCallback(secret: string, timestamp: number, body: string): Promise<string> {
   return `v1=${await hmacHex(secret, `${timestamp}.${body}`)}`;
 }
 

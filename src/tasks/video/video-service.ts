@@ -20,6 +20,7 @@ import { VideoTaskRecords, type VideoStatusObserver } from './video-records.js';
 import { videoTaskSettings, type VideoTaskOptions, type VideoTaskSettings } from './video-settings.js';
 import { applyUpstreamState, endTask } from './video-state.js';
 import { isTerminal, VIDEO_TASK_KIND, type VideoStatus, type VideoTask, type VideoTaskData } from './video-task.js';
+import { quoteInput } from '../../quote-input.js';
 
 /** What the service takes from the gateway. */
 export interface VideoTaskDeps extends Pick<GatewayRuntime, 'config' | 'providers' | 'fetch' | 'now' | 'newId' | 'secrets'> {
@@ -160,7 +161,7 @@ export class VideoTaskService {
     this.start();
     const task = id ? await this.records.load(id) : undefined;
     if (!task || task.record.ownerId !== principal.id) {
-      throw new GatewayError('not_found', `No video generation task '${id}' exists for this API key.`, { param: 'task_id', detail: 'task_not_found' });
+      throw new GatewayError('not_found', `No video generation task '${quoteInput(id)}' exists for this API key.`, { param: 'task_id', detail: 'task_not_found' });
     }
     return task;
   }

@@ -10,7 +10,7 @@ export interface PollTiming {
 }
 
 /** Delay before the next poll: interval x 1.5^polls so far, capped. */
-export function nextPollDelay(pollCount: number, t: PollTiming): number {
+function nextPollDelay(pollCount: number, t: PollTiming): number {
   return Math.min(t.maxPollIntervalMs, Math.round(t.pollIntervalMs * 1.5 ** pollCount));
 }
 

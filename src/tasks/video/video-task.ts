@@ -4,7 +4,7 @@ import type { TaskRecord } from '../task-store.js';
 
 export const VIDEO_TASK_KIND = 'video';
 
-export const VIDEO_STATUSES = ['accepted', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const;
+const VIDEO_STATUSES = ['accepted', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const;
 export type VideoStatus = (typeof VIDEO_STATUSES)[number];
 
 export function isTerminal(status: VideoStatus): boolean {
@@ -23,7 +23,7 @@ const videoJobSchema = z.object({
   generateAudio: z.boolean().optional(),
 });
 
-export const videoTaskDataSchema = z.object({
+const videoTaskDataSchema = z.object({
   requestId: z.string(),
   /** SHA-256 of the request, to tell a true retry from a reused Request-Id. */
   fingerprint: z.string(),
@@ -80,7 +80,7 @@ export function withData(record: TaskRecord, data: VideoTaskData): TaskRecord {
   return { ...record, dueAt: times.length ? Math.min(...times) : null, data: { ...data } };
 }
 
-export function contentPath(taskId: string, index: number): string {
+function contentPath(taskId: string, index: number): string {
   const base = `/v1/video/generations/${encodeURIComponent(taskId)}/content`;
   return index === 0 ? base : `${base}?index=${index}`;
 }

@@ -16,9 +16,11 @@ import {
   messageItemSchema,
   reasoningItemSchema,
   toolOutputPartSchema,
+  toolSearchCallItemSchema,
+  toolSearchOutputItemSchema,
   type ContentPart,
 } from '../openai-responses-api.js';
-import { customArguments, type ToolNames } from './decode-tools.js';
+import { customArguments, TOOL_SEARCH, type ToolNames } from './decode-tools.js';
 import { decodeReasoningToken } from '../../shared/reasoning-token.js';
 
 export interface ItemDecodeContext {
@@ -153,6 +155,22 @@ export function decodeInputItems(input: string | ReadonlyArray<Record<string, un
         const name = ctx.names.upstreamName(call.name, call.namespace);
         ctx.callNames.set(call.call_id, name);
         push('assistant', [{ type: 'tool-call', id: call.call_id, name, arguments: customArguments(call.input) }]);
+        return;
+      }
+      case 'tool_search_call': {
+        const call = parseOrThrow(toolSearchCallItemSchema, raw, param);
+        const name = ctx.names.upstreamName(TOOL_SEARCH);
+        ctx.callNames.set(call.call_id, name);
+        push('assistant', [{ type: 'tool-call', id: call.call_id, name, arguments: JSON.stringify(call.arguments ?? {}) }]);
+        return;
+      }
+      case 'tool_search_output': {
+        // The tools found are declared with the request's tools; the result tells the model which.
+        const item = parseOrThrow(toolSearchOutputItemSchema, raw, param);
+        const found = item.tools.flatMap((t) => (t.type === 'namespace' && Array.isArray(t.tools) ? (t.tools as Array<{ name?: unknown }>).map((x) => x.name) : [t.name]));
+        const names = found.filter((n): n is string => typeof n === 'string');
+        const text = names.length ? `Tools found and now available: ${names.join(', ')}.` : 'No tools found.';
+        push('tool', [{ type: 'tool-result', toolCallId: item.call_id, toolName: ctx.names.upstreamName(TOOL_SEARCH), content: [{ type: 'text', text }] }]);
         return;
       }
       case 'function_call_output':

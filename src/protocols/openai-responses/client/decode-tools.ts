@@ -4,19 +4,22 @@
  * keeps its own name unless another tool has it too, then it becomes `<namespace>__<name>`.
  * `custom` tools (free-form text input, e.g. Codex's apply_patch) become a function with one string
  * argument `input`. The name map turns the upstream's calls back into `function_call` /
- * `custom_tool_call` items carrying their `namespace`. `web_search` becomes the vendor's own search
- * tool; OpenAI's other hosted tools are a 400 naming the tool: no other vendor can run them.
+ * `custom_tool_call` items carrying their `namespace`. A tool search the client runs itself
+ * (`tool_search` with `execution: "client"`, as Codex declares it) is a function too; its calls come
+ * back as `tool_search_call` items, and the tools its outputs load are declared with the others.
+ * `web_search` becomes the vendor's own search tool; OpenAI's other hosted tools are a 400 naming
+ * the tool: no other vendor can run them.
  */
 import { GatewayError } from '../../../errors.js';
 import type { IRFunctionTool, IRTool, IRToolChoice, IRWebSearchTool } from '../../../ir/types.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
-import { customToolSchema, functionToolSchema, namespaceToolSchema, type CustomToolWire, type FunctionToolWire, type ResponsesRequest } from '../openai-responses-api.js';
+import { clientToolSearchSchema, customToolSchema, functionToolSchema, namespaceToolSchema, type CustomToolWire, type FunctionToolWire, type ResponsesRequest } from '../openai-responses-api.js';
 
 export interface ClientToolRef {
   /** The name the client declared. */
   name: string;
   namespace?: string;
-  kind: 'function' | 'custom';
+  kind: 'function' | 'custom' | 'tool_search';
 }
 
 /** Names as the client declared them <-> names sent upstream. */
@@ -51,6 +54,9 @@ export class ToolNames {
 function flatName(namespace: string, name: string): string {
   return namespace.endsWith('_') ? `${namespace}${name}` : `${namespace}__${name}`;
 }
+
+/** The function a client-run tool search becomes upstream. */
+export const TOOL_SEARCH = 'tool_search';
 
 /** The JSON schema a custom tool gets upstream: one string argument. */
 const CUSTOM_INPUT = 'input';
@@ -140,14 +146,15 @@ export function decodeHostedTool(tool: { type: string } & Record<string, unknown
 }
 
 /**
- * Every tool declaration of a request: `tools`, then the tools of `additional_tools` input items
- * (tools a client makes available mid-conversation; other vendors need them declared up front).
+ * Every tool declaration of a request: `tools`, then the tools of `additional_tools` and
+ * `tool_search_output` input items (tools a client makes available mid-conversation; other vendors
+ * need them declared up front).
  */
 function declarations(req: Pick<ResponsesRequest, 'tools' | 'input'>): Array<{ raw: { type: string } & Record<string, unknown>; param: string }> {
   const out = (req.tools ?? []).map((raw, i) => ({ raw, param: `tools[${i}]` }));
   if (Array.isArray(req.input)) {
     req.input.forEach((item, i) => {
-      if (item.type !== 'additional_tools' || !Array.isArray(item.tools)) return;
+      if ((item.type !== 'additional_tools' && item.type !== 'tool_search_output') || !Array.isArray(item.tools)) return;
       (item.tools as unknown[]).forEach((raw, j) => {
         const param = `input[${i}].tools[${j}]`;
         if (!raw || typeof raw !== 'object' || typeof (raw as { type?: unknown }).type !== 'string') {
@@ -184,6 +191,10 @@ export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice' 
     } else if (raw.type === 'custom') {
       const wire = parseOrThrow(customToolSchema, raw, param);
       declared.push({ ref: { name: wire.name, kind: 'custom' }, wire, param });
+    } else if (raw.type === 'tool_search' && raw.execution === 'client') {
+      const wire = parseOrThrow(clientToolSearchSchema, raw, param);
+      const fn: FunctionToolWire = { type: 'function', name: TOOL_SEARCH, ...(wire.description ? { description: wire.description } : {}), parameters: wire.parameters ?? { type: 'object', properties: {} } };
+      declared.push({ ref: { name: TOOL_SEARCH, kind: 'tool_search' }, wire: fn, param });
     } else if (raw.type === 'namespace') {
       const ns = parseOrThrow(namespaceToolSchema, raw, param);
       ns.tools.forEach((wire, j) => {

@@ -32,7 +32,7 @@ export function encodeResponsesResponse(res: IRChatResponse, meta: ResponseMeta,
     } else if (part.type === 'tool-call') {
       flushText();
       const ref = opts.names.clientRef(part.name);
-      output.push(toolCallItem(meta.newId(itemPrefix(ref.kind === 'custom' ? 'custom' : 'function')), 'completed', ref, part.id, part.arguments));
+      output.push(toolCallItem(meta.newId(itemPrefix(ref.kind === 'function' ? 'function' : ref.kind)), 'completed', ref, part.id, part.arguments));
     }
   }
   flushText();

@@ -14,11 +14,21 @@ export function messageItem(id: string, status: ItemStatus, text?: string, annot
   return { id, type: 'message', status, role: 'assistant', content: text === undefined ? [] : [outputText(text, annotations)] };
 }
 
-/** A tool call item: `function_call`, or `custom_tool_call` for the client's custom tools. */
+/** A tool call item: `function_call`, `custom_tool_call` for the client's custom tools, `tool_search_call` for its tool search. */
 export function toolCallItem(id: string, status: ItemStatus, ref: ClientToolRef, callId: string, args: string): Json {
   const ns = ref.namespace ? { namespace: ref.namespace } : {};
+  if (ref.kind === 'tool_search') return { id, type: 'tool_search_call', status, call_id: callId, arguments: status === 'in_progress' ? {} : jsonArguments(args), execution: 'client' };
   if (ref.kind === 'custom') return { id, type: 'custom_tool_call', status, call_id: callId, name: ref.name, input: status === 'in_progress' ? '' : customInputOf(args), ...ns };
   return { id, type: 'function_call', status, arguments: args, call_id: callId, name: ref.name, ...ns };
+}
+
+/** Tool search arguments are a JSON value; arguments that do not parse stay a string. */
+function jsonArguments(args: string): unknown {
+  try {
+    return JSON.parse(args || '{}') as unknown;
+  } catch {
+    return args;
+  }
 }
 
 export function reasoningItem(id: string, text: string, token?: string): Json {
@@ -33,8 +43,8 @@ export function tokenFor(text: string, signature: string | undefined, redactedDa
   return encodeReasoningToken(part, origin);
 }
 
-export function itemPrefix(kind: 'message' | 'reasoning' | 'function' | 'custom' | 'search'): string {
-  return kind === 'message' ? 'msg_' : kind === 'reasoning' ? 'rs_' : kind === 'custom' ? 'ctc_' : kind === 'search' ? 'ws_' : 'fc_';
+export function itemPrefix(kind: 'message' | 'reasoning' | 'function' | 'custom' | 'tool_search' | 'search'): string {
+  return kind === 'message' ? 'msg_' : kind === 'reasoning' ? 'rs_' : kind === 'custom' ? 'ctc_' : kind === 'tool_search' ? 'tsc_' : kind === 'search' ? 'ws_' : 'fc_';
 }
 
 /**

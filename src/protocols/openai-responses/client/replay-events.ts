@@ -33,6 +33,8 @@ export function replayEvents(response: Json): StoredEvent[] {
             emit('response.refusal.done', { ...at, content_index, refusal: part.refusal });
           } else {
             emit('response.output_text.delta', { ...at, content_index, delta: part.text, logprobs: [] });
+            const annotations = Array.isArray(part.annotations) ? part.annotations : [];
+            annotations.forEach((annotation, annotation_index) => emit('response.output_text.annotation.added', { ...at, content_index, annotation_index, annotation }));
             emit('response.output_text.done', { ...at, content_index, text: part.text, logprobs: [] });
           }
           emit('response.content_part.done', { ...at, content_index, part });
@@ -48,6 +50,12 @@ export function replayEvents(response: Json): StoredEvent[] {
         emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', input: '' } });
         emit('response.custom_tool_call_input.delta', { ...at, delta: item.input });
         emit('response.custom_tool_call_input.done', { ...at, input: item.input });
+        break;
+      case 'web_search_call':
+        emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', action: { type: 'search' } } });
+        emit('response.web_search_call.in_progress', at);
+        emit('response.web_search_call.searching', at);
+        if (item.status === 'completed') emit('response.web_search_call.completed', at);
         break;
       case 'reasoning': {
         const summary = Array.isArray(item.summary) ? (item.summary as Json[]) : [];

@@ -5,7 +5,7 @@
  */
 import type { Json } from './response-object.js';
 
-const ID_PREFIX: Record<string, string> = { message: 'msg_', function_call: 'fc_', function_call_output: 'fco_', reasoning: 'rs_', custom_tool_call: 'ctc_', custom_tool_call_output: 'ctco_' };
+const ID_PREFIX: Record<string, string> = { message: 'msg_', function_call: 'fc_', function_call_output: 'fco_', reasoning: 'rs_', custom_tool_call: 'ctc_', custom_tool_call_output: 'ctco_', tool_search_call: 'tsc_', tool_search_output: 'tso_' };
 
 /** The request's input as listed later: ids added, easy messages in the `message` item form. */
 export function inputItemsForListing(input: string | ReadonlyArray<Record<string, unknown>> | null | undefined, newId: (prefix: string) => string): Json[] {

@@ -83,7 +83,8 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
       return out + emit('response.reasoning_summary_text.delta', { ...where(s), summary_index: 0, delta: d });
     }
     // A custom tool's input is the `input` field of the JSON arguments: it is sent whole at the end.
-    return s.ref?.kind === 'custom' ? '' : emit('response.function_call_arguments.delta', { ...where(s), delta: d });
+    // A tool search's arguments are a JSON value: the item carries them whole when it is done.
+    return s.ref?.kind === 'custom' || s.ref?.kind === 'tool_search' ? '' : emit('response.function_call_arguments.delta', { ...where(s), delta: d });
   };
 
   const annotationAdded = (s: Slot, index: number): string =>
@@ -114,7 +115,7 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
       if (ref.kind === 'custom') {
         out += emit('response.custom_tool_call_input.delta', { ...where(s), delta: item.input });
         out += emit('response.custom_tool_call_input.done', { ...where(s), input: item.input });
-      } else out += emit('response.function_call_arguments.done', { ...where(s), name: ref.name, arguments: args });
+      } else if (ref.kind === 'function') out += emit('response.function_call_arguments.done', { ...where(s), name: ref.name, arguments: args });
     }
     output[s.outputIndex] = item;
     return out + emit('response.output_item.done', { output_index: s.outputIndex, item });
@@ -146,7 +147,7 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
   };
 
   const startSlot = (key: string, init: Pick<Slot, 'kind'> & Partial<Slot>): string => {
-    const prefix = init.kind === 'call' ? itemPrefix(init.ref?.kind === 'custom' ? 'custom' : 'function') : itemPrefix(init.kind);
+    const prefix = init.kind === 'call' ? itemPrefix(init.ref && init.ref.kind !== 'function' ? init.ref.kind : 'function') : itemPrefix(init.kind);
     const s: Slot = { text: '', live: false, ended: false, outputIndex: -1, partOpen: false, annotations: [], itemId: meta.newId(prefix), ...init };
     open.set(key, s);
     if (s.kind === 'message') textBlocks.set(key, { slot: s, start: 0 });
