@@ -30,7 +30,7 @@ export async function* readSSE(body: ReadableStream<Uint8Array>, onChunk?: () =>
  * can write them to the client in one piece: nothing waits for later bytes, there are just fewer
  * writes and promise hops per event. Batches are never empty.
  */
-export async function* readSSEBatches(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SSEEvent[]> {
+async function* readSSEBatches(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SSEEvent[]> {
   let batch: SSEEvent[] = [];
   const parser = createParser({
     onEvent(msg: EventSourceMessage) {
