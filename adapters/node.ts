@@ -112,6 +112,10 @@ export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, 
   return new Request(FIXED_ORIGIN + target, init);
 }
 
+function dotSegmentError(): GatewayError {
+  return new GatewayError('invalid_request', 'Malformed request target: the path has a dot segment (".", "..", or "%2e").');
+}
+
 /** An error the bridge answers itself (before the gateway could), in the path's protocol shape. */
 function bridgeError(req: IncomingMessage, res: ServerResponse, path: string, err: GatewayError, headers: Record<string, string> = {}): void {
   const traceId = randomUUID().replace(/-/g, '');
@@ -263,7 +267,7 @@ async function writeTextStream(res: ServerResponse, status: number, headers: Rec
 export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}): Promise<void> {
   const target = originForm(path);
   if (target === undefined) return bridgeError(req, res, '/', new GatewayError('invalid_request', 'Malformed request target; expected a path.'));
-  if (hasDotSegment(path)) return bridgeError(req, res, target, new GatewayError('invalid_request', 'Malformed request target: the path has a dot segment (".", "..", or "%2e").'));
+  if (hasDotSegment(path)) return bridgeError(req, res, target, dotSegmentError());
   const method = req.method ?? 'GET';
   if (FORBIDDEN_METHODS.has(method)) {
     // Methods a Fetch Request cannot carry (TRACE, TRACK, CONNECT): no route takes them.
@@ -306,6 +310,8 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
 /** A node:http request listener serving the gateway (404 for paths outside `prefix`). */
 export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    // Before originForm: it resolves an absolute-form target (`POST http://h/v1/chat/%2e%2e/...`).
+    if (hasDotSegment(req.url ?? '/')) return bridgeError(req, res, '/', dotSegmentError());
     const target = originForm(req.url ?? '/');
     const path = target === undefined ? undefined : stripPrefix(target, opts.prefix);
     if (path === undefined) {

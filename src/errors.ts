@@ -8,7 +8,10 @@ export type GatewayErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'request_timeout'
+  | 'conflict'
+  | 'gone'
   | 'rate_limited'
+  | 'client_closed'
   | 'unsupported'
   | 'upstream_error'
   | 'bad_gateway'
@@ -24,9 +27,13 @@ const STATUS: Record<GatewayErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  // nginx's "client closed request": nobody reads it; logs and hooks see why the call ended.
+  client_closed: 499,
   internal: 500,
   upstream_error: 502,
   bad_gateway: 502,
@@ -86,6 +93,8 @@ export function codeForStatus(status: number): GatewayErrorCode {
   if (status === 401) return 'authentication';
   if (status === 403) return 'permission_denied';
   if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 410) return 'gone';
   if (status === 413) return 'payload_too_large';
   if (status === 429) return 'rate_limited';
   if (status === 503 || status === 529) return 'unavailable';

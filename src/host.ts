@@ -6,7 +6,7 @@
  */
 import { allowedMethods, shapeForPath } from './endpoints/routes.js';
 import type { GatewayError } from './errors.js';
-import { errorBodyFor } from './protocols/shared/error-shapes.js';
+import { errorBodyFor } from './protocols/shared/error-bodies.js';
 
 export { isTextStream, pipeTextStream, Reply, toResponse, type ReplyBody, type TextSink, type TextStream } from './http/reply.js';
 export { FIXED_ORIGIN, hasDotSegment, requestURL } from './http/request-guards.js';

@@ -7,7 +7,7 @@ import type { GatewayConfig } from './config/schema.js';
 import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
 import type { RequestObserver } from './observability/request-observer.js';
 import type { Telemetry, TelemetryOptions } from './observability/telemetry.js';
-import type { ErrorShape } from './protocols/shared/error-shapes.js';
+import type { ErrorShape } from './protocols/shared/error-bodies.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
 import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';

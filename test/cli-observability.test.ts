@@ -90,7 +90,9 @@ describe('access log, metrics port, health endpoints', () => {
     expect(text).toContain('modelgate_requests_total{http_request_method="POST",http_route="/v1/chat/completions",http_response_status_code="200"} 2');
     expect(text).toMatch(/modelgate_requests_total\{http_request_method="POST",http_route="\/v1\/chat\/completions",http_response_status_code="401",error_type="authentication"\} 1/);
     expect(text).toContain('# TYPE gen_ai_client_operation_duration_seconds histogram');
-    expect(text).toMatch(/gen_ai_client_token_usage_sum\{[^}]*gen_ai_token_type="input"\} 10\n/);
+    // The sync answer and the stream name the same concrete model: one series, 10 input tokens each.
+    expect(text).toMatch(/gen_ai_client_token_usage_sum\{[^}]*gen_ai_response_model="gpt-4o-2024-08-06"[^}]*gen_ai_token_type="input"\} 20\n/);
+    expect(text).toMatch(/gen_ai_client_token_usage_count\{[^}]*gen_ai_token_type="input"\} 2\n/);
     expect(text).toMatch(/gen_ai_server_time_to_first_token_seconds_count\{[^}]*\} 1\n/);
     expect(text).toMatch(/modelgate_streams_open\{[^}]*\} 0\n/);
     expect(text).toMatch(/modelgate_upstream_attempts_total\{[^}]*modelgate_outcome="success"\} 2\n/);

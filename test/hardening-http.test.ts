@@ -80,6 +80,14 @@ describe.each(EDGE_HOSTS)('HTTP edge on %s', (hostName) => {
       expect({ p, verdict }).toEqual({ p, verdict: hostName === 'express' && verdict === 'host 404' ? 'host 404' : expect.stringMatching(/^400 .*dot segment/) });
       expect(mock.requests.length).toBe(before);
     }
+    // The absolute form (as proxies send it) is judged before it is reduced to a path.
+    const before = mock.requests.length;
+    const abs = await rawConnect(host.port);
+    abs.socket.write(hostHead(`POST http://localhost:${host.port}${path('/v1/chat/%2e%2e/video/generations')} HTTP/1.1`, { host: 'localhost', ...JSON_AUTH, 'content-length': body.length, connection: 'close' }) + body);
+    const absRes = await abs.response();
+    const absVerdict = absRes.status === 404 && absRes.body.includes('host404') ? 'host 404' : `${absRes.status} ${JSON.parse(absRes.body).error?.message}`;
+    expect(absVerdict).toEqual(hostName === 'express' && absVerdict === 'host 404' ? 'host 404' : expect.stringMatching(/^400 .*dot segment/));
+    expect(mock.requests.length).toBe(before);
     // A dot inside a segment is an ordinary character.
     const ok = await rawConnect(host.port);
     ok.socket.write(hostHead(`GET ${path('/v1/models/gpt-4o.1')} HTTP/1.1`, { host: 'localhost', ...AUTH, connection: 'close' }));

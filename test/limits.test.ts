@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, MemoryRateLimiter, type Gateway, type GatewayConfigInput, type ResponseEvent } from '../src/index.js';
+import { startMockAnthropic } from './helpers/mock-anthropic.js';
 import { startMockGatedOpenAI, type MockGatedOpenAI } from './helpers/mock-gated-openai.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
 
@@ -240,6 +241,37 @@ describe('budgets and streams the client leaves', () => {
     const refused = await gw.handle(chat(KEY_A));
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('insufficient_quota');
+  });
+
+  it('a stream that ends unfinished with only part of its usage (Anthropic reports output at the end) is charged at least its reservation', async () => {
+    const anthropic = await startMockAnthropic();
+    try {
+      const now = Date.UTC(2025, 4, 7, 12, 0, 0);
+      const events: ResponseEvent[] = [];
+      // max_tokens 1000 reserves 100 USD of output at 100 000 USD per million: far over the 50 USD budget.
+      const gw = gateway(
+        {
+          providers: [{ id: 'an', type: 'anthropic', baseURL: anthropic.baseURL, apiKey: anthropic.apiKey }],
+          models: [{ id: 'claude', provider: 'an', upstreamModel: 'claude-sonnet-4-5', pricing: { inputPerMTok: 100_000, outputPerMTok: 100_000 } }],
+          keys: [{ id: 'a', key: KEY_A, limits: { budget: { usd: 50, period: 'day' } } }],
+        },
+        () => now,
+        events,
+      );
+      anthropic.endStreamEarlyNext('content');
+      const res = await gw.handle(chat(KEY_A, { model: 'claude', stream: true, max_tokens: 1000 }));
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('"error"');
+      await expect.poll(() => events.length).toBe(1);
+      // message_start's usage arrived (the input and 1 output token), the rest never did: its price is far below the budget.
+      expect(events[0]).toMatchObject({ streamCompleted: false, usage: { outputTokens: 1 } });
+      expect(events[0]?.costUsd).toBeLessThan(50);
+      const refused = await gw.handle(chat(KEY_A, { model: 'claude' }));
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('insufficient_quota');
+    } finally {
+      await anthropic.close();
+    }
   });
 
   it('a call refused before anything reached the client is not charged', async () => {

@@ -110,6 +110,19 @@ describe('web_search becomes the vendor’s own search tool', () => {
     expect(lastBody(mocks.responses).tools).toEqual([tool]);
   });
 
+  it('tool_choice web_search forces Anthropic to search; Gemini cannot be forced and the response says so', async () => {
+    const claude = await post({ model: 'claude', input: 'News?', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } });
+    expect(claude.status).toBe(200);
+    expect(lastBody(mocks.anthropic).tool_choice).toEqual({ type: 'tool', name: 'web_search' });
+    const gemini = await post({ model: 'gemini', input: 'News?', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } });
+    expect(gemini.status).toBe(200);
+    expect(lastBody(mocks.gemini).toolConfig).toBeUndefined();
+    expect(gemini.headers.get('x-modelgate-warnings')).toContain('tool_choice: dropped');
+    const missing = await post({ model: 'claude', input: 'News?', tools: WEATHER_TOOLS, tool_choice: { type: 'web_search' } });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error).toMatchObject({ param: 'tool_choice', message: expect.stringContaining("'web_search'") });
+  });
+
   it('the other hosted tools stay a 400 naming the tool', async () => {
     const res = await post({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }, { type: 'code_interpreter', container: { type: 'auto' } }] });
     expect(res.status).toBe(400);
@@ -270,5 +283,37 @@ describe('searches and citations come back as web_search_call items and url_cita
     expect(withoutIds(final.output)).toEqual(withoutIds(sync.output));
     expect(types.filter((t) => t.startsWith('response.web_search_call.'))).toEqual(SEARCH_EVENTS);
     expect(types.filter((t) => t === 'response.output_text.annotation.added')).toHaveLength(2);
+  });
+
+  it('Gemini 3 next to function tools: its server-side tool call parts are not answer content; the grounding is', async () => {
+    const script = () =>
+      mocks.gemini.scriptNext({
+        parts: [
+          { toolCall: { id: 'srv_1', toolType: 'GOOGLE_SEARCH_WEB', args: { queries: ['modelgate news'] } }, thoughtSignature: 'c2lnbmF0dXJl' },
+          { toolResponse: { id: 'srv_1', toolType: 'GOOGLE_SEARCH_WEB', response: { status: 'ok' } } },
+          { text: 'Modelgate shipped.' },
+        ],
+        groundingMetadata: {
+          webSearchQueries: ['modelgate news'],
+          groundingChunks: [{ web: { uri: 'https://example.com/a', title: 'example.com' } }],
+          groundingSupports: [{ segment: { startIndex: 0, endIndex: 18, text: 'Modelgate shipped.' }, groundingChunkIndices: [0] }],
+        },
+      });
+    const body = { model: 'gemini3', input: 'News?', tools: [...WEATHER_TOOLS, { type: 'web_search' as const }] };
+    script();
+    const sync = await client.responses.create(body);
+    expect(withoutIds(sync.output)).toEqual([
+      {
+        id: undefined,
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Modelgate shipped.', annotations: [{ type: 'url_citation', url: 'https://example.com/a', title: 'example.com', start_index: 0, end_index: 18 }], logprobs: [] }],
+      },
+      { id: undefined, type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'modelgate news' } },
+    ]);
+    script();
+    const { final } = await streamed({ ...body, stream: true });
+    expect(withoutIds(final.output)).toEqual(withoutIds(sync.output));
   });
 });

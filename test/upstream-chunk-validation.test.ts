@@ -51,6 +51,10 @@ describe('stream decoders validate every chunk', () => {
     const b = anthropic.event({ event: 'content_block_start', data: '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","citations":null}}' });
     expect(b).toEqual([{ type: 'text-start', id: 't0' }]);
     expect(anthropic.event({ event: 'ping', data: '{"type":"ping"}' })).toEqual([]);
+    // An empty data line (a keep-alive) is no chunk at all.
+    expect(openai.event({ data: '' })).toEqual([]);
+    expect(anthropic.event({ event: 'ping', data: ' ' })).toEqual([]);
+    expect(createGeminiStreamDecoder().event({ data: '' })).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { parseJsonObject } from '../http/body.js';
-import { openAIChatProtocol } from '../protocols/openai-chat/index.js';
+import { openAIChatClient } from '../protocols/openai-chat/index.js';
 import { validateChatRequest } from '../protocols/openai-chat/client/decode-request.js';
 import type { RequestContext } from '../runtime.js';
 import { authenticate, requireCapability, resolveModel } from './common.js';
@@ -17,10 +17,11 @@ export async function chatCompletions(ctx: RequestContext): Promise<Reply> {
   const stream = req.stream === true;
   const includeUsage = req.stream_options?.include_usage === true;
   return runChat(ctx, {
-    client: openAIChatProtocol,
+    client: openAIChatClient,
     model,
     raw,
     parsed,
+    validated: req,
     stream,
     clientWantsUsage: includeUsage,
     clientOptions: { includeUsage },

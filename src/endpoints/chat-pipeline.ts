@@ -2,10 +2,10 @@ import type { GatewayError } from '../errors.js';
 import { SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { codecFor } from '../protocols/registry.js';
-import type { PassthroughCodec, ProtocolCodec, ResponseMeta } from '../protocols/types.js';
+import type { ClientCodec, ClientOptions, PassthroughCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
-import { responseFacts } from '../observability/genai.js';
+import { responseFacts, streamStartFacts } from '../observability/genai.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
@@ -15,16 +15,18 @@ import type { Reply } from '../http/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { pumpReply, sseTransform, type StreamTransform } from '../upstream/stream-pump.js';
 
-export interface ChatCall {
+export interface ChatCall<Req = unknown> {
   /** The client's protocol (its client side). */
-  client: Pick<ProtocolCodec, 'client'>;
+  client: ClientCodec<Req>;
   model: ResolvedModel;
   /** The body exactly as received, and parsed. */
   raw: string;
   parsed: Record<string, unknown>;
+  /** `parsed` as the endpoint validated it with the client protocol's schema (the decoder reuses it). */
+  validated?: Req;
   stream: boolean;
   /** Client-protocol switches for encoders/relays (e.g. includeUsage, Gemini alt=sse). */
-  clientOptions?: Record<string, unknown>;
+  clientOptions?: ClientOptions;
   /** Whether a streaming client asked for usage (OpenAI include_usage). */
   clientWantsUsage?: boolean;
   /** Content type of a streamed answer when it is not SSE (Gemini's JSON-array stream). */
@@ -86,16 +88,16 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Repl
 async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   const provider = call.model.provider;
   if (call.passthroughRoute) {
-    ctx.obs.routed(call.client.client.protocol, true);
+    ctx.obs.routed(call.client.protocol, true);
     return passthrough(ctx, call, call.passthroughRoute);
   }
-  ctx.obs.routed(provider.chatProtocol, provider.chatProtocol === call.client.client.protocol);
-  if (provider.chatProtocol === call.client.client.protocol) {
+  ctx.obs.routed(provider.chatProtocol, provider.chatProtocol === call.client.protocol);
+  if (provider.chatProtocol === call.client.protocol) {
     const codec = codecFor(provider.chatProtocol);
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
     return passthrough(ctx, call, { codec: codec.passthrough, target });
   }
-  const ir = call.ir ?? call.client.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream });
+  const ir = call.ir ?? call.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream, ...(call.validated !== undefined ? { validated: call.validated } : {}) });
   return translate(ctx, call, ir);
 }
 
@@ -111,7 +113,7 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
 async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): Promise<void> {
-  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage);
+  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
@@ -134,7 +136,18 @@ async function passthrough(ctx: RequestContext, call: ChatCall, route: Passthrou
     return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId });
-  const transform = sseTransform({ event: (ev) => relay.relay(ev), end: () => relay.end(), error: (err) => relay.error(err) });
+  let first = true;
+  const transform = sseTransform({
+    event: (ev) => {
+      if (first) {
+        first = false;
+        ctx.obs.answer(streamStartFacts(ev.data));
+      }
+      return relay.relay(ev);
+    },
+    end: () => relay.end(),
+    error: (err) => relay.error(err),
+  });
   return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed));
 }
 
@@ -144,7 +157,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, provider.chatDialect);
   const body = encoded.body;
   // Dropped or adjusted settings, in the client's field names: header, hook events, sync body.
-  const warnings = settingWarnings(call.client.client, encoded.warnings, call.parsed);
+  const warnings = settingWarnings(call.client, encoded.warnings, call.parsed);
   const warningHeader = warningsHeaderValue(warnings);
   const headers: Record<string, string> = warningHeader ? { [WARNINGS_HEADER]: warningHeader } : {};
   if (warnings.length) ctx.event.warnings = warnings;
@@ -158,10 +171,10 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     ctx.obs.answer({ id: res.id, model: res.model, finishReasons: [res.finishReason.raw ?? res.finishReason.unified] });
     ctx.obs.answerContent(res.content);
     await finishEvent(ctx, call, res.usage);
-    return upstreamJsonResponse(ctx, call.client.client.encodeResponse(res, m, warnings), 200, headers);
+    return upstreamJsonResponse(ctx, call.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder();
-  const encoder = call.client.client.createStreamEncoder(m);
+  const encoder = call.client.createStreamEncoder(m);
   let usage: IRUsage | undefined;
   const handle = (events: IRStreamEvent[]): string => {
     let text = '';

@@ -3,7 +3,7 @@ import { anyGlobMatch } from '../auth/glob.js';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
 import { Reply } from '../http/reply.js';
-import { errorBodyFor } from '../protocols/shared/error-shapes.js';
+import { errorBodyFor } from '../protocols/shared/error-bodies.js';
 import { scrubContent, scrubError as scrubGatewayError } from '../upstream/redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';

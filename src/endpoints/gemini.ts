@@ -10,7 +10,7 @@ import { parseJsonObject } from '../http/body.js';
 import { validateGeminiRequest } from '../protocols/gemini/client/decode-request.js';
 import { estimateGeminiTokens } from '../protocols/gemini/client/estimate-tokens.js';
 import { countTokensRequestSchema, systemInstructionSchema, toolSchema } from '../protocols/gemini/gemini-api.js';
-import { geminiProtocol } from '../protocols/gemini/index.js';
+import { geminiClient } from '../protocols/gemini/index.js';
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
@@ -34,15 +34,16 @@ export async function geminiModelAction(ctx: RequestContext, params: Record<stri
   if (!(model.provider.chatProtocol === 'gemini' && model.capabilities.includes('image'))) requireCapability(model, 'chat');
   const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
-  validateGeminiRequest(parsed);
+  const validated = validateGeminiRequest(parsed);
   const stream = params.action === 'streamGenerateContent';
   const sse = ctx.url.searchParams.get('alt') === 'sse';
   // Without alt=sse the stream is one JSON array, not an event stream.
   return runChat(ctx, {
-    client: geminiProtocol,
+    client: geminiClient,
     model,
     raw,
     parsed,
+    validated,
     stream,
     clientWantsUsage: true,
     clientOptions: { sse },

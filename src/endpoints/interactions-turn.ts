@@ -22,7 +22,6 @@ import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import type { ChatCall } from './chat-pipeline.js';
 
-const INTERACTIONS = { client: geminiInteractionsClient };
 export const INTERACTIONS_API = 'gemini-interactions';
 const PARAM = 'previous_interaction_id';
 
@@ -112,13 +111,13 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
       origin: GEMINI_INTERACTIONS,
       call: (stream) => {
         const target = upstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
-        return { client: INTERACTIONS, model, raw, parsed, stream, passthroughRoute: { codec, target } };
+        return { client: geminiInteractionsClient, model, raw, parsed, stream, passthroughRoute: { codec, target } };
       },
     };
   }
 
   const history = chain.length ? irHistory(chain, model.id, PARAM, 'interaction') : undefined;
-  const decoded = decodeInteractionRequest(parsed, { model: model.id, stream: base.stream, target: provider.chatProtocol, ...(history ? { history } : {}) });
+  const decoded = decodeInteractionRequest(parsed, { model: model.id, stream: base.stream, target: provider.chatProtocol, validated: req, ...(history ? { history } : {}) });
   const options: InteractionsEncodeOptions = {
     interactionId: id,
     createdAtMs,
@@ -133,7 +132,7 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
     passthrough: false,
     origin: provider.chatProtocol,
     inputIR: decoded.turn,
-    call: (stream) => ({ client: INTERACTIONS, model, raw, parsed, stream, ir: { ...decoded.ir, stream }, clientOptions: { interactions: options } }),
+    call: (stream) => ({ client: geminiInteractionsClient, model, raw, parsed, stream, ir: { ...decoded.ir, stream }, clientOptions: { interactions: options } }),
   };
 }
 

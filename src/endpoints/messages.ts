@@ -4,7 +4,7 @@ import { replaceTopLevelString } from '../http/json-splice.js';
 import { parseJsonObject } from '../http/body.js';
 import { validateCountTokensRequest, validateMessagesRequest } from '../protocols/anthropic-messages/client/decode-request.js';
 import { estimateInputTokens } from '../protocols/anthropic-messages/client/estimate-tokens.js';
-import { anthropicMessagesProtocol } from '../protocols/anthropic-messages/index.js';
+import { anthropicMessagesClient } from '../protocols/anthropic-messages/index.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
@@ -33,7 +33,7 @@ async function readAnthropicCall<T extends { model: string }>(ctx: RequestContex
 /** POST /v1/messages (also `?beta=true`, as the SDK's beta client and Claude Code send it). */
 export async function messages(ctx: RequestContext): Promise<Reply> {
   const { raw, parsed, req, model } = await readAnthropicCall(ctx, validateMessagesRequest);
-  return runChat(ctx, { client: anthropicMessagesProtocol, model, raw, parsed, stream: req.stream === true, clientWantsUsage: true });
+  return runChat(ctx, { client: anthropicMessagesClient, model, raw, parsed, validated: req, stream: req.stream === true, clientWantsUsage: true });
 }
 
 /** POST /v1/messages/count_tokens: forwarded to Anthropic upstreams, estimated locally otherwise. */

@@ -23,7 +23,6 @@ import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import type { ChatCall } from './chat-pipeline.js';
 
-const RESPONSES = { client: openAIResponsesClient };
 const RESPONSES_API = 'openai-responses';
 
 /**
@@ -100,13 +99,13 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
       passthrough: true,
       call: (stream) => {
         const target = responsesUpstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
-        return { client: RESPONSES, model, raw, parsed, stream, passthroughRoute: { codec, target } };
+        return { client: openAIResponsesClient, model, raw, parsed, stream, passthroughRoute: { codec, target } };
       },
     };
   }
 
   const history = chain.length ? irHistory(chain, model.id) : undefined;
-  const decoded = decodeResponsesRequest(parsed, { model: model.id, stream: base.stream, target: provider.chatProtocol, ...(history ? { history } : {}) });
+  const decoded = decodeResponsesRequest(parsed, { model: model.id, stream: base.stream, target: provider.chatProtocol, validated: req, ...(history ? { history } : {}) });
   const options = (stream: boolean): ResponsesEncodeOptions => ({
     responseId: id,
     createdAt: Math.floor(createdAtMs / 1000),
@@ -122,7 +121,7 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
     ...base,
     passthrough: false,
     decoded: { names: decoded.names, turn: decoded.turn },
-    call: (stream) => ({ client: RESPONSES, model, raw, parsed, stream, ir: { ...decoded.ir, stream }, clientOptions: { responses: options(stream) } }),
+    call: (stream) => ({ client: openAIResponsesClient, model, raw, parsed, stream, ir: { ...decoded.ir, stream }, clientOptions: { responses: options(stream) } }),
   };
 }
 

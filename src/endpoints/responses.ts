@@ -98,7 +98,7 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Rep
     const previous = req.previous_response_id ?? undefined;
     const chain = previous ? await loadChain(ctx.rt.conversations.store, previous, principal.id) : [];
     const history = chain.length ? irHistory(chain, model.id) : undefined;
-    const { ir } = decodeResponsesRequest(parsed, { model: model.id, stream: false, target: provider.chatProtocol, ...(history ? { history } : {}) });
+    const { ir } = decodeResponsesRequest(parsed, { model: model.id, stream: false, target: provider.chatProtocol, validated: req, ...(history ? { history } : {}) });
     return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: estimateResponsesInputTokens(ir) });
   }
   const turn = await prepareResponsesTurn(ctx, principal, { raw, parsed, req: { ...req, background: null }, model });

@@ -1,5 +1,5 @@
 import type { BodyKind } from '../http/request-guards.js';
-import type { ErrorShape } from '../protocols/shared/error-shapes.js';
+import type { ErrorShape } from '../protocols/shared/error-bodies.js';
 import type { RequestContext } from '../runtime.js';
 import { chatCompletions } from './chat-completions.js';
 import { geminiModelAction } from './gemini.js';

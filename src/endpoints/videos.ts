@@ -6,7 +6,7 @@
  */
 import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
-import { parseVideoRequest } from '../protocols/videos/client/decode-request.js';
+import { parseVideoRequest } from '../protocols/videos/index.js';
 import type { RequestContext } from '../runtime.js';
 import { publicVideoTask, type VideoTask } from '../tasks/video/video-task.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';

@@ -108,12 +108,3 @@ export function duplicateKeyError(key: string): GatewayError {
 export function nestsTooDeep(text: string): boolean {
   return inspectJson(text).tooDeep;
 }
-
-/**
- * JSON.parse for JSON a caller sent inside a string field (tool-call arguments, tool results):
- * a 400 naming `param` when it nests too deep, SyntaxError when it is not JSON.
- */
-export function parseNestedJson(text: string, what: string, param: string): unknown {
-  if (nestsTooDeep(text)) throw tooDeepError(what, param);
-  return JSON.parse(text) as unknown;
-}

@@ -136,7 +136,8 @@ export interface IRWebSearchTool {
 
 export type IRTool = IRFunctionTool | IRProviderTool | IRWebSearchTool;
 
-export type IRToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
+/** `web-search`: the answer must search the web (OpenAI's `tool_choice: {type: "web_search"}`). */
+export type IRToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string } | { type: 'web-search' };
 
 export type IRResponseFormat =
   | { type: 'text' }

@@ -25,20 +25,29 @@ export class RequestLease {
 
   constructor(private readonly store: RateLimiter, private readonly now: () => number, private readonly parts: LeaseParts) {}
 
-  /** Replaces the token reservation with the real usage and adds the cost to the budgets (once). */
-  async settle(usage: IRUsage | undefined, costNano: number | undefined): Promise<void> {
+  /**
+   * Replaces the token reservation with the real usage and adds the cost to the budgets (once).
+   * `complete` false: the answer ended unfinished (the client left, the stream broke off), so the
+   * usage seen is only what was reported before the end (Anthropic reports output tokens last).
+   */
+  async settle(usage: IRUsage | undefined, costNano: number | undefined, complete = true): Promise<void> {
     if (this.settled) return;
     this.settled = true;
     const now = this.now();
     const work: Array<Promise<void>> = [];
     const actual = usage ? (usage.totalTokens ?? (usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0))) : undefined;
     // Without a reported usage the reservation stands: the estimate is the best count there is.
+    // An unfinished answer's usage is a floor: the reservation stands unless the usage passed it.
     if (actual !== undefined) {
-      for (const w of this.parts.tokenWindows) if (actual !== w.reserved) work.push(this.store.adjust(w.name, w.resetAt, actual - w.reserved, now));
+      for (const w of this.parts.tokenWindows) {
+        const used = complete ? actual : Math.max(actual, w.reserved);
+        if (used !== w.reserved) work.push(this.store.adjust(w.name, w.resetAt, used - w.reserved, now));
+      }
     }
-    // Likewise a call that never reported usage (a stream the client left before its last chunk)
-    // is charged its reservation, or leaving early would dodge the budget.
-    const charge = costNano ?? (usage === undefined ? this.parts.estimatedCostNano : undefined);
+    // Likewise the budgets: a call without reported usage, or an unfinished one, is charged at least
+    // its reservation, or leaving a stream early would dodge the budget.
+    const estimate = this.parts.estimatedCostNano;
+    const charge = complete && usage !== undefined ? costNano : Math.max(costNano ?? 0, estimate ?? 0) || undefined;
     if (charge) for (const b of this.parts.budgets) work.push(this.store.spend(b.name, charge, b.resetAt, now));
     await Promise.all(work.map((p) => p.catch(() => undefined)));
   }
@@ -74,12 +83,12 @@ export interface RequestLimits {
  * The end of a request's upstream work: the cost from `pricing` and the real usage, the lease
  * settled and released. Returns the cost (undefined when unknown). Safe to call on every path.
  */
-export async function finishRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined): Promise<number | undefined> {
+export async function finishRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined, complete = true): Promise<number | undefined> {
   const cost = costOf(pricing, usage);
   if (cost !== undefined && state.costUsd === undefined) state.costUsd = cost;
   const lease = state.lease;
   if (lease) {
-    await lease.settle(usage, cost === undefined ? undefined : Math.round(cost * NANO_PER_USD));
+    await lease.settle(usage, cost === undefined ? undefined : Math.round(cost * NANO_PER_USD), complete);
     await lease.release();
   }
   return cost;

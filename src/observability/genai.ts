@@ -138,3 +138,22 @@ export function responseFacts(json: Record<string, unknown>): ResponseFacts {
   }
   return { ...(id ? { id } : {}), ...(model ? { model } : {}), ...(reasons.length ? { finishReasons: reasons } : {}) };
 }
+
+/**
+ * Id and model from the first event of a pass-through stream (OpenAI chunk, Anthropic
+ * `message_start`, Responses `response.created`, Gemini chunk, Interactions start); one parse per
+ * stream, the rest is relayed unparsed.
+ */
+export function streamStartFacts(data: string): ResponseFacts {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return {};
+  }
+  const o = obj(json);
+  if (!o) return {};
+  const inner = obj(o.message) ?? obj(o.response) ?? obj(o.interaction) ?? o;
+  const { id, model } = responseFacts(inner);
+  return { ...(id ? { id } : {}), ...(model ? { model } : {}) };
+}

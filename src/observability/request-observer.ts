@@ -61,6 +61,11 @@ interface OpenAttempt {
 
 const epochMs = () => performance.timeOrigin + performance.now();
 
+/** Sets an attribute only when it has a value. */
+function put(a: Attributes, key: string, value: string | number | boolean | undefined): void {
+  if (value !== undefined) a[key] = value;
+}
+
 export class RequestObserver {
   private requested = false;
   private finished = false;
@@ -88,7 +93,8 @@ export class RequestObserver {
     headers: Headers,
   ) {
     const parent = extractParent(headers);
-    this.span = deps.telemetry.tracer.startSpan(event.method, { kind: SpanKind.SERVER, attributes: { [ATTR.httpMethod]: event.method, [ATTR.urlPath]: event.path, [ATTR.traceId]: event.traceId } }, parent);
+    this.span = deps.telemetry.tracer.startSpan(event.method, { kind: SpanKind.SERVER }, parent);
+    if (this.span.isRecording()) this.span.setAttributes({ [ATTR.httpMethod]: event.method, [ATTR.urlPath]: event.path, [ATTR.traceId]: event.traceId });
     this.spanContext = trace.setSpan(parent, this.span);
   }
 
@@ -148,43 +154,35 @@ export class RequestObserver {
     const protocol = this.upstreamProtocol ?? target.chatProtocol;
     const operation = operationOfProtocol(protocol);
     const model = this.event.upstreamModel;
-    let address: string | undefined;
-    let port: number | undefined;
-    try {
-      const u = new URL(url);
-      address = u.hostname;
-      port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
-    } catch {
-      // an unparsable URL fails in fetch; the span just lacks the address
-    }
-    this.serverAddress = address;
     this.providerName = genAiProviderName(target.type);
-    const baseAttrs: Attributes = {
-      [ATTR.operation]: operation,
-      [ATTR.providerName]: genAiProviderName(target.type),
-      [ATTR.providerId]: target.id,
-    };
-    const span = telemetry.tracer.startSpan(
-      model ? `${operation} ${model}` : operation,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          ...baseAttrs,
-          ...(model ? { [ATTR.requestModel]: model } : {}),
-          ...(address ? { [ATTR.serverAddress]: address } : {}),
-          ...(port ? { [ATTR.serverPort]: port } : {}),
-          [ATTR.upstreamProtocol]: protocol,
-          [ATTR.attempt]: this.attempts,
-          ...this.settingAttributes(),
-        },
-      },
-      this.spanContext,
-    );
+    const span = telemetry.tracer.startSpan(model ? `${operation} ${model}` : operation, { kind: SpanKind.CLIENT }, this.spanContext);
+    const metrics = telemetry.instruments;
+    let port: number | undefined;
+    if (span.isRecording() || metrics.enabled) {
+      try {
+        const u = new URL(url);
+        this.serverAddress = u.hostname;
+        port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+      } catch {
+        // an unparsable URL fails in fetch; the span just lacks the address
+      }
+    }
+    if (span.isRecording()) {
+      const a: Attributes = { [ATTR.operation]: operation, [ATTR.providerName]: this.providerName, [ATTR.providerId]: target.id, [ATTR.upstreamProtocol]: protocol, [ATTR.attempt]: this.attempts };
+      put(a, ATTR.requestModel, model);
+      put(a, ATTR.serverAddress, this.serverAddress);
+      put(a, ATTR.serverPort, port);
+      this.putSettings(a);
+      span.setAttributes(a);
+    }
     const open: OpenAttempt = { span, ended: false };
     this.openAttempt = open;
     const ctx = trace.setSpan(this.spanContext, span);
-    injectContext(ctx, headers);
-    const count = (outcome: string) => telemetry.instruments.upstreamAttempts.add(1, { ...baseAttrs, [ATTR.outcome]: outcome });
+    injectContext(ctx, span, headers);
+    const providerName = this.providerName;
+    const count = (outcome: string) => {
+      if (metrics.enabled) metrics.upstreamAttempts.add(1, { [ATTR.operation]: operation, [ATTR.providerName]: providerName, [ATTR.providerId]: target.id, [ATTR.outcome]: outcome });
+    };
     const attempt: UpstreamAttempt = {
       failed: (err) => {
         if (open.ended) return;
@@ -218,33 +216,33 @@ export class RequestObserver {
     if (!which || which.ended) return;
     which.ended = true;
     const span = which.span;
-    if (span.isRecording()) span.setAttributes(this.answerAttributes());
-    if (this.outcome.error) {
-      span.setAttribute(ATTR.errorType, this.outcome.error.code);
-      span.setStatus({ code: SpanStatusCode.ERROR });
+    if (span.isRecording()) {
+      const a: Attributes = {};
+      this.putAnswer(a);
+      if (this.outcome.error) {
+        a[ATTR.errorType] = this.outcome.error.code;
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.setAttributes(a);
     }
     span.end(which.doneAt);
   }
 
-  private settingAttributes(): Attributes {
+  private putSettings(a: Attributes): void {
     const s = this.settings;
-    return {
-      ...(s.maxTokens !== undefined ? { [ATTR.maxTokens]: s.maxTokens } : {}),
-      ...(s.temperature !== undefined ? { [ATTR.temperature]: s.temperature } : {}),
-      ...(s.topP !== undefined ? { [ATTR.topP]: s.topP } : {}),
-    };
+    put(a, ATTR.maxTokens, s.maxTokens);
+    put(a, ATTR.temperature, s.temperature);
+    put(a, ATTR.topP, s.topP);
   }
 
-  private answerAttributes(): Attributes {
+  private putAnswer(a: Attributes): void {
     const r = this.response;
     const u = this.outcome.usage;
-    return {
-      ...(r.id ? { [ATTR.responseId]: r.id } : {}),
-      ...(r.model ? { [ATTR.responseModel]: r.model } : {}),
-      ...(r.finishReasons?.length ? { [ATTR.finishReasons]: r.finishReasons } : {}),
-      ...(u?.inputTokens !== undefined ? { [ATTR.inputTokens]: u.inputTokens } : {}),
-      ...(u?.outputTokens !== undefined ? { [ATTR.outputTokens]: u.outputTokens } : {}),
-    };
+    put(a, ATTR.responseId, r.id);
+    put(a, ATTR.responseModel, r.model);
+    if (r.finishReasons?.length) a[ATTR.finishReasons] = r.finishReasons;
+    put(a, ATTR.inputTokens, u?.inputTokens);
+    put(a, ATTR.outputTokens, u?.outputTokens);
   }
 
   /**
@@ -259,12 +257,12 @@ export class RequestObserver {
       this.finish(reply.status);
       return reply;
     }
-    const streams = this.deps.telemetry.instruments.openStreams;
-    const streamAttrs = this.metricBase();
-    streams.add(1, streamAttrs);
+    const metrics = this.deps.telemetry.instruments;
+    const streamAttrs = metrics.enabled ? this.metricBase() : undefined;
+    if (streamAttrs) metrics.openStreams.add(1, streamAttrs);
     const finish = () => {
       if (this.finished) return;
-      streams.add(-1, streamAttrs);
+      if (streamAttrs) metrics.openStreams.add(-1, streamAttrs);
       this.finish(reply.status);
     };
     const chunkSeen = () => {
@@ -341,44 +339,43 @@ export class RequestObserver {
     const span = this.span;
     if (span.isRecording()) {
       span.updateName(e.route ? `${e.method} ${e.route}` : e.method);
-      const attrs: Attributes = {
-        [ATTR.httpStatus]: status,
-        ...(e.route ? { [ATTR.httpRoute]: e.route } : {}),
-        ...(e.keyId ? { [ATTR.keyId]: e.keyId } : {}),
-        ...(facts ? { [ATTR.clientProtocol]: facts.clientProtocol } : {}),
-        ...(facts?.operation && e.model ? { [ATTR.operation]: facts.operation } : {}),
-        ...(e.model ? { [ATTR.requestModel]: e.model } : {}),
-        ...(e.provider ? { [ATTR.providerId]: e.provider } : {}),
-        ...(this.providerName ? { [ATTR.providerName]: this.providerName } : {}),
-        ...(this.upstreamProtocol ? { [ATTR.upstreamProtocol]: this.upstreamProtocol } : {}),
-        ...(this.passthrough !== undefined ? { [ATTR.passthrough]: this.passthrough } : {}),
-        ...(e.stream !== undefined ? { [ATTR.stream]: e.stream } : {}),
-        ...(o.streamCompleted !== undefined ? { [ATTR.streamCompleted]: o.streamCompleted } : {}),
-        ...(this.attempts ? { [ATTR.attempt]: this.attempts } : {}),
-        ...(this.serverAddress ? { [ATTR.serverAddress]: this.serverAddress } : {}),
-        ...(errorType ? { [ATTR.errorType]: errorType } : {}),
-        ...(this.inputContent !== undefined ? { [ATTR.inputMessages]: this.inputContent } : {}),
-        ...(this.outputContent !== undefined ? { [ATTR.outputMessages]: this.outputContent } : {}),
-        ...this.settingAttributes(),
-        ...this.answerAttributes(),
-      };
-      span.setAttributes(attrs);
+      const a: Attributes = { [ATTR.httpStatus]: status };
+      put(a, ATTR.httpRoute, e.route);
+      put(a, ATTR.keyId, e.keyId);
+      put(a, ATTR.clientProtocol, facts?.clientProtocol);
+      if (facts?.operation && e.model) a[ATTR.operation] = facts.operation;
+      put(a, ATTR.requestModel, e.model);
+      put(a, ATTR.providerId, e.provider);
+      put(a, ATTR.providerName, this.providerName);
+      put(a, ATTR.upstreamProtocol, this.upstreamProtocol);
+      put(a, ATTR.passthrough, this.passthrough);
+      put(a, ATTR.stream, e.stream);
+      put(a, ATTR.streamCompleted, o.streamCompleted);
+      if (this.attempts) a[ATTR.attempt] = this.attempts;
+      put(a, ATTR.serverAddress, this.serverAddress);
+      put(a, ATTR.errorType, errorType);
+      put(a, ATTR.inputMessages, this.inputContent);
+      put(a, ATTR.outputMessages, this.outputContent);
+      this.putSettings(a);
+      this.putAnswer(a);
+      span.setAttributes(a);
       if (errorType && (status >= 500 || o.error)) span.setStatus({ code: SpanStatusCode.ERROR, message: o.error?.message ?? `HTTP ${status}` });
     }
     span.end();
 
     const m = this.deps.telemetry.instruments;
-    m.requests.add(1, { ...this.metricBase(), [ATTR.httpStatus]: status, ...(errorType ? { [ATTR.errorType]: errorType } : {}) });
+    if (!m.enabled) return;
+    const req: Attributes = { [ATTR.httpMethod]: e.method, [ATTR.httpRoute]: e.route ?? 'unknown', [ATTR.httpStatus]: status };
+    put(req, ATTR.errorType, errorType);
+    m.requests.add(1, req);
     if (!facts?.operation || !e.model) return;
-    const genAi: Attributes = {
-      [ATTR.operation]: facts.operation,
-      [ATTR.requestModel]: e.model,
-      ...(e.provider ? { [ATTR.providerId]: e.provider } : {}),
-      ...(this.providerName ? { [ATTR.providerName]: this.providerName } : {}),
-      ...(this.response.model ? { [ATTR.responseModel]: this.response.model } : {}),
-      ...(this.serverAddress ? { [ATTR.serverAddress]: this.serverAddress } : {}),
-    };
-    m.duration.record(latencyMs / 1000, { ...genAi, ...(errorType ? { [ATTR.errorType]: errorType } : {}) });
+    const genAi: Attributes = { [ATTR.operation]: facts.operation, [ATTR.requestModel]: e.model };
+    put(genAi, ATTR.providerId, e.provider);
+    put(genAi, ATTR.providerName, this.providerName);
+    put(genAi, ATTR.responseModel, this.response.model);
+    put(genAi, ATTR.serverAddress, this.serverAddress);
+    const duration = errorType ? { ...genAi, [ATTR.errorType]: errorType } : genAi;
+    m.duration.record(latencyMs / 1000, duration);
     const u = o.usage;
     if (u?.inputTokens !== undefined) m.tokens.record(u.inputTokens, { ...genAi, [ATTR.tokenType]: 'input' });
     if (u?.outputTokens !== undefined) m.tokens.record(u.outputTokens, { ...genAi, [ATTR.tokenType]: 'output' });

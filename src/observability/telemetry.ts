@@ -5,6 +5,7 @@
  * define one; the gateway's own are named `modelgate.*`.
  */
 import {
+  createNoopMeter,
   metrics,
   propagation,
   ROOT_CONTEXT,
@@ -14,6 +15,7 @@ import {
   type Counter,
   type Histogram,
   type MeterProvider,
+  type Span,
   type Tracer,
   type TracerProvider,
   type UpDownCounter,
@@ -42,6 +44,8 @@ const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5
 const TPOT_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5];
 
 export interface Instruments {
+  /** False while the meter provider is the API's no-op: callers then skip building attributes. */
+  enabled: boolean;
   /** Requests by method, route, status and error type. */
   requests: Counter;
   /** gen_ai.client.operation.duration, seconds, per model call (retries and fallbacks included). */
@@ -60,10 +64,14 @@ export interface Instruments {
   videoTasks: Counter;
 }
 
+const NOOP_COUNTER = createNoopMeter().createCounter('noop');
+
 function createInstruments(provider: MeterProvider): Instruments {
   const meter = provider.getMeter(SCOPE, VERSION);
+  const requests = meter.createCounter('modelgate.requests', { description: 'Requests served, by route and status.', unit: '{request}', valueType: ValueType.INT });
   return {
-    requests: meter.createCounter('modelgate.requests', { description: 'Requests served, by route and status.', unit: '{request}', valueType: ValueType.INT }),
+    enabled: requests !== NOOP_COUNTER,
+    requests,
     duration: meter.createHistogram('gen_ai.client.operation.duration', {
       description: 'Duration of GenAI operations served through the gateway.',
       unit: 's',
@@ -115,7 +123,9 @@ export class Telemetry {
 
   /** A video task entered `state` (called by the video task service). */
   videoTaskState(state: string, attrs: { model?: string; providerId?: string } = {}): void {
-    this.instruments.videoTasks.add(1, {
+    const m = this.instruments;
+    if (!m.enabled) return;
+    m.videoTasks.add(1, {
       [ATTR.videoState]: state,
       ...(attrs.model ? { [ATTR.model]: attrs.model } : {}),
       ...(attrs.providerId ? { [ATTR.providerId]: attrs.providerId } : {}),
@@ -147,11 +157,14 @@ export function extractParent(headers: Headers): Context {
   return trace.setSpanContext(ROOT_CONTEXT, { traceId: m[2] as string, spanId: m[3] as string, traceFlags: parseInt(m[4] as string, 16) & 1, isRemote: true });
 }
 
-/** Writes the trace context of `ctx` (the upstream attempt's span) into upstream request headers. */
-export function injectContext(ctx: Context, headers: Headers): void {
+/**
+ * Writes the trace context of `ctx` (the upstream attempt's span) into upstream request headers.
+ * Without a valid span context (no SDK and no caller trace) there is nothing to send.
+ */
+export function injectContext(ctx: Context, span: Span, headers: Headers): void {
+  const sc = span.spanContext();
+  if (!trace.isSpanContextValid(sc)) return;
   propagation.inject(ctx, headers, headerSetter);
   if (headers.has('traceparent')) return;
-  const sc = trace.getSpanContext(ctx);
-  if (!sc || !trace.isSpanContextValid(sc)) return;
   headers.set('traceparent', `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 1) === 1 ? '01' : '00'}`);
 }

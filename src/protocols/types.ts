@@ -1,6 +1,20 @@
 import type { GatewayError } from '../errors.js';
 import type { SSEEvent } from '../http/sse.js';
 import type { IRChatRequest, IRChatResponse, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
+import type { InteractionsEncodeOptions } from './gemini-interactions/client/interaction-object.js';
+import type { ResponsesEncodeOptions } from './openai-responses/client/response-object.js';
+
+/** What a client side's encoders and relays need from the endpoint besides the IR (one field per protocol that needs any). */
+export interface ClientOptions {
+  /** OpenAI chat: the client asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage?: boolean;
+  /** Gemini: `alt=sse`; false when the stream is one JSON array. */
+  sse?: boolean;
+  /** Responses: the gateway's response id, echoed request fields, tool names, the turn's sink. */
+  responses?: ResponsesEncodeOptions;
+  /** Interactions: the same for an interaction. */
+  interactions?: InteractionsEncodeOptions;
+}
 
 export interface ResponseMeta {
   traceId: string;
@@ -9,8 +23,8 @@ export interface ResponseMeta {
   /** Unix seconds. */
   created: number;
   newId: (prefix: string) => string;
-  /** Protocol-specific switches (e.g. Gemini `alt=sse` vs JSON array stream). */
-  options?: Record<string, unknown>;
+  /** The client protocol's per-request options (e.g. Gemini `alt=sse` vs JSON array stream). */
+  options?: ClientOptions;
   /** What the upstream encoder could not express (stream encoders may report them at the end). */
   warnings?: IRWarning[];
 }
@@ -25,15 +39,21 @@ export interface StreamEncoder {
   error(err: GatewayError): string;
 }
 
-/** The client-facing side of a protocol. */
-export interface ClientCodec {
+export interface DecodeContext<Req = unknown> {
+  /** The public model id (for the IR and error messages). */
+  model: string;
+  stream: boolean;
+  /** The body as the endpoint already validated it with this protocol's schema; decoders validate when it is absent. */
+  validated?: Req;
+}
+
+/** The client-facing side of a protocol; `Req` is its validated request body. */
+export interface ClientCodec<Req = unknown> {
   protocol: ProtocolName;
-  /** Validated wire body -> IR. Throws GatewayError(400) naming the field. */
-  decodeRequest(body: Record<string, unknown>, ctx: { model: string; stream: boolean }): IRChatRequest;
+  /** Wire body -> IR. Throws GatewayError(400) naming the field. */
+  decodeRequest(body: Record<string, unknown>, ctx: DecodeContext<Req>): IRChatRequest;
   encodeResponse(res: IRChatResponse, meta: ResponseMeta, warnings: IRWarning[]): Record<string, unknown>;
   createStreamEncoder(meta: ResponseMeta): StreamEncoder;
-  /** Status + JSON body of an error in this protocol's shape. */
-  errorBody(err: GatewayError, traceId: string): unknown;
   /** An IRWarning setting (`topK`) as this client's request names it (`generationConfig.topK`); other names unchanged. */
   settingName(setting: string, body: Record<string, unknown>): string;
 }
@@ -70,7 +90,7 @@ export interface PassthroughCodec {
   /** Reads usage from a sync JSON answer (the endpoint adds traceId when it answers). */
   finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined };
   /** Relays stream events; can drop gateway-added events. */
-  createRelay(ctx: { clientWantsUsage: boolean; options?: Record<string, unknown>; traceId?: string }): StreamRelay;
+  createRelay(ctx: { clientWantsUsage: boolean; options?: ClientOptions; traceId?: string }): StreamRelay;
 }
 
 export interface StreamRelay {

@@ -115,7 +115,7 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
   } catch (err) {
     done();
     if (timedOut) throw new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`);
-    if (clientSignal?.aborted || isAbortError(err)) throw new GatewayError('upstream_error', 'The request was cancelled.', { status: 499 });
+    if (clientSignal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
     throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err });
   }
   clear();

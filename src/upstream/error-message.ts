@@ -9,7 +9,7 @@ import { geminiErrorMessage } from '../protocols/gemini/errors.js';
 import { openAIErrorMessage } from '../protocols/openai-chat/errors.js';
 import { responsesErrorMessage } from '../protocols/openai-responses/errors.js';
 
-export type ErrorMessageReader = (status: number, bodyText: string) => string;
+type ErrorMessageReader = (status: number, bodyText: string) => string;
 
 const READERS: Record<ProtocolName, ErrorMessageReader> = {
   'openai-chat': openAIErrorMessage,

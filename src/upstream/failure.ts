@@ -17,7 +17,7 @@ export type CredentialSource = 'gateway' | 'caller';
  * 401/403, and Gemini's 400 with reason API_KEY_INVALID (the Gemini API answers a wrong key with
  * 400, not 401).
  */
-export function isCredentialRefusal(status: number, bodyText: string): boolean {
+function isCredentialRefusal(status: number, bodyText: string): boolean {
   return status === 401 || status === 403 || (status === 400 && bodyText.includes('API_KEY_INVALID') && hasInvalidKeyReason(bodyText));
 }
 

@@ -15,7 +15,7 @@
 import { GatewayError, toGatewayError } from '../errors.js';
 import { quoteInput } from '../quote-input.js';
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 const PATTERNS: RegExp[] = [
   /\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g,
@@ -31,7 +31,7 @@ const PATTERNS: RegExp[] = [
 const MIN_CONTENT_SECRET = 8;
 const MIN_ERROR_SECRET = 4;
 /** Error messages (to callers, task records and hooks) are cut to this many characters. */
-export const MAX_ERROR_MESSAGE_CHARS = 1000;
+const MAX_ERROR_MESSAGE_CHARS = 1000;
 const MAX_PARAM_CHARS = 200;
 
 function replaceSecrets(text: string, secrets: Iterable<string>, minLength: number): string {

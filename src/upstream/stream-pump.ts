@@ -11,7 +11,7 @@ import type { UpstreamResult } from './call.js';
 import { scrubbedStream, scrubError } from './redact.js';
 
 /** Adds wire text to what the pump sends next. */
-export type Emit = (text: string) => void;
+type Emit = (text: string) => void;
 
 export interface StreamTransform {
   /**

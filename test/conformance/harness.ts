@@ -16,7 +16,7 @@ import { geminiDriver } from './gemini-driver.js';
 import { openAIDriver } from './openai-driver.js';
 import type { ClientName, Driver, UpstreamName } from './types.js';
 
-export const CONFORMANCE_KEY = 'mg-conformance-key-0001';
+const CONFORMANCE_KEY = 'mg-conformance-key-0001';
 
 /** The concrete upstream model behind each gateway model id. */
 export const UPSTREAM_MODEL: Record<UpstreamName, string> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.5-flash' };

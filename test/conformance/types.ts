@@ -17,7 +17,7 @@ export const SCENARIOS: ScenarioName[] = ['plain-text', 'system-multi-turn', 'pa
  */
 export type NormalizedFinish = 'stop' | 'length' | 'tool_calls' | 'stop_sequence' | 'other';
 
-export interface NormalizedToolCall {
+interface NormalizedToolCall {
   /** The call id the client saw (Gemini calls may have none). */
   id?: string;
   /** Position among the message's tool calls (OpenAI `index`, order elsewhere). */

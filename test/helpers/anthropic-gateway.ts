@@ -21,7 +21,7 @@ export interface AnthropicHarness {
   close(): Promise<void>;
 }
 
-export function anthropicGatewayConfig(anthropic: MockAnthropic, openai: MockOpenAI): GatewayConfigInput {
+function anthropicGatewayConfig(anthropic: MockAnthropic, openai: MockOpenAI): GatewayConfigInput {
   return {
     providers: [
       { id: 'anthropic', type: 'anthropic', baseURL: anthropic.baseURL, apiKey: anthropic.apiKey },

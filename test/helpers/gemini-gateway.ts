@@ -26,7 +26,7 @@ export interface GeminiTestbed {
   close(): Promise<void>;
 }
 
-export function geminiTestConfig(gemini: MockGemini, openai: MockOpenAI, anthropic: MockAnthropic): GatewayConfigInput {
+function geminiTestConfig(gemini: MockGemini, openai: MockOpenAI, anthropic: MockAnthropic): GatewayConfigInput {
   return {
     providers: [
       { id: 'google', type: 'gemini', baseURL: gemini.baseURL, apiKey: gemini.apiKey },

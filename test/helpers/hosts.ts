@@ -141,7 +141,7 @@ async function startNode(setup: HostSetup): Promise<Omit<RunningHost, 'name'>> {
 }
 
 /** Command line that runs a test/hosts script in Bun or Deno. */
-export function childCommand(host: 'bun' | 'deno', script: string): { cmd: string; args: string[] } {
+function childCommand(host: 'bun' | 'deno', script: string): { cmd: string; args: string[] } {
   if (host === 'bun') return { cmd: `${BIN}bun`, args: [script] };
   return { cmd: `${BIN}deno`, args: ['run', '--allow-net', '--allow-env', '--allow-read', '--unstable-sloppy-imports', script] };
 }

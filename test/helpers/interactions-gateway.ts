@@ -33,7 +33,7 @@ export interface InteractionsMocks {
   responses: MockOpenAIResponses;
 }
 
-export function interactionsConfig(m: InteractionsMocks): GatewayConfigInput {
+function interactionsConfig(m: InteractionsMocks): GatewayConfigInput {
   return {
     providers: [
       { id: 'google', type: 'gemini', baseURL: m.gemini.baseURL, apiKey: m.gemini.apiKey },

@@ -9,8 +9,6 @@ import { applyScript, messageJson, planAnthropicReply, streamEvents, type Script
 import { MockValidationError, validateAnthropicBody } from './mock-anthropic-validate.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
-export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
-export type { ScriptedAnthropicReply } from './mock-anthropic-reply.js';
 
 export interface MockAnthropic extends MockVendorServer {
   /** The next stream sends its first events, then an in-band `event: error` frame and ends. */
@@ -24,7 +22,7 @@ export interface MockAnthropic extends MockVendorServer {
   scriptNext(script: ScriptedAnthropicReply): void;
 }
 
-export const MOCK_ANTHROPIC_MODELS = [
+const MOCK_ANTHROPIC_MODELS = [
   { id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
   { id: 'claude-haiku-4-5-20251001', display_name: 'Claude Haiku 4.5', created_at: '2025-10-01T00:00:00Z' },
   { id: 'claude-opus-4-1-20250805', display_name: 'Claude Opus 4.1', created_at: '2025-08-05T00:00:00Z' },

@@ -40,7 +40,7 @@ function str(v: unknown, where: string, required = false): void {
   if (typeof v !== 'string') throw bad(`Invalid value at '${where}': expected a string.`);
 }
 
-export function validateContent(c: unknown, where: string): Json {
+function validateContent(c: unknown, where: string): Json {
   if (!isObj(c) || typeof c.type !== 'string') throw bad(`Invalid value at '${where}': expected a content object with a type.`);
   if (!CONTENT_TYPES.includes(c.type)) throw bad(`Invalid value at '${where}.type': unknown content type "${c.type}".`);
   if (c.type === 'text') {

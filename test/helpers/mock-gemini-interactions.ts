@@ -13,7 +13,7 @@ import type { MockExchange } from './mock-vendor-base.js';
 
 const TAG = '[gemini-interactions]';
 
-export interface MockInteraction {
+interface MockInteraction {
   id: string;
   body: Json;
   status: string;

@@ -55,7 +55,7 @@ function argsFromSchema(schema: unknown): Json {
 }
 
 /** The text a function result stands for: `{result: "x"}` -> `x`, anything else -> its JSON. */
-export function resultText(response: unknown): string {
+function resultText(response: unknown): string {
   if (isObj(response)) {
     const keys = Object.keys(response);
     if (keys.length === 1) {
@@ -66,7 +66,7 @@ export function resultText(response: unknown): string {
   return JSON.stringify(response);
 }
 
-export function thinkingOn(req: Json): { on: boolean; includeThoughts: boolean } {
+function thinkingOn(req: Json): { on: boolean; includeThoughts: boolean } {
   const g = isObj(req.generationConfig) ? req.generationConfig : {};
   const t = isObj(g.thinkingConfig) ? g.thinkingConfig : undefined;
   if (!t) return { on: false, includeThoughts: false };
@@ -151,7 +151,7 @@ export function usageOf(r: GeminiReply, final: boolean): Json {
 }
 
 /** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
-export function wordChunks(text: string): string[] {
+function wordChunks(text: string): string[] {
   return text.match(/\s*\S+/g) ?? (text ? [text] : []);
 }
 

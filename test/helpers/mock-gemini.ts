@@ -14,8 +14,6 @@ import { applyScript, computeReply, countTokens, streamChunks, usageOf, type Gem
 import { GoogleError, googleErrorBody, isObj, normalizeRequest, type Json } from './mock-gemini-validate.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
-export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
-export type { ScriptedGeminiReply } from './mock-gemini-reply.js';
 
 export interface MockGemini extends MockVendorServer {
   /** Next streamed answer sends its first chunk, then stays open until the client disconnects. */
@@ -34,7 +32,7 @@ export interface MockGeminiOptions {
   apiKey?: string;
 }
 
-export const MOCK_GEMINI_MODELS = [
+const MOCK_GEMINI_MODELS = [
   { id: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', thinking: true },
   { id: 'gemini-2.5-pro', displayName: 'Gemini 2.5 Pro', thinking: true },
   { id: 'gemini-2.0-flash', displayName: 'Gemini 2.0 Flash', thinking: false },

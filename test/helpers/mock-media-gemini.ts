@@ -20,8 +20,8 @@ export interface MockMediaGemini extends MockVendor {
 
 type Json = Record<string, unknown>;
 
-export const GEMINI_IMAGE_MODELS = ['gemini-2.5-flash-image', 'gemini-3-pro-image-preview', 'gemini-3.1-flash-image'];
-export const VEO_MODELS = ['veo-3.0-generate-001', 'veo-3.1-generate-preview', 'veo-2.0-generate-001'];
+const GEMINI_IMAGE_MODELS = ['gemini-2.5-flash-image', 'gemini-3-pro-image-preview', 'gemini-3.1-flash-image'];
+const VEO_MODELS = ['veo-3.0-generate-001', 'veo-3.1-generate-preview', 'veo-2.0-generate-001'];
 
 function gErr(code: number, status: string, message: string, details?: unknown[]): MockAnswer {
   return { status: code, json: { error: { code, message, status, ...(details ? { details } : {}) } } };

@@ -10,7 +10,6 @@
  */
 import { fakeVideoBytes, parseMultipart, PNG_BASE64, startMediaServer, type MockAnswer, type MockVendor, type MultipartBody, type RecordedRequest } from './mock-media-server.js';
 
-export type { RecordedRequest } from './mock-media-server.js';
 
 export interface MockMediaOpenAI extends MockVendor {
   /** The bytes GET /v1/videos/{id}/content serves. */

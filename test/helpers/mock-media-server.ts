@@ -9,7 +9,7 @@ import { parseJsonBody, startMockVendorServer, type MockVendorServer, type Recor
 
 export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
 
-export interface RecordedFile {
+interface RecordedFile {
   field: string;
   filename: string;
   type: string;

@@ -8,11 +8,11 @@ import { isObj, isReasoningModel } from './mock-openai-responses-validate.js';
 
 type Json = Record<string, unknown>;
 
-export const VENDOR = 'responses';
-export const CREATED_AT = 1767225600;
+const VENDOR = 'responses';
+const CREATED_AT = 1767225600;
 
 /** One output item of a scripted reply. `encrypted_content: true` asks for a mock-issued value. */
-export type OutputSpec =
+type OutputSpec =
   | { type: 'text'; text: string }
   | { type: 'function_call'; name: string; arguments: string; call_id?: string }
   | { type: 'reasoning'; summary?: string[]; encrypted_content?: string | true };
@@ -47,7 +47,7 @@ export interface PlannedReply {
 }
 
 /** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
-export function wordChunks(text: string): string[] {
+function wordChunks(text: string): string[] {
   return text.match(/\s*\S+/g) ?? (text ? [text] : []);
 }
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;

@@ -19,12 +19,10 @@ import {
 } from './mock-openai-responses-validate.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
-export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
-export type { OutputSpec, ScriptedReply, ScriptedUsage } from './mock-openai-responses-reply.js';
 
 type Json = Record<string, unknown>;
 
-export interface StoredResponse {
+interface StoredResponse {
   /** The response as it stands (background ones move queued -> in_progress -> final on GETs). */
   response: Json;
   final: Json;

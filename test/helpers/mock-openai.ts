@@ -91,7 +91,7 @@ function checkNumber(body: Json, field: string, min: number, max: number, intege
 }
 
 /** Rejects what the real API rejects (the subset the gateway could plausibly send). */
-export function validateChatRequest(body: unknown): asserts body is Json {
+function validateChatRequest(body: unknown): asserts body is Json {
   if (!isObj(body)) throw new OpenAIError(400, 'The request body must be a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw new OpenAIError(400, "you must provide a model parameter", 'model', 'missing_required_parameter');
   if (!Array.isArray(body.messages)) throw new OpenAIError(400, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
@@ -209,7 +209,7 @@ function argsFromSchema(params: unknown): string {
 }
 
 /** The deterministic answer of the shared mock contract. */
-export function computeReply(body: Json): Reply {
+function computeReply(body: Json): Reply {
   const messages = body.messages as Json[];
   const promptTokens = 10 * messages.filter((m) => m.role !== 'system' && m.role !== 'developer').length;
   const last = messages[messages.length - 1]!;
@@ -258,7 +258,7 @@ function usageOf(r: Reply): Json {
 }
 
 /** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
-export function wordChunks(text: string): string[] {
+function wordChunks(text: string): string[] {
   return text.match(/\s*\S+/g) ?? (text ? [text] : []);
 }
 
@@ -423,4 +423,3 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
 }
 
 /** Alias following the `startMock<Vendor>` naming with a single capital. */
-export const startMockOpenai = startMockOpenAI;

@@ -39,7 +39,7 @@ export interface MockVendorServer extends MockVendor {
 }
 
 /** What `failNext` queued: the next request answers this instead. */
-export interface QueuedFailure {
+interface QueuedFailure {
   status: number;
   body: unknown;
   headers?: Record<string, string>;

@@ -22,7 +22,6 @@ export const RESP_KEY_B = 'mg-responses-key-b-0002';
 /** May use only `claude*` models. */
 export const RESP_KEY_CLAUDE = 'mg-responses-key-c-0003';
 
-export type UpstreamName = 'openai' | 'anthropic' | 'gemini' | 'compat' | 'mock';
 
 export interface ResponsesMocks {
   responses: MockOpenAIResponses;

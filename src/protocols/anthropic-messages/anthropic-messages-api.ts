@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
-export const cacheControlSchema = z.looseObject({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() });
+const cacheControlSchema = z.looseObject({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() });
 
 const looseBlock = z.looseObject({ type: z.string() });
 
@@ -96,8 +96,8 @@ const base64Source = z.looseObject({ type: z.literal('base64'), media_type: z.st
 const urlSource = z.looseObject({ type: z.literal('url'), url: z.string().min(1) });
 const fileSource = z.looseObject({ type: z.literal('file'), file_id: z.string().min(1) });
 
-export const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string(), cache_control: cacheControlSchema.nullish() });
-export const imageBlockSchema = z.looseObject({
+const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string(), cache_control: cacheControlSchema.nullish() });
+const imageBlockSchema = z.looseObject({
   type: z.literal('image'),
   source: z.discriminatedUnion('type', [
     base64Source.extend({ media_type: z.enum(['image/jpeg', 'image/png', 'image/gif', 'image/webp']) }),
@@ -106,7 +106,7 @@ export const imageBlockSchema = z.looseObject({
   ]),
   cache_control: cacheControlSchema.nullish(),
 });
-export const documentBlockSchema = z.looseObject({
+const documentBlockSchema = z.looseObject({
   type: z.literal('document'),
   source: z.discriminatedUnion('type', [
     base64Source,
@@ -148,11 +148,10 @@ export const contentBlockSchema = z.discriminatedUnion('type', [
 export type ContentBlock = z.output<typeof contentBlockSchema>;
 export type ImageBlock = z.output<typeof imageBlockSchema>;
 export type DocumentBlock = z.output<typeof documentBlockSchema>;
-export type TextBlock = z.output<typeof textBlockSchema>;
 
 // ---- responses ----
 
-export const anthropicUsageSchema = z.looseObject({
+const anthropicUsageSchema = z.looseObject({
   input_tokens: z.number().nullish(),
   output_tokens: z.number().nullish(),
   cache_creation_input_tokens: z.number().nullish(),
@@ -171,7 +170,6 @@ export const messageResponseSchema = z.looseObject({
   stop_sequence: z.string().nullish(),
   usage: anthropicUsageSchema.nullish(),
 });
-export type MessageResponse = z.output<typeof messageResponseSchema>;
 
 /**
  * One event of an upstream Messages stream (loose: event types added later pass, and are ignored).
@@ -197,4 +195,3 @@ export const streamEventSchema = z.looseObject({
     .optional(),
   usage: anthropicUsageSchema.nullish(),
 });
-export type StreamEventWire = z.output<typeof streamEventSchema>;

@@ -1,13 +1,11 @@
+/** Anthropic errors: the body shape lives in shared/error-bodies.ts; here the stream frame and the upstream readers. */
 import { GatewayError } from '../../errors.js';
-import { anthropicErrorBody, anthropicErrorType } from '../shared/error-shapes.js';
+import { anthropicErrorBody } from '../shared/error-bodies.js';
 import { upstreamErrorMessage } from '../shared/upstream-error-message.js';
-
-export { anthropicErrorBody };
 
 /** The in-band error frame of an Anthropic stream (with the trace id, like every gateway error body). */
 export function anthropicErrorFrame(err: GatewayError, traceId?: string): string {
-  const data = { type: 'error', error: { type: anthropicErrorType(err.status), message: err.message }, ...(traceId ? { request_id: traceId, traceId } : {}) };
-  return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+  return `event: error\ndata: ${JSON.stringify(anthropicErrorBody(err, traceId))}\n\n`;
 }
 
 /** Message of any upstream error body, Anthropic-shaped (`{type:"error",error:{type,message}}`) or not. */

@@ -12,7 +12,7 @@ import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import type { AnthropicUsage } from './anthropic-messages-api.js';
 import { anthropicErrorFrame, errorFromAnthropicEvent } from './errors.js';
-import { fromAnthropicUsage } from './upstream/usage.js';
+import { fromAnthropicUsage, mergeAnthropicUsage } from './upstream/usage.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 export const anthropicPassthrough: PassthroughCodec = {
@@ -25,12 +25,10 @@ export const anthropicPassthrough: PassthroughCodec = {
     return { body: json, usage };
   },
   createRelay({ traceId }): StreamRelay {
-    let wire: Record<string, unknown> | undefined;
+    let wire: AnthropicUsage | undefined;
     let stopped = false;
     const observe = (u: unknown): void => {
-      if (!u || typeof u !== 'object') return;
-      wire ??= {};
-      for (const [k, v] of Object.entries(u)) if (v !== null && v !== undefined) wire[k] = v;
+      wire = mergeAnthropicUsage(wire, u);
     };
     return {
       relay(ev: SSEEvent): string {
@@ -55,7 +53,7 @@ export const anthropicPassthrough: PassthroughCodec = {
         return '';
       },
       error: (err: GatewayError): string => anthropicErrorFrame(err, traceId),
-      usage: (): IRUsage | undefined => (wire ? fromAnthropicUsage(wire as AnthropicUsage) : undefined),
+      usage: (): IRUsage | undefined => (wire ? fromAnthropicUsage(wire) : undefined),
     };
   },
 };

@@ -11,18 +11,17 @@ import { z } from 'zod';
 export type Json = Record<string, unknown>;
 
 export const CONTENT_TYPES = ['text', 'image', 'audio', 'video', 'document'] as const;
-export type ContentType = (typeof CONTENT_TYPES)[number];
 
-export const textContentSchema = z.looseObject({ type: z.literal('text'), text: z.string(), annotations: z.array(z.unknown()).optional() });
+const textContentSchema = z.looseObject({ type: z.literal('text'), text: z.string(), annotations: z.array(z.unknown()).optional() });
 
 const mediaFields = { data: z.string().min(1).optional(), uri: z.string().min(1).optional(), mime_type: z.string().min(1).optional() };
 const oneSource = (c: { data?: string | undefined; uri?: string | undefined }) => (c.data === undefined) !== (c.uri === undefined);
 const SOURCE_MESSAGE = { message: 'exactly one of data or uri is required', path: ['data'] };
 
-export const imageContentSchema = z.looseObject({ type: z.literal('image'), ...mediaFields, resolution: z.string().optional() }).refine(oneSource, SOURCE_MESSAGE);
-export const documentContentSchema = z.looseObject({ type: z.literal('document'), ...mediaFields }).refine(oneSource, SOURCE_MESSAGE);
-export const audioContentSchema = z.looseObject({ type: z.literal('audio'), ...mediaFields }).refine(oneSource, SOURCE_MESSAGE);
-export const videoContentSchema = z.looseObject({ type: z.literal('video'), ...mediaFields }).refine(oneSource, SOURCE_MESSAGE);
+const imageContentSchema = z.looseObject({ type: z.literal('image'), ...mediaFields, resolution: z.string().optional() }).refine(oneSource, SOURCE_MESSAGE);
+const documentContentSchema = z.looseObject({ type: z.literal('document'), ...mediaFields }).refine(oneSource, SOURCE_MESSAGE);
+const audioContentSchema = z.looseObject({ type: z.literal('audio'), ...mediaFields }).refine(oneSource, SOURCE_MESSAGE);
+const videoContentSchema = z.looseObject({ type: z.literal('video'), ...mediaFields }).refine(oneSource, SOURCE_MESSAGE);
 
 export const contentSchema = z.discriminatedUnion('type', [textContentSchema, imageContentSchema, documentContentSchema, audioContentSchema, videoContentSchema]);
 export type Content = z.output<typeof contentSchema>;
@@ -48,7 +47,7 @@ export const functionResultStepSchema = z.looseObject({
   is_error: z.boolean().optional(),
 });
 
-export const STEP_TYPES = ['user_input', 'model_output', 'thought', 'function_call', 'function_result'] as const;
+const STEP_TYPES = ['user_input', 'model_output', 'thought', 'function_call', 'function_result'] as const;
 
 /** Steps Gemini's own tools leave (google_search_call, code_execution_result, ...): only Gemini can take them back. */
 export function isServerToolStep(type: string): boolean {
@@ -63,9 +62,8 @@ export const functionToolSchema = z.looseObject({
   parameters: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const TOOL_CHOICE_TYPES = ['auto', 'any', 'none', 'validated'] as const;
 
-export const generationConfigSchema = z.looseObject({
+const generationConfigSchema = z.looseObject({
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().min(0).max(1).optional(),
   max_output_tokens: z.number().int().min(1).optional(),

@@ -7,18 +7,17 @@
  * models are reached through generateContent by every other protocol.
  */
 import type { ClientCodec } from '../types.js';
+import type { CreateInteractionRequest } from './gemini-interactions-api.js';
 import { decodeInteractionRequest } from './client/decode-request.js';
 import { encodeInteractionResponse } from './client/encode-response.js';
 import { interactionsSettingName } from './client/setting-names.js';
 import { createInteractionsStreamEncoder } from './client/stream-encoder.js';
-import { interactionsErrorBody } from './errors.js';
 
-export const geminiInteractionsClient: ClientCodec = {
+export const geminiInteractionsClient: ClientCodec<CreateInteractionRequest> = {
   protocol: 'gemini-interactions',
   // Without stored history or a known target: the endpoint decodes with both (endpoints/interactions-turn.ts).
-  decodeRequest: (body, ctx) => decodeInteractionRequest(body, { model: ctx.model, stream: ctx.stream, target: 'openai-chat' }).ir,
+  decodeRequest: (body, ctx) => decodeInteractionRequest(body, { model: ctx.model, stream: ctx.stream, target: 'openai-chat', ...(ctx.validated ? { validated: ctx.validated } : {}) }).ir,
   encodeResponse: encodeInteractionResponse,
   createStreamEncoder: createInteractionsStreamEncoder,
-  errorBody: interactionsErrorBody,
   settingName: interactionsSettingName,
 };

@@ -13,7 +13,7 @@ import { quoteInput } from '../../quote-input.js';
 const snakeToCamel = (k: string): string => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** Renames the snake_case keys of one object level to camelCase (other values untouched). */
-export function camelKeys(value: unknown): unknown {
+function camelKeys(value: unknown): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
@@ -31,13 +31,13 @@ function obj<S extends z.ZodRawShape>(shape: S) {
 const jsonObject = z.record(z.string(), z.unknown());
 const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
 
-export const inlineDataSchema = obj({ mimeType: z.string().min(1, 'is required'), data: base64.min(1, 'is required') });
-export const fileDataSchema = obj({ mimeType: z.string().optional(), fileUri: z.string().min(1, 'is required') });
-export const functionCallSchema = obj({ id: z.string().optional(), name: z.string().min(1, 'is required'), args: jsonObject.nullish() });
+const inlineDataSchema = obj({ mimeType: z.string().min(1, 'is required'), data: base64.min(1, 'is required') });
+const fileDataSchema = obj({ mimeType: z.string().optional(), fileUri: z.string().min(1, 'is required') });
+const functionCallSchema = obj({ id: z.string().optional(), name: z.string().min(1, 'is required'), args: jsonObject.nullish() });
 
 const DATA_FIELDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'] as const;
 
-export const partSchema = obj({
+const partSchema = obj({
   text: z.string().optional(),
   inlineData: inlineDataSchema.optional(),
   fileData: fileDataSchema.optional(),
@@ -60,7 +60,7 @@ export const partSchema = obj({
 
 export type GeminiPart = z.output<typeof partSchema>;
 
-export const contentSchema = obj({
+const contentSchema = obj({
   // The legacy `function` role (function results) is still sent by old clients.
   role: z.enum(['user', 'model', 'function'], { message: "must be 'user' or 'model' (system prompts go in 'systemInstruction')" }).optional(),
   parts: z.array(partSchema).min(1, 'must not be empty'),
@@ -70,7 +70,7 @@ export type GeminiContent = z.output<typeof contentSchema>;
 
 export const systemInstructionSchema = obj({ role: z.string().optional(), parts: z.array(partSchema) });
 
-export const functionDeclarationSchema = obj({
+const functionDeclarationSchema = obj({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/, 'must start with a letter or _ and use letters, digits, _ . : - (max 128)'),
   description: z.string().optional(),
   parameters: jsonObject.nullish(),
@@ -81,20 +81,20 @@ export const functionDeclarationSchema = obj({
 
 export const toolSchema = obj({ functionDeclarations: z.array(functionDeclarationSchema).optional() });
 
-export const toolConfigSchema = obj({
+const toolConfigSchema = obj({
   functionCallingConfig: obj({
     mode: z.enum(['AUTO', 'ANY', 'NONE', 'VALIDATED', 'MODE_UNSPECIFIED']).optional(),
     allowedFunctionNames: z.array(z.string()).optional(),
   }).optional(),
 });
 
-export const thinkingConfigSchema = obj({
+const thinkingConfigSchema = obj({
   includeThoughts: z.boolean().optional(),
   thinkingBudget: z.number().int().min(-1).optional(),
   thinkingLevel: z.string().optional(),
 });
 
-export const generationConfigSchema = obj({
+const generationConfigSchema = obj({
   temperature: z.number().min(0).max(2).optional(),
   topP: z.number().min(0).max(1).optional(),
   topK: z.number().min(0).optional(),
@@ -134,7 +134,7 @@ export const countTokensRequestSchema = obj({
 
 // ---- responses (what an upstream sends back; camelCase only, validated loosely) ----
 
-export const responsePartSchema = z.looseObject({
+const responsePartSchema = z.looseObject({
   text: z.string().optional(),
   thought: z.boolean().optional(),
   thoughtSignature: z.string().optional(),
@@ -146,7 +146,7 @@ export const responsePartSchema = z.looseObject({
 
 export type GeminiResponsePart = z.output<typeof responsePartSchema>;
 
-export const usageMetadataSchema = z.looseObject({
+const usageMetadataSchema = z.looseObject({
   promptTokenCount: z.number().optional(),
   candidatesTokenCount: z.number().optional(),
   totalTokenCount: z.number().optional(),

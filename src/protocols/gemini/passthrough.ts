@@ -7,7 +7,7 @@ import { GatewayError } from '../../errors.js';
 import type { SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
-import { geminiErrorObject } from './errors.js';
+import { geminiErrorBody } from '../shared/error-bodies.js';
 import type { UsageMetadataWire } from './gemini-api.js';
 import { streamErrorOf } from './upstream/stream-decoder.js';
 import { createGeminiFramer } from './client/stream-framing.js';
@@ -55,7 +55,7 @@ export const geminiPassthrough: PassthroughCodec = {
         return framer.end();
       },
       error(err: GatewayError): string {
-        return framer.chunk(JSON.stringify(geminiErrorObject(err, traceId))) + framer.end();
+        return framer.chunk(JSON.stringify(geminiErrorBody(err, traceId))) + framer.end();
       },
       usage: () => usage,
     };

@@ -7,7 +7,7 @@ import { z } from 'zod';
 const sizeSchema = z.string().regex(/^(auto|[1-9]\d*x[1-9]\d*)$/, "expected 'auto' or '<width>x<height>'");
 
 /** Fields shared by generations and edits (edits arrive as strings in multipart; coerced first). */
-export const imageOptionsShape = {
+const imageOptionsShape = {
   model: z.string().min(1, 'a model is required'),
   prompt: z.string().trim().min(1, 'a non-empty prompt is required'),
   n: z.number().int().min(1).max(10).optional(),
@@ -33,7 +33,7 @@ export const imageEditOptionsSchema = z.looseObject({
   ...imageOptionsShape,
   input_fidelity: z.enum(['high', 'low']).optional(),
 });
-export type ImageEditOptions = z.infer<typeof imageEditOptionsSchema>;
+type ImageEditOptions = z.infer<typeof imageEditOptionsSchema>;
 
 /** An input image of an edit, in whichever form the caller sent it. */
 export type ImageInput =

@@ -17,16 +17,16 @@ const filePart = z.looseObject({
 });
 const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
 
-export const userPartSchema = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart]);
+const userPartSchema = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart]);
 const textContent = z.union([z.string(), z.array(textPart)]);
 
-export const toolCallSchema = z.looseObject({
+const toolCallSchema = z.looseObject({
   id: z.string(),
   type: z.literal('function').default('function'),
   function: z.looseObject({ name: z.string(), arguments: z.string().default('') }),
 });
 
-export const messageSchema = z.discriminatedUnion('role', [
+const messageSchema = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('system'), content: textContent, name: z.string().optional() }),
   z.looseObject({ role: z.literal('developer'), content: textContent, name: z.string().optional() }),
   z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(userPartSchema)]), name: z.string().optional() }),
@@ -143,7 +143,6 @@ export const chatResponseSchema = z.looseObject({
   usage: usageSchema.nullish(),
 });
 
-export type ChatResponseWire = z.output<typeof chatResponseSchema>;
 export type UsageWire = z.output<typeof usageSchema>;
 
 /**
@@ -180,4 +179,3 @@ export const chatChunkSchema = z.looseObject({
     )
     .nullish(),
 });
-export type ChatChunkWire = z.output<typeof chatChunkSchema>;

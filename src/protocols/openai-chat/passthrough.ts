@@ -3,7 +3,7 @@ import { findTopLevelValue, insertTopLevelField, replaceTopLevelString } from '.
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
 import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
-import { openAIChunkError, openAIErrorObject } from './errors.js';
+import { openAIChunkError, openAIErrorFrame } from './errors.js';
 import { fromOpenAIUsage } from './upstream/usage.js';
 import type { UsageWire } from './openai-chat-api.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
@@ -79,7 +79,7 @@ export const openAIChatPassthrough: PassthroughCodec = {
         throw streamEndedEarly('the answer was complete');
       },
       error(err: GatewayError): string {
-        return sseFrame(JSON.stringify({ error: openAIErrorObject(err), traceId }));
+        return openAIErrorFrame(err, traceId);
       },
       usage: () => usage,
     };

@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 const num = (min: number, max: number) => z.number().min(min).max(max).nullish();
 
-export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 const textFormatSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text') }),
@@ -78,14 +78,14 @@ export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
 
 // ---- input content parts ----
 
-export const inputTextSchema = z.looseObject({ type: z.literal('input_text'), text: z.string() });
-export const inputImageSchema = z.looseObject({
+const inputTextSchema = z.looseObject({ type: z.literal('input_text'), text: z.string() });
+const inputImageSchema = z.looseObject({
   type: z.literal('input_image'),
   image_url: z.string().min(1).nullish(),
   file_id: z.string().min(1).nullish(),
   detail: z.enum(['auto', 'low', 'high', 'original']).nullish(),
 });
-export const inputFileSchema = z.looseObject({
+const inputFileSchema = z.looseObject({
   type: z.literal('input_file'),
   file_data: z.string().min(1).nullish(),
   file_id: z.string().min(1).nullish(),
@@ -96,7 +96,7 @@ const outputTextSchema = z.looseObject({ type: z.literal('output_text'), text: z
 const refusalSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
 const inputAudioSchema = z.looseObject({ type: z.literal('input_audio') });
 
-export const contentPartSchema = z.discriminatedUnion('type', [inputTextSchema, inputImageSchema, inputFileSchema, outputTextSchema, refusalSchema, inputAudioSchema]);
+const contentPartSchema = z.discriminatedUnion('type', [inputTextSchema, inputImageSchema, inputFileSchema, outputTextSchema, refusalSchema, inputAudioSchema]);
 export type ContentPart = z.output<typeof contentPartSchema>;
 
 /** Parts a tool output may carry (function_call_output / custom_tool_call_output arrays). */

@@ -7,7 +7,7 @@
 import type { IRChatRequest, IRContentPart, IRWarning, ProtocolName, ProviderOptions } from '../../ir/types.js';
 
 /** Vendor label used in warnings. */
-export const VENDOR_OF: Record<ProtocolName, string> = { 'openai-chat': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini', 'openai-responses': 'openai', 'gemini-interactions': 'gemini' };
+const VENDOR_OF: Record<ProtocolName, string> = { 'openai-chat': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini', 'openai-responses': 'openai', 'gemini-interactions': 'gemini' };
 
 /** Option objects whose members are reported one by one (`generationConfig.topK`, not `generationConfig`). */
 const NESTED = new Set(['generationConfig', 'metadata', 'output_config']);

@@ -7,7 +7,7 @@
 import { GatewayError } from '../../errors.js';
 import type { IRStreamEvent } from '../../ir/types.js';
 
-export type OpenBlock = { kind: 'text' | 'reasoning'; id: string } | { kind: 'tool'; id: string; index: number };
+type OpenBlock = { kind: 'text' | 'reasoning'; id: string } | { kind: 'tool'; id: string; index: number };
 
 function startOf(b: OpenBlock, name: string): IRStreamEvent {
   if (b.kind === 'tool') return { type: 'tool-call-start', id: b.id, index: b.index, name };

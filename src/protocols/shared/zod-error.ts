@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors.js';
 import { quoteInput } from '../../quote-input.js';
 
 /** `['messages', 0, 'role']` -> `messages[0].role` */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;
@@ -23,19 +23,6 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, pre
   const param = fullParam ? quoteInput(fullParam) : null;
   const message = issue ? `Invalid value for '${param ?? 'body'}': ${quoteInput(issue.message, 300)}` : 'Invalid request body.';
   throw new GatewayError('invalid_request', message, { param });
-}
-
-/**
- * parseOrThrow, remembered on the body object itself (non-enumerable symbol property): the endpoint
- * validates the body, and the codec decoding the same object later gets the result without parsing
- * it again. Bodies are not mutated after they were parsed.
- */
-export function parseBodyOnce<T extends z.ZodType>(schema: T, body: Record<string, unknown>, tag: symbol): z.output<T> {
-  const memo: unknown = (body as Record<symbol, unknown>)[tag];
-  if (memo !== undefined) return memo as z.output<T>;
-  const result = parseOrThrow(schema, body);
-  Object.defineProperty(body, tag, { value: result, enumerable: false, configurable: true });
-  return result;
 }
 
 /** Prefers the deepest issue (unions report their members' issues nested). */

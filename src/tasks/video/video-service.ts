@@ -147,8 +147,7 @@ export class VideoTaskService {
     const task = await this.records.load(taskId);
     if (!task) throw new GatewayError('unavailable', 'The task for this Request-Id could not be read; try again.');
     if (task.data.fingerprint !== fingerprint) {
-      throw new GatewayError('invalid_request', 'This Request-Id was already used for a different video request from this key. Use a new Request-Id.', {
-        status: 409,
+      throw new GatewayError('conflict', 'This Request-Id was already used for a different video request from this key. Use a new Request-Id.', {
         param: 'Request-Id',
         detail: 'idempotency_key_reused',
       });
@@ -187,12 +186,12 @@ export class VideoTaskService {
     const task = await this.read(stored, principal);
     const id = task.record.id;
     if (task.data.status !== 'succeeded') {
-      throw new GatewayError('invalid_request', `The task '${id}' has no video (status: ${task.data.status}).`, { status: 409, param: 'task_id', detail: 'task_not_ready' });
+      throw new GatewayError('conflict', `The task '${id}' has no video (status: ${task.data.status}).`, { param: 'task_id', detail: 'task_not_ready' });
     }
     const output = task.data.outputs[index];
     if (!output) throw new GatewayError('invalid_request', `'index' must be a whole number below ${task.data.outputs.length}.`, { param: 'index' });
     if (task.data.upstreamExpiresAt !== null && this.deps.now() > task.data.upstreamExpiresAt) {
-      throw new GatewayError('not_found', `The video of task '${id}' has expired at the upstream.`, { status: 410, param: 'task_id', detail: 'content_expired' });
+      throw new GatewayError('gone', `The video of task '${id}' has expired at the upstream.`, { param: 'task_id', detail: 'content_expired' });
     }
     const found = taskProvider(this.deps, task.record.ownerId, task.data, principal);
     if ('error' in found) throw new GatewayError('unavailable', found.error.message);

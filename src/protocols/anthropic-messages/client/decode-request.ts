@@ -1,6 +1,6 @@
 /** Anthropic Messages request -> IR (the client side of the protocol). */
 import type { IRChatRequest, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
-import { parseBodyOnce, parseOrThrow } from '../../shared/zod-error.js';
+import { parseOrThrow } from '../../shared/zod-error.js';
 import { countTokensRequestSchema, customToolSchema, messagesRequestSchema, type CountTokensRequest, type MessagesRequest } from '../anthropic-messages-api.js';
 import { decodeMessageContent, decodeTextBlock, extrasOf } from './convert-from-anthropic-content.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
@@ -11,11 +11,9 @@ const MODELED = new Set([
   'tool_choice', 'thinking', 'metadata',
 ]);
 
-const VALIDATED = Symbol('anthropic-messages request');
-
-/** Validated once per body object (the endpoint validates, decodeAnthropicRequest reuses it). */
+/** The body checked against the Messages schema: a 400 naming the field. */
 export function validateMessagesRequest(body: Record<string, unknown>): MessagesRequest {
-  return parseBodyOnce(messagesRequestSchema, body, VALIDATED);
+  return parseOrThrow(messagesRequestSchema, body);
 }
 
 export function validateCountTokensRequest(body: Record<string, unknown>): CountTokensRequest {
@@ -23,8 +21,7 @@ export function validateCountTokensRequest(body: Record<string, unknown>): Count
 }
 
 /** Anthropic request -> IR. */
-export function decodeAnthropicRequest(body: Record<string, unknown>): IRChatRequest {
-  const req = validateMessagesRequest(body);
+export function decodeAnthropicRequest(body: Record<string, unknown>, req: MessagesRequest = validateMessagesRequest(body)): IRChatRequest {
   const toolNames = new Map<string, string>();
   const messages: IRMessage[] = [];
   const system = decodeSystem(req.system);

@@ -69,6 +69,7 @@ export function encodeAnthropicRequest(req: IRChatRequest, upstreamModel: string
     const choice: Record<string, unknown> | undefined =
       req.toolChoice?.type === 'required' ? { type: 'any' }
       : req.toolChoice?.type === 'tool' ? { type: 'tool', name: req.toolChoice.name }
+      : req.toolChoice?.type === 'web-search' ? { type: 'tool', name: 'web_search' }
       : req.toolChoice?.type === 'none' ? { type: 'none' }
       : req.toolChoice?.type === 'auto' || req.parallelToolCalls === false ? { type: 'auto' }
       : undefined;

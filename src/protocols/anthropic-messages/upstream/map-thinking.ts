@@ -20,7 +20,7 @@ interface WireMessage {
 
 /** Why thinking cannot be on for this request, if anything. */
 function conflict(req: IRChatRequest, messages: WireMessage[]): string | undefined {
-  if (req.toolChoice?.type === 'required' || req.toolChoice?.type === 'tool') return 'tool_choice forces a tool call';
+  if (req.toolChoice?.type === 'required' || req.toolChoice?.type === 'tool' || req.toolChoice?.type === 'web-search') return 'tool_choice forces a tool call';
   if (req.temperature !== undefined && req.temperature !== 1) return 'temperature is not 1';
   if (req.topK !== undefined) return 'top_k is set';
   if (req.topP !== undefined && req.topP < 0.95) return 'top_p is below 0.95';

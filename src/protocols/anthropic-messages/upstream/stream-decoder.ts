@@ -14,12 +14,12 @@ import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.j
 import { errorFromAnthropicEvent } from '../errors.js';
 import { webCitations, webSearchOutcome, webSearchQueries } from './decode-response.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';
-import { fromAnthropicUsage } from './usage.js';
+import { fromAnthropicUsage, mergeAnthropicUsage } from './usage.js';
 
 const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed Anthropic stream event.');
 
 export function createAnthropicStreamDecoder(): StreamDecoder {
-  let wireUsage: AnthropicUsage = {};
+  let wireUsage: AnthropicUsage | undefined;
   let finishReason: IRFinishReason | undefined;
   let toolCount = 0;
   let done = false;
@@ -45,11 +45,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   };
 
   const usage = (): IRUsage => fromAnthropicUsage(wireUsage);
-  const mergeWire = (u: AnthropicUsage | null | undefined): void => {
-    if (!u) return;
-    const next: Record<string, unknown> = { ...wireUsage };
-    for (const [k, v] of Object.entries(u)) if (v !== null && v !== undefined) next[k] = v;
-    wireUsage = next as AnthropicUsage;
+  const mergeWire = (u: unknown): void => {
+    wireUsage = mergeAnthropicUsage(wireUsage, u);
   };
 
   const fail = (error: GatewayError): IRStreamEvent[] => {
@@ -59,7 +56,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
 
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
-      if (done) return [];
+      if (done || ev.data.trim() === '') return [];
       let json: unknown;
       try {
         json = JSON.parse(ev.data);

@@ -19,3 +19,14 @@ export function fromAnthropicUsage(u: AnthropicUsage | null | undefined): IRUsag
   if (out.inputTokens !== undefined && out.outputTokens !== undefined) out.totalTokens = out.inputTokens + out.outputTokens;
   return out;
 }
+
+/**
+ * Usage counts of a stream so far: `message_start`'s, then each `message_delta`'s non-null values
+ * on top (cumulative counts, never added).
+ */
+export function mergeAnthropicUsage(soFar: AnthropicUsage | undefined, next: unknown): AnthropicUsage | undefined {
+  if (!next || typeof next !== 'object') return soFar;
+  const merged: Record<string, unknown> = { ...soFar };
+  for (const [k, v] of Object.entries(next)) if (v !== null && v !== undefined) merged[k] = v;
+  return merged as AnthropicUsage;
+}

@@ -6,15 +6,13 @@
 import { GatewayError } from '../../../errors.js';
 import type { IRChatRequest, IRFunctionTool, IRMessage, IRResponseFormat, IRTextPart, IRToolChoice, ProtocolName } from '../../../ir/types.js';
 import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
-import { parseBodyOnce, parseOrThrow } from '../../shared/zod-error.js';
+import { parseOrThrow } from '../../shared/zod-error.js';
 import { createInteractionSchema, functionToolSchema, type CreateInteractionRequest, type GenerationConfig, type Json } from '../gemini-interactions-api.js';
 import { decodeSteps, inputAsSteps, keepOwnSignatures } from './decode-steps.js';
 
-const VALIDATED = Symbol('gemini-interactions request');
-
-/** Validated once per body object (the endpoint validates, the decoder reuses the result). */
+/** The body checked against the Interactions schema: a 400 naming the field. */
 export function validateInteractionRequest(body: Record<string, unknown>): CreateInteractionRequest {
-  const req = parseBodyOnce(createInteractionSchema, body, VALIDATED);
+  const req = parseOrThrow(createInteractionSchema, body);
   inputAsSteps(req.input); // a list mixing contents and steps is a 400 on every route
   return req;
 }
@@ -49,6 +47,8 @@ export interface InteractionsDecodeOptions {
   target: ProtocolName;
   /** The conversation so far, rebuilt from stored interactions (`previous_interaction_id`). */
   history?: { system: IRTextPart[]; messages: IRMessage[] };
+  /** The body as the endpoint validated it (validated here when absent). */
+  validated?: CreateInteractionRequest;
 }
 
 export interface DecodedInteraction {
@@ -149,7 +149,7 @@ function decodeGeneration(g: GenerationConfig | undefined, ir: IRChatRequest, mo
 }
 
 export function decodeInteractionRequest(body: Record<string, unknown>, opts: InteractionsDecodeOptions): DecodedInteraction {
-  const req = validateInteractionRequest(body);
+  const req = opts.validated ?? validateInteractionRequest(body);
   const model = opts.model;
   for (const [k, v] of Object.entries(body)) {
     if (v === undefined || TRANSLATED.has(k)) continue;

@@ -54,7 +54,7 @@ export function inputAsSteps(input: CreateInteractionRequest['input']): Json[] {
 }
 
 /** The reasoning part a thought step stands for; undefined when it holds nothing. */
-export function reasoningOfThought(step: Json, param: string): IRReasoningPart | undefined {
+function reasoningOfThought(step: Json, param: string): IRReasoningPart | undefined {
   const t = parseOrThrow(thoughtStepSchema, step, param);
   const text = (t.summary ?? []).flatMap((s) => (s.type === 'text' ? [s.text] : [])).join('\n\n');
   const token = decodeReasoningToken(t.signature);
@@ -87,7 +87,7 @@ function mediaPart(c: Content, param: string, model: string): IRImagePart | IRFi
 }
 
 /** Contents -> IR parts (text, images, documents). */
-export function contentParts(raw: unknown[], param: string, model: string): Array<IRTextPart | IRImagePart | IRFilePart> {
+function contentParts(raw: unknown[], param: string, model: string): Array<IRTextPart | IRImagePart | IRFilePart> {
   return raw.flatMap((item, j): Array<IRTextPart | IRImagePart | IRFilePart> => {
     const at = `${param}[${j}]`;
     const c = parseOrThrow(contentSchema, item, at);

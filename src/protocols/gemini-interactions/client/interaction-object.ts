@@ -36,7 +36,7 @@ export interface InteractionsEncodeOptions {
 }
 
 export function interactionsOptions(meta: ResponseMeta): InteractionsEncodeOptions {
-  const opts = meta.options?.interactions as InteractionsEncodeOptions | undefined;
+  const opts = meta.options?.interactions;
   if (!opts || typeof opts.interactionId !== 'string') throw new GatewayError('internal', 'The Interactions encoder was called without its options.');
   return opts;
 }

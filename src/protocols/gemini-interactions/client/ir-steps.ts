@@ -12,7 +12,7 @@ import type { Json } from '../gemini-interactions-api.js';
 import { GEMINI_INTERACTIONS, reasoningOrigin } from './decode-steps.js';
 
 /** A text, image or document part as an Interactions content. */
-export function contentOf(p: IRTextPart | IRImagePart | IRFilePart): Json {
+function contentOf(p: IRTextPart | IRImagePart | IRFilePart): Json {
   if (p.type === 'text') return { type: 'text', text: p.text };
   const type = p.type === 'image' ? 'image' : 'document';
   const s = p.source;

@@ -18,7 +18,7 @@ type FunctionResponse = NonNullable<GeminiPart['functionResponse']>;
 type MediaRef = { mimeType: string; data: string } | { mimeType?: string | undefined; fileUri: string };
 
 /** inlineData/fileData -> IR image or file part; audio and video have no IR form. */
-export function mediaPart(media: MediaRef, param: string): IRImagePart | IRFilePart {
+function mediaPart(media: MediaRef, param: string): IRImagePart | IRFilePart {
   const isInline = 'data' in media;
   const mime = media.mimeType ?? (isInline ? 'application/octet-stream' : guessMediaType(media.fileUri));
   if (mime.startsWith('audio/') || mime.startsWith('video/')) {

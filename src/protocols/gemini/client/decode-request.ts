@@ -2,6 +2,7 @@
 import { GatewayError } from '../../../errors.js';
 import type { IRChatRequest, IRResponseFormat, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
+import type { DecodeContext } from '../../types.js';
 import { convertFromGeminiContents } from './convert-from-gemini-contents.js';
 import { generateContentRequestSchema, type GenerateContentRequest } from '../gemini-api.js';
 import { toJsonSchemaObject } from './schema-dialect.js';
@@ -23,8 +24,8 @@ export function validateGeminiRequest(body: Record<string, unknown>): GenerateCo
   return parseOrThrow(generateContentRequestSchema, body);
 }
 
-export function decodeGeminiRequest(body: Record<string, unknown>, ctx: { model: string; stream: boolean }): IRChatRequest {
-  const req = validateGeminiRequest(body);
+export function decodeGeminiRequest(body: Record<string, unknown>, ctx: DecodeContext<GenerateContentRequest>): IRChatRequest {
+  const req = ctx.validated ?? validateGeminiRequest(body);
   if (req.cachedContent !== undefined) {
     throw new GatewayError('unsupported', `cachedContent refers to a Gemini context cache and cannot be used with the model '${ctx.model}'.`, { param: 'cachedContent' });
   }

@@ -15,7 +15,7 @@ export function argsObject(args: string): Json | undefined {
 }
 
 /** One IR part -> a Gemini part (undefined when it has no Gemini form). */
-export function encodePart(p: IRContentPart): Json | undefined {
+function encodePart(p: IRContentPart): Json | undefined {
   switch (p.type) {
     case 'text':
       return { text: p.text };

@@ -15,7 +15,7 @@ const NESTED_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 const NESTED_ONE = new Set(['items', 'not', 'additionalProperties', 'if', 'then', 'else', 'contains']);
 
 /** Converts one schema node (recursively); unknown keys are kept. */
-export function toJsonSchema(schema: unknown): unknown {
+function toJsonSchema(schema: unknown): unknown {
   if (!isObj(schema)) return schema;
   const out: Json = {};
   for (const [k, v] of Object.entries(schema)) {

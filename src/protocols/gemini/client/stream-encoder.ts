@@ -8,7 +8,7 @@ import type { GatewayError } from '../../../errors.js';
 import type { IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
 import { argsObject } from './encode-response.js';
-import { geminiErrorObject } from '../errors.js';
+import { geminiErrorBody } from '../../shared/error-bodies.js';
 import { toGeminiFinishReason } from './map-finish-reason.js';
 import { createGeminiFramer } from './stream-framing.js';
 import { toGeminiUsage } from './usage.js';
@@ -91,7 +91,7 @@ export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
     },
     error(err: GatewayError): string {
       finished = true;
-      return framer.chunk(JSON.stringify(geminiErrorObject(err, meta.traceId))) + framer.end();
+      return framer.chunk(JSON.stringify(geminiErrorBody(err, meta.traceId))) + framer.end();
     },
   };
 }

@@ -2,6 +2,8 @@
  * Wire framing of a Gemini stream for the client: `alt=sse` -> one `data:` line per chunk; otherwise
  * one JSON array written incrementally (`[` chunk `,` chunk ... `]`). Per-request state lives here.
  */
+import type { ClientOptions } from '../../types.js';
+
 export interface GeminiFramer {
   /** Text for one chunk (a JSON document). */
   chunk(json: string): string;
@@ -10,7 +12,7 @@ export interface GeminiFramer {
   readonly sse: boolean;
 }
 
-export function createGeminiFramer(options: Record<string, unknown> | undefined): GeminiFramer {
+export function createGeminiFramer(options: Pick<ClientOptions, 'sse'> | undefined): GeminiFramer {
   const sse = options?.sse !== false;
   let started = false;
   let ended = false;

@@ -63,7 +63,9 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
     if (all.length) body.tools = all;
     if (req.parallelToolCalls === false) warnings.push(dropped('parallelToolCalls', 'gemini', 'Gemini has no switch for parallel function calls; ignored.'));
   }
-  if (req.toolChoice) {
+  if (req.toolChoice?.type === 'web-search') {
+    warnings.push(dropped('toolChoice', 'gemini', 'Gemini cannot be made to search; the model decides when to use Google Search.'));
+  } else if (req.toolChoice) {
     const c = req.toolChoice;
     const fcc: Json =
       c.type === 'auto' ? { mode: 'AUTO' }
@@ -113,7 +115,7 @@ export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _
 }
 
 /** Largest thinkingBudget Gemini accepts: 32768 on Pro models, 24576 on Flash and Flash-Lite. */
-export function maxThinkingBudget(upstreamModel: string): number {
+function maxThinkingBudget(upstreamModel: string): number {
   return /pro/i.test(upstreamModel) ? 32_768 : 24_576;
 }
 

@@ -70,7 +70,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
 
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
-      if (done) return [];
+      if (done || ev.data.trim() === '') return [];
       let json: unknown;
       try {
         json = JSON.parse(ev.data);

@@ -22,7 +22,7 @@ function unsupported(modelId: string, param: string, why: string): GatewayError 
 }
 
 /** `1536x1024` -> the closest Gemini aspect ratio and, above 1K, an image size. */
-export function geminiImageConfig(size: string | undefined, quality: string | undefined): Record<string, string> | undefined {
+function geminiImageConfig(size: string | undefined, quality: string | undefined): Record<string, string> | undefined {
   const config: Record<string, string> = {};
   let longSide = 0;
   if (size && size !== 'auto') {

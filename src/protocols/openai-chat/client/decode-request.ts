@@ -1,7 +1,7 @@
 import { GatewayError } from '../../../errors.js';
 import { sourceFromUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
-import { parseBodyOnce } from '../../shared/zod-error.js';
+import { parseOrThrow } from '../../shared/zod-error.js';
 import { chatRequestSchema, DEFAULT_MAX_TOKENS, type ChatMessage, type ChatRequest } from '../openai-chat-api.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
 
@@ -12,16 +12,13 @@ const MODELED = new Set([
   'parallel_tool_calls', 'reasoning_effort', 'user',
 ]);
 
-const VALIDATED = Symbol('openai-chat request');
-
-/** Validated once per body object (the endpoint validates, decodeOpenAIChatRequest reuses it). */
+/** The body checked against the chat schema: a 400 naming the field. */
 export function validateChatRequest(body: Record<string, unknown>): ChatRequest {
-  return parseBodyOnce(chatRequestSchema, body, VALIDATED);
+  return parseOrThrow(chatRequestSchema, body);
 }
 
-/** OpenAI chat request -> IR. */
-export function decodeOpenAIChatRequest(body: Record<string, unknown>): IRChatRequest {
-  const req = validateChatRequest(body);
+/** OpenAI chat request -> IR. `req` is the body as the endpoint validated it (validated here when absent). */
+export function decodeOpenAIChatRequest(body: Record<string, unknown>, req: ChatRequest = validateChatRequest(body)): IRChatRequest {
   const system: IRTextPart[] = [];
   const messages: IRMessage[] = [];
   const toolNames = new Map<string, string>();

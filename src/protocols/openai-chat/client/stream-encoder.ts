@@ -2,7 +2,7 @@ import type { GatewayError } from '../../../errors.js';
 import { sseFrame } from '../../../http/sse.js';
 import type { IRStreamEvent } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
-import { openAIErrorObject } from '../errors.js';
+import { openAIErrorFrame } from '../errors.js';
 import { toOpenAIFinishReason } from './map-finish-reason.js';
 import { toOpenAIUsage } from './usage.js';
 
@@ -59,7 +59,7 @@ export function createOpenAIChatStreamEncoder(meta: ResponseMeta): StreamEncoder
     },
     error(err: GatewayError): string {
       finished = true;
-      return sseFrame(JSON.stringify({ error: openAIErrorObject(err), traceId: meta.traceId }));
+      return openAIErrorFrame(err, meta.traceId);
     },
   };
 }

@@ -55,7 +55,9 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
     if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls;
   }
   // (A tool_choice whose only tool was the web search left out goes too: no tools, no choice.)
-  if (req.toolChoice && !(req.tools?.length && !tools?.length)) {
+  if (req.toolChoice?.type === 'web-search') {
+    warnings.push(dropped('toolChoice', 'openai-chat', 'The web search this tool_choice forces was left out; ignored.'));
+  } else if (req.toolChoice && !(req.tools?.length && !tools?.length)) {
     body.tool_choice = req.toolChoice.type === 'tool' ? { type: 'function', function: { name: req.toolChoice.name } } : req.toolChoice.type;
   }
   if (req.responseFormat) {

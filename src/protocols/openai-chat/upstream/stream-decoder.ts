@@ -39,6 +39,8 @@ export function createOpenAIChatStreamDecoder(): StreamDecoder {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (done) return [];
       if (ev.data === '[DONE]') return finishReason ? finish() : [];
+      // An empty data line is a keep-alive of some compatible servers, not a chunk.
+      if (ev.data.trim() === '') return [];
       let json: unknown;
       try {
         json = JSON.parse(ev.data);

@@ -195,7 +195,7 @@ export function decodeInputItems(input: string | ReadonlyArray<Record<string, un
 }
 
 /** The protocol a reasoning part came from (set by this codec), if known. */
-export function reasoningOrigin(part: IRReasoningPart): ProtocolName | undefined {
+function reasoningOrigin(part: IRReasoningPart): ProtocolName | undefined {
   const origin = part.providerOptions?.['openai-responses']?.origin;
   return typeof origin === 'string' ? (origin as ProtocolName) : undefined;
 }

@@ -2,7 +2,7 @@
 import { GatewayError } from '../../../errors.js';
 import type { IRChatRequest, IRMessage, IRTextPart, ProtocolName } from '../../../ir/types.js';
 import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
-import { parseBodyOnce } from '../../shared/zod-error.js';
+import { parseOrThrow } from '../../shared/zod-error.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../openai-responses-api.js';
 import { decodeInputItems, keepOwnSignatures, type DecodedItems } from './convert-input-items.js';
 import { decodeTools, type ToolNames } from './decode-tools.js';
@@ -15,11 +15,9 @@ const MODELED = new Set([
   'include', 'user', 'prompt',
 ]);
 
-const VALIDATED = Symbol('openai-responses request');
-
-/** Validated once per body object (the endpoint validates, the decoder reuses the result). */
+/** The body checked against the Responses schema: a 400 naming the field. */
 export function validateResponsesRequest(body: Record<string, unknown>): ResponsesRequest {
-  return parseBodyOnce(responsesRequestSchema, body, VALIDATED);
+  return parseOrThrow(responsesRequestSchema, body);
 }
 
 export interface ResponsesDecodeOptions {
@@ -30,6 +28,8 @@ export interface ResponsesDecodeOptions {
   target: ProtocolName;
   /** The conversation so far, rebuilt from stored responses (`previous_response_id`). */
   history?: DecodedItems;
+  /** The body as the endpoint validated it (validated here when absent). */
+  validated?: ResponsesRequest;
 }
 
 export interface DecodedResponsesRequest {
@@ -40,7 +40,7 @@ export interface DecodedResponsesRequest {
 }
 
 export function decodeResponsesRequest(body: Record<string, unknown>, opts: ResponsesDecodeOptions): DecodedResponsesRequest {
-  const req = validateResponsesRequest(body);
+  const req = opts.validated ?? validateResponsesRequest(body);
   if (req.conversation != null) {
     throw new GatewayError('unsupported', `The Conversations API cannot be used with the model '${opts.model}'; chain turns with previous_response_id.`, { param: 'conversation' });
   }

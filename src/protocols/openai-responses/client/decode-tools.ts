@@ -140,7 +140,7 @@ function decodeWebSearch(raw: Record<string, unknown>, param: string): IRWebSear
  * OpenAI's hosted tools (`param` names where the tool was declared, e.g. `tools[2]`). `web_search`
  * becomes the vendor's own search; no other vendor can run the others.
  */
-export function decodeHostedTool(tool: { type: string } & Record<string, unknown>, param: string, model: string): IRTool {
+function decodeHostedTool(tool: { type: string } & Record<string, unknown>, param: string, model: string): IRTool {
   if (WEB_SEARCH.has(tool.type)) return decodeWebSearch(tool, param);
   throw new GatewayError('unsupported', `The tool '${tool.type}' (${param}) is one of OpenAI's hosted tools; the model '${model}' cannot run it.`, { param });
 }
@@ -237,6 +237,9 @@ export function decodeTools(req: Pick<ResponsesRequest, 'tools' | 'tool_choice' 
     const keep = new Set(allowed.map((t, k) => named((t as { name?: unknown }).name, `tool_choice.tools[${k}]`)));
     out.tools = tools.filter((t) => t.type !== 'function' || keep.has(t.name));
     out.toolChoice = { type: choice.mode === 'required' ? 'required' : 'auto' };
+  } else if (WEB_SEARCH.has(choice.type)) {
+    if (!tools.some((t) => t.type === 'web-search')) throw new GatewayError('invalid_request', `tool_choice names '${choice.type}', which is not among the tools.`, { param: 'tool_choice' });
+    out.toolChoice = { type: 'web-search' };
   } else {
     throw new GatewayError('unsupported', `tool_choice of type '${choice.type}' names one of OpenAI's hosted tools; the model '${model}' cannot run it.`, { param: 'tool_choice' });
   }

@@ -13,7 +13,6 @@ export type Json = Record<string, unknown>;
 
 export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
 
-export const TERMINAL_STATUSES: readonly ResponseStatus[] = ['completed', 'incomplete', 'failed', 'cancelled'];
 
 /** Receives what a response produced, for storing it (filled by the encoders and the relay). */
 export interface TurnSink {
@@ -47,7 +46,7 @@ export interface ResponsesEncodeOptions {
 }
 
 export function responsesOptions(meta: ResponseMeta): ResponsesEncodeOptions {
-  const opts = meta.options?.responses as ResponsesEncodeOptions | undefined;
+  const opts = meta.options?.responses;
   if (!opts || typeof opts.responseId !== 'string') throw new GatewayError('internal', 'The Responses encoder was called without its options.');
   return opts;
 }
@@ -115,7 +114,7 @@ export function buildResponseObject(opts: Pick<ResponsesEncodeOptions, 'response
 }
 
 /** IR usage -> Responses usage, exactly the upstream's counts; undefined when nothing is known. */
-export function toResponsesUsage(u: IRUsage): Json | undefined {
+function toResponsesUsage(u: IRUsage): Json | undefined {
   if (u.inputTokens === undefined && u.outputTokens === undefined) return undefined;
   return {
     input_tokens: u.inputTokens ?? 0,

@@ -13,10 +13,10 @@ import { openAIReasoningOf } from './reasoning-signature.js';
 type Json = Record<string, unknown>;
 
 /** OpenAI rejects max_output_tokens below this. */
-export const MIN_OUTPUT_TOKENS = 16;
+const MIN_OUTPUT_TOKENS = 16;
 
 /** Reasoning families (o-series, gpt-5, codex): they take `reasoning` and refuse temperature/top_p. */
-export function isResponsesReasoningModel(model: string): boolean {
+function isResponsesReasoningModel(model: string): boolean {
   return isChatReasoningModel(model) || /codex/i.test(model);
 }
 
@@ -87,7 +87,10 @@ export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string
     });
     if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls;
   }
-  if (req.toolChoice) body.tool_choice = req.toolChoice.type === 'tool' ? { type: 'function', name: req.toolChoice.name } : req.toolChoice.type;
+  if (req.toolChoice) {
+    const c = req.toolChoice;
+    body.tool_choice = c.type === 'tool' ? { type: 'function', name: c.name } : c.type === 'web-search' ? { type: 'web_search' } : c.type;
+  }
   if (req.responseFormat) {
     const rf = req.responseFormat;
     const format =

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 
-export const responsesUsageSchema = z.looseObject({
+const responsesUsageSchema = z.looseObject({
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
   total_tokens: z.number().int().nonnegative().optional(),
@@ -20,13 +20,13 @@ const refusalSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.str
 /** Content parts of an assistant message; other part types are read as nothing. */
 const contentPartSchema = z.union([outputTextSchema, refusalSchema, z.looseObject({ type: z.string().refine((t) => t !== 'output_text' && t !== 'refusal') })]);
 
-export const messageItemSchema = z.looseObject({
+const messageItemSchema = z.looseObject({
   type: z.literal('message'),
   id: z.string().optional(),
   role: z.literal('assistant').optional(),
   content: z.array(contentPartSchema),
 });
-export const functionCallItemSchema = z.looseObject({
+const functionCallItemSchema = z.looseObject({
   type: z.literal('function_call'),
   id: z.string().optional(),
   call_id: z.string().min(1),
@@ -34,7 +34,7 @@ export const functionCallItemSchema = z.looseObject({
   arguments: z.string(),
   namespace: z.string().optional(),
 });
-export const reasoningItemSchema = z.looseObject({
+const reasoningItemSchema = z.looseObject({
   type: z.literal('reasoning'),
   id: z.string(),
   summary: z.array(z.looseObject({ text: z.string() })).optional(),
@@ -44,16 +44,15 @@ export const reasoningItemSchema = z.looseObject({
 
 const KNOWN_ITEMS = new Set(['message', 'function_call', 'reasoning']);
 /** One output item: the three the gateway reads are checked; built-in tool items are passed over. */
-export const outputItemSchema = z.union([
+const outputItemSchema = z.union([
   z.discriminatedUnion('type', [messageItemSchema, functionCallItemSchema, reasoningItemSchema]),
   z.looseObject({ type: z.string().refine((t) => !KNOWN_ITEMS.has(t), 'malformed output item') }),
 ]);
 export type OutputItemWire = z.output<typeof outputItemSchema>;
 export type MessageItemWire = z.output<typeof messageItemSchema>;
-export type FunctionCallItemWire = z.output<typeof functionCallItemSchema>;
 export type ReasoningItemWire = z.output<typeof reasoningItemSchema>;
 
-export const RESPONSE_STATUSES = ['completed', 'incomplete', 'failed', 'in_progress', 'queued', 'cancelled'] as const;
+const RESPONSE_STATUSES = ['completed', 'incomplete', 'failed', 'in_progress', 'queued', 'cancelled'] as const;
 
 export const responseObjectSchema = z.looseObject({
   id: z.string().min(1),

@@ -1,11 +1,11 @@
 /**
- * Requests for OpenAI-style image upstreams: the caller's body with the model rewritten. GPT image
+ * Pass-through for OpenAI-style image upstreams: the caller's body with the model rewritten. GPT image
  * models reject `response_format` and always answer base64, so `b64_json` is dropped for them and
  * `url` refused (images.md, pitfall 1). Edits keep their encoding; files go out as `image` when
  * there is one and as repeated `image[]` when there are several, in the caller's order.
  */
-import { GatewayError } from '../../../errors.js';
-import { isGptImageModel, type ImageEditRequest } from '../images-api.js';
+import { GatewayError } from '../../errors.js';
+import { isGptImageModel, type ImageEditRequest } from './images-api.js';
 
 function responseFormatFor(upstreamModel: string, modelId: string, value: unknown): unknown {
   if (value === undefined || !isGptImageModel(upstreamModel)) return value;
