@@ -209,6 +209,25 @@ describe('searches and citations come back as web_search_call items and url_cita
     expect(types.filter((t) => t === 'response.output_item.added')).toHaveLength(2);
   });
 
+  it('a search Anthropic could not run is a failed web_search_call, sync and streamed', async () => {
+    const script = (): void =>
+      mocks.anthropic.scriptNext({
+        content: [
+          { type: 'server_tool_use', id: 'srvtoolu_02', name: 'web_search', input: { query: 'too many' } },
+          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_02', content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } },
+          { type: 'text', text: 'I could not search.' },
+        ],
+      });
+    script();
+    const sync = await client.responses.create({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }] });
+    expect(sync.output[0]).toMatchObject({ type: 'web_search_call', status: 'failed', action: { type: 'search', query: 'too many' } });
+    expect(sync.output_text).toBe('I could not search.');
+    script();
+    const { final, types } = await streamed({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }], stream: true });
+    expect(withoutIds(final.output)).toEqual(withoutIds(sync.output));
+    expect(types.filter((t) => t.startsWith('response.web_search_call.'))).toEqual(SEARCH_EVENTS.slice(0, 2));
+  });
+
   it('include web_search_call.action.sources lists the pages found', async () => {
     anthropicSearch();
     const sync = await client.responses.create({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }], include: ['web_search_call.action.sources'] });

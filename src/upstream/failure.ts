@@ -10,7 +10,7 @@
  */
 import { codeForStatus, GatewayError } from '../errors.js';
 
-/** Who supplied the credential an upstream call carries. Every call today uses the gateway's. */
+/** Who supplied the credential an upstream call carries: the gateway's (the provider's apiKey) or the caller's own (keys[].providerKeys, bring your own key). */
 export type CredentialSource = 'gateway' | 'caller';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The video generation task API (POST/GET/DELETE /v1/video/generations, new-api style). Client side
- * (client/): the submit body, validated field by field. There is no upstream side here: each video
- * provider (providers/video/) writes its vendor's request, and the video task service
+ * (client/): the submit body, validated field by field. There is no upstream side here: each vendor's
+ * video API (providers/openai/videos.ts, providers/gemini/veo.ts) writes its requests, and the video task service
  * (tasks/video/) checks the request against the model. Errors are OpenAI-shaped (shared/error-bodies.ts).
  */
 export { videoRequestSchema, type VideoRequest } from './videos-api.js';

@@ -296,9 +296,11 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
       if (finished) return '';
       finished = true;
       if (!started) return emit('error', { code: streamErrorCode(err), message: err.message, param: err.param });
+      // A message whose text had ended is complete: it is closed before the failure is told.
+      const settled = settle();
       const response = snapshot({ status: 'failed', output, usage, error: { code: streamErrorCode(err), message: err.message } });
       opts.sink.final = response;
-      return emit('response.failed', { response });
+      return settled + emit('response.failed', { response });
     },
   };
 }
