@@ -126,7 +126,8 @@ async function main(): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);
   if (metrics) console.log(`modelgate: metrics at ${metrics.url}`);
-  const upstreamFetch = createUndiciFetch();
+  const connectMs = config.timeouts?.connectMs;
+  const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
   const gateway = createGateway(config, {
     fetch: upstreamFetch,
     env: configEnv,

@@ -226,8 +226,15 @@ async function fromRequest(request: Request, init: RequestInit | undefined): Pro
   };
 }
 
-export function createUndiciFetch(options: { connections?: number } = {}): NodeUpstreamFetch {
-  const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1 });
+export interface UndiciFetchOptions {
+  /** Connections per upstream origin (default 256). */
+  connections?: number;
+  /** Time to open a connection (TCP and TLS) before the call fails as unreachable, in ms: the config's `timeouts.connectMs` (default 10 000). */
+  connectTimeoutMs?: number;
+}
+
+export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstreamFetch {
+  const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
 
   const upstreamFetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
     if (input instanceof Request) ({ url: input, init } = await fromRequest(input, init));

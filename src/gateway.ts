@@ -13,6 +13,8 @@ import { knownBodyText } from './http/known-body.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
+import { DeploymentHealth } from './routing/deployment-health.js';
+import { applyRoutingHeaders } from './routing/attempts.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { GuardedRateLimiter } from './limits/guarded-rate-limiter.js';
 import { applyLimitHeaders } from './limits/limit-headers.js';
@@ -78,6 +80,8 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     fetch: fetchImpl,
     now,
     newId,
+    random: options.random ?? Math.random,
+    health: new DeploymentHealth(cfg.cooldown, now),
     hooks: options.hooks ?? {},
     telemetry,
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
@@ -163,6 +167,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       ctx.obs.report({ error: { code: gerr.code, message: scrubError(ctx, gerr).message } });
     }
     applyLimitHeaders(ctx.limits, response.headers, rt.now());
+    applyRoutingHeaders(ctx, response.headers);
     response.headers.set('x-trace-id', traceId);
     if (requestId) response.headers.set('request-id', requestId);
     return ctx.obs.observe(response, knownBodyText(response) !== undefined);

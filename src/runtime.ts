@@ -9,6 +9,7 @@ import type { Telemetry, TelemetryOptions } from './observability/telemetry.js';
 import type { ErrorShape } from './protocols/shared/error-bodies.js';
 import type { FetchLike, Provider } from './providers/types.js';
 import type { ModelRegistry } from './routing/model-registry.js';
+import type { DeploymentHealth } from './routing/deployment-health.js';
 import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';
 import type { TaskStore } from './tasks/task-store.js';
 import type { VideoTaskService } from './tasks/video/video-service.js';
@@ -20,6 +21,8 @@ export interface GatewayOptions {
   fetch?: FetchLike;
   /** Milliseconds since the epoch (default: Date.now). */
   now?: () => number;
+  /** Uniform random numbers in [0, 1) for load balancing and retry jitter (default: Math.random). */
+  random?: () => number;
   /** Random id generator (default: crypto.randomUUID without dashes). */
   newId?: () => string;
   hooks?: GatewayHooks;
@@ -85,6 +88,10 @@ export interface GatewayRuntime {
   fetch: FetchLike;
   now: () => number;
   newId: (prefix?: string) => string;
+  /** Uniform random numbers in [0, 1): load balancing, retry jitter. */
+  random: () => number;
+  /** Circuit breakers of the deployments (this instance's view). */
+  health: DeploymentHealth;
   hooks: GatewayHooks;
   telemetry: Telemetry;
   authenticate?: GatewayOptions['authenticate'];
@@ -109,6 +116,8 @@ export interface RequestContext {
   hostPrincipal: Principal | undefined;
   /** Aborted when the client goes away; use this rather than request.signal (see HandleContext.signal). */
   signal: AbortSignal;
+  /** When the request's total time (`timeouts.totalMs`) runs out, in Date.now() ms; set once it is routed upstream. */
+  deadline?: number;
   principal?: Principal;
   /** Filled in as the request is routed; sent to hooks. */
   event: RequestEvent;

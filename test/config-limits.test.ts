@@ -89,7 +89,7 @@ describe("issue 12's configuration", () => {
     const json = JSON.parse(text) as GatewayConfigInput & { providers: Array<{ baseURL: string }> };
     json.providers[0]!.baseURL = openaiA.baseURL;
     json.providers[1]!.baseURL = openaiB.baseURL;
-    const gw = createShippedGateway(json, { env: ENV });
+    const gw = createShippedGateway(json, { env: ENV, random: () => 0 });
     try {
       const res = await gw.handle(
         new Request('http://gw/v1/chat/completions', {

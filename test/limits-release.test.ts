@@ -60,6 +60,7 @@ beforeAll(async () => {
       ],
       // One slot: a slot that leaked would refuse the next request.
       keys: [{ id: 'k', key: KEY, limits: { concurrentRequests: 1 } }],
+      retry: { attempts: 1 },
     },
     { rateLimiter: limiter, video: { pollerTickMs: false } },
   );

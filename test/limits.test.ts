@@ -39,6 +39,7 @@ function config(keyLimits: Limits | undefined, modelLimits?: Limits, extra: Part
       { id: 'a', key: KEY_A, ...(keyLimits ? { limits: keyLimits } : {}) },
       { id: 'b', key: KEY_B },
     ],
+    retry: { attempts: 1 },
     ...extra,
   };
 }

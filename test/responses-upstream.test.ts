@@ -30,6 +30,7 @@ function config(m: MockOpenAIResponses): GatewayConfigInput {
       { id: 'resp-4.1', provider: 'openai', upstreamModel: 'gpt-4.1', api: 'responses' },
     ],
     keys: [{ id: 'all', key: KEY, models: ['*'] }],
+    retry: { attempts: 1 },
   };
 }
 

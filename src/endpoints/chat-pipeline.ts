@@ -5,6 +5,8 @@ import { codecFor } from '../protocols/registry.js';
 import type { ClientCodec, ClientOptions, PassthroughCodec, ResponseMeta } from '../protocols/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
+import { candidateModels, runAttempts } from '../routing/attempts.js';
+import { chatNeeds } from '../routing/request-needs.js';
 import { responseFacts, streamStartFacts } from '../observability/genai.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
@@ -39,7 +41,8 @@ export interface ChatCall<Req = unknown> {
 /** Where and how a pass-through call goes when it is not the provider's chat endpoint. */
 interface PassthroughRoute {
   codec: PassthroughCodec;
-  target: { url: string; headers: Headers };
+  /** URL and headers for a model routed to one of its deployments; undefined when that deployment has no such API. */
+  target: (model: ResolvedModel) => { url: string; headers: Headers } | undefined;
 }
 
 /** Headers and keep-alive policy of a streamed answer; the pump scrubs every byte of it. */
@@ -84,17 +87,32 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Resp
   }
 }
 
+/**
+ * Over the model's deployments and its fallbacks, with retries (routing/attempts.ts). A call
+ * prepared for one upstream API (a pass-through route, a request decoded for a protocol) only
+ * moves to deployments that speak it.
+ */
 async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
+  const route = call.passthroughRoute;
+  const protocol = call.model.provider.chatProtocol;
+  const accepts = route ? (m: ResolvedModel) => route.target(m) !== undefined : call.ir ? (m: ResolvedModel) => m.provider.chatProtocol === protocol : undefined;
+  return runAttempts(ctx, candidateModels(ctx, call.model, chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts);
+}
+
+/** One upstream attempt of a chat call (`call.model` routed to one deployment): pass-through or translated. */
+export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Promise<Response> {
   const provider = call.model.provider;
-  if (call.passthroughRoute) {
+  const route = call.passthroughRoute;
+  const routeTarget = route?.target(call.model);
+  if (route && routeTarget) {
     ctx.obs.routed(call.client.protocol, true);
-    return passthrough(ctx, call, call.passthroughRoute);
+    return passthrough(ctx, call, route.codec, routeTarget);
   }
   ctx.obs.routed(provider.chatProtocol, provider.chatProtocol === call.client.protocol);
   if (provider.chatProtocol === call.client.protocol) {
     const codec = codecFor(provider.chatProtocol);
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
-    return passthrough(ctx, call, { codec: codec.passthrough, target });
+    return passthrough(ctx, call, codec.passthrough, target);
   }
   const ir = call.ir ?? call.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream, ...(call.validated !== undefined ? { validated: call.validated } : {}) });
   return translate(ctx, call, ir);
@@ -121,11 +139,10 @@ async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage |
   });
 }
 
-async function passthrough(ctx: RequestContext, call: ChatCall, route: PassthroughRoute): Promise<Response> {
+async function passthrough(ctx: RequestContext, call: ChatCall, codec: PassthroughCodec, target: { url: string; headers: Headers }): Promise<Response> {
   const provider = call.model.provider;
-  const codec = route.codec;
   const body = codec.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...route.target, body, protocol: codec.protocol }));
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body, protocol: codec.protocol }));
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     ctx.obs.answer(responseFacts(json));

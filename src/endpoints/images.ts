@@ -11,6 +11,7 @@ import { checkGeminiImageOptions, fromGeminiImageResponses, geminiImageResponseS
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
+import { candidateModels, runAttempts } from '../routing/attempts.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateInputTokens } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
@@ -52,7 +53,9 @@ async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageC
   const prompt = call.kind === 'generate' ? call.req.prompt : call.req.options.prompt;
   if (ctx.principal) await admitModelCall(ctx, ctx.principal, model, () => ({ input: estimateInputTokens(prompt), output: 0 }));
   try {
-    return await routeImages(ctx, model, call);
+    // Over the model's deployments and its image-capable fallbacks, with retries (routing/attempts.ts).
+    const needs = { capability: 'image' as const, image: call.kind === 'edit', pdf: false, tools: false };
+    return await runAttempts(ctx, candidateModels(ctx, model, needs), (target) => routeImages(ctx, target, call));
   } catch (err) {
     await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
     throw err;

@@ -110,7 +110,11 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
       passthrough: true,
       origin: GEMINI_INTERACTIONS,
       call: (stream) => {
-        const target = upstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
+        // Each deployment with an Interactions API can take the body; a continuation by the upstream's own id only the provider that holds it.
+        const target = (m: ResolvedModel) => {
+          if (plan.upstreamPreviousId !== undefined && m.provider.id !== provider.id) return undefined;
+          return m.provider.interactionsApi?.chatRequest({ upstreamModel: m.upstreamModel, stream, inboundHeaders: ctx.request.headers });
+        };
         return { client: geminiInteractionsClient, model, raw, parsed, stream, passthroughRoute: { codec, target } };
       },
     };

@@ -98,7 +98,11 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
       ...base,
       passthrough: true,
       call: (stream) => {
-        const target = responsesUpstream.chatRequest({ upstreamModel: model.upstreamModel, stream, inboundHeaders: ctx.request.headers });
+        // Each deployment with a Responses API can take the body; a continuation by the upstream's own response id only the provider that holds it.
+        const target = (m: ResolvedModel) => {
+          if (sameUpstream && m.provider.id !== provider.id) return undefined;
+          return responsesUpstreamOf(m)?.chatRequest({ upstreamModel: m.upstreamModel, stream, inboundHeaders: ctx.request.headers });
+        };
         return { client: openAIResponsesClient, model, raw, parsed, stream, passthroughRoute: { codec, target } };
       },
     };

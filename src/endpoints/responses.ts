@@ -114,8 +114,10 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Res
   const route = turn.call(false).passthroughRoute;
   if (!route) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');
   const body = route.codec.prepareBody(raw, parsed, model.upstreamModel, false);
-  const url = `${route.target.url.replace(/\/+$/, '')}/input_tokens`;
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url, headers: route.target.headers, body, protocol: 'openai-responses' }));
+  const target = route.target(model);
+  if (!target) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');
+  const url = `${target.url.replace(/\/+$/, '')}/input_tokens`;
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url, headers: target.headers, body, protocol: 'openai-responses' }));
   const json = await readUpstreamJson(upstream, provider.id);
   if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered input_tokens without input_tokens.`);
   return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: json.input_tokens });

@@ -32,6 +32,20 @@ export interface RequestEvent {
   warnings?: SettingWarning[];
   /** `caller` when the key holder's own upstream credential was used (bring your own key). */
   providerCredential?: 'caller';
+  /** Each upstream call made so far, in order (retries and fallbacks included). */
+  attempts?: UpstreamAttemptRecord[];
+}
+
+/** One upstream call of a request: where it went, what came back, why the gateway moved on. */
+export interface UpstreamAttemptRecord {
+  /** The model id this attempt served (a fallback's own id when it came from `fallbacks`). */
+  model: string;
+  provider: string;
+  upstreamModel: string;
+  /** The upstream's HTTP status; 0 when no answer came (connection error, timeout). */
+  status: number;
+  /** Why the next attempt was made or the request ended (error code and message, secrets scrubbed); absent on success. */
+  reason?: string;
 }
 
 /**

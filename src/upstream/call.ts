@@ -24,6 +24,32 @@ export interface UpstreamResult {
   touch: () => void;
   /** Stops timers and lets go of the caller's signal once the exchange is over. */
   done: () => void;
+  /** Which timeout cut the exchange, if one did. */
+  timedOut: () => UpstreamTimeout | undefined;
+}
+
+/** `headers`: no answer within the provider's timeoutMs; `idle`: a stream went silent; `total`: the request's whole time ran out. */
+export type UpstreamTimeout = 'headers' | 'idle' | 'total';
+
+/**
+ * Errors raised by an upstream exchange (its status, its body, its connection), as opposed to the
+ * gateway's own, with the upstream's HTTP status (0 when none came).
+ */
+const upstreamFailures = new WeakMap<GatewayError, number>();
+
+function fromUpstream(err: GatewayError, status = 0): GatewayError {
+  upstreamFailures.set(err, status);
+  return err;
+}
+
+/** True when `err` was raised by an upstream exchange (see routing/retry-policy.ts). */
+export function isUpstreamFailure(err: GatewayError): boolean {
+  return upstreamFailures.has(err);
+}
+
+/** The upstream's HTTP status behind `err` (0: no answer), or undefined for the gateway's own errors. */
+export function upstreamStatusOf(err: GatewayError): number | undefined {
+  return upstreamFailures.get(err);
 }
 
 export interface UpstreamRequest {
@@ -44,13 +70,16 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /** Longest silence between chunks of a streamed answer, once `touch` was first called (ms). */
   idleMs?: number;
+  /** Longest the whole exchange may take, body included (ms; the rest of the request's total time). */
+  totalMs?: number;
   /** The client request's observer: one client span per attempt, onRequest before the first. */
   observer?: RequestObserver;
 }
 
 /** An upstream request on behalf of this client request (its abort signal, the stream idle timeout, onRequest). */
 export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): UpstreamRequest {
-  return { ...req, signal: ctx.signal, idleMs: ctx.rt.config.timeouts.streamIdleMs, observer: ctx.obs };
+  const total = ctx.deadline === undefined ? {} : { totalMs: Math.max(0, ctx.deadline - Date.now()) };
+  return { ...req, signal: ctx.signal, idleMs: ctx.rt.config.timeouts.streamIdleMs, observer: ctx.obs, ...total };
 }
 
 /**
@@ -87,17 +116,21 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
   const onClientAbort = () => controller.abort(new DOMException('Client disconnected', 'AbortError'));
   if (clientSignal?.aborted) onClientAbort();
   clientSignal?.addEventListener('abort', onClientAbort, { once: true });
-  let timedOut = false;
-  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException('Upstream timed out', 'TimeoutError'));
-  }, provider.timeoutMs);
+  let timedOut: UpstreamTimeout | undefined;
+  const cut = (kind: UpstreamTimeout) => () => {
+    timedOut ??= kind;
+    controller.abort(new DOMException(`Upstream ${kind} timeout`, 'TimeoutError'));
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(cut('headers'), provider.timeoutMs);
+  let totalTimer = req.totalMs === undefined ? undefined : setTimeout(cut('total'), req.totalMs);
   const clear = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
   };
   const done = () => {
     clear();
+    if (totalTimer) clearTimeout(totalTimer);
+    totalTimer = undefined;
     clientSignal?.removeEventListener('abort', onClientAbort);
   };
 
@@ -114,16 +147,17 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
     } as RequestInit);
   } catch (err) {
     done();
-    if (timedOut) throw new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`);
+    if (timedOut === 'total') throw fromUpstream(new GatewayError('upstream_timeout', `The request's total time ran out before the upstream provider '${provider.id}' answered.`));
+    if (timedOut) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`));
     if (clientSignal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
-    throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err });
+    throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err }));
   }
   clear();
 
   const redirect = await upstreamRedirectError(provider.id, response);
   if (redirect) {
     done();
-    throw redirect;
+    throw fromUpstream(redirect, response.status);
   }
   if (!response.ok) {
     let text = '';
@@ -135,21 +169,30 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
     done();
     const message = redact(upstreamErrorText(req.protocol ?? provider.chatProtocol, response.status, text), provider.secrets);
     const refused = callerCredentialRefused(provider, response.status, message);
-    if (refused) throw refused;
-    const retryAfter = Number(response.headers.get('retry-after'));
-    throw upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), retryAfter });
+    if (refused) throw fromUpstream(refused, response.status);
+    const retryAfter = retryAfterSeconds(response.headers, Date.now());
+    throw fromUpstream(upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), ...(retryAfter !== undefined ? { retryAfter } : {}) }), response.status);
   }
 
   const idleMs = req.idleMs;
   const touch = () => {
     clear();
     if (idleMs === undefined) return;
-    timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
-    }, idleMs);
+    timer = setTimeout(cut('idle'), idleMs);
   };
-  return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, touch, done };
+  return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, touch, done, timedOut: () => timedOut };
+}
+
+/** The upstream's `retry-after-ms` (OpenAI, Anthropic) or `retry-after` (seconds or an HTTP date), in seconds. */
+export function retryAfterSeconds(headers: Headers, now: number): number | undefined {
+  const ms = Number(headers.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms / 1000;
+  const raw = headers.get('retry-after');
+  if (raw === null || raw.trim() === '') return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds : undefined;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - now) / 1000);
 }
 
 /** Reads and parses an upstream JSON object answer; anything else is a 502. */
@@ -159,8 +202,9 @@ export async function readUpstreamJson(result: UpstreamResult, providerId: strin
     text = await result.response.text();
   } catch (err) {
     result.done();
-    if (isAbortError(err)) throw new GatewayError('upstream_timeout', `The upstream provider '${providerId}' timed out while sending its answer.`);
-    throw new GatewayError('bad_gateway', `The upstream provider '${providerId}' broke off its answer.`);
+    if (result.timedOut()) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${providerId}' timed out while sending its answer.`));
+    if (isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
+    throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${providerId}' broke off its answer.`));
   }
   result.done();
   try {
@@ -169,5 +213,5 @@ export async function readUpstreamJson(result: UpstreamResult, providerId: strin
   } catch {
     // fall through
   }
-  throw new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered with something that is not JSON.`);
+  throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered with something that is not JSON.`));
 }

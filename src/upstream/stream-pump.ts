@@ -119,6 +119,7 @@ export function pumpResponse(o: PumpOptions): Response {
 function midStreamError(clientSignal: AbortSignal, err: unknown, upstream: UpstreamResult): GatewayError | undefined {
   if (clientSignal.aborted) return undefined;
   if (err instanceof GatewayError) return err;
+  if (upstream.timedOut() === 'total') return new GatewayError('upstream_timeout', "The request's total time ran out while the upstream was streaming; the stream was cut off.");
   if (upstream.signal.aborted) return new GatewayError('upstream_timeout', 'The upstream stream stalled and was cut off.');
   const g = toGatewayError(err);
   return g.code === 'internal' ? new GatewayError('bad_gateway', 'The upstream stream broke off.') : g;

@@ -32,6 +32,8 @@ function anthropicGatewayConfig(anthropic: MockAnthropic, openai: MockOpenAI): G
       { id: 'claude-gpt', provider: 'openai', upstreamModel: 'gpt-4o' },
       { id: 'gpt-4o', provider: 'openai' },
     ],
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    retry: { attempts: 1 },
     keys: [
       { id: 'all', key: KEY_ALL, models: ['*'] },
       { id: 'claude-only', key: KEY_CLAUDE, models: ['claude-*'] },

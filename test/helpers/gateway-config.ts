@@ -18,6 +18,8 @@ export function openAIConfig(mock: MockVendor, extra: Partial<GatewayConfigInput
       { id: 'gpt-4o-mini', provider: 'openai' },
       { id: 'fast', provider: 'local', upstreamModel: 'llama-3.1-8b' },
     ],
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    retry: { attempts: 1 },
     keys: [
       { id: 'team-all', key: KEY_ALL, models: ['*'] },
       { id: 'team-gpt', key: KEY_GPT, models: ['gpt-*'] },

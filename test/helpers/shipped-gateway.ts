@@ -9,7 +9,8 @@ import { createUndiciFetch } from '../../node/upstream-fetch.js';
 
 export function createShippedGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
   if (options.fetch) return createGateway(config, options);
-  const upstreamFetch = createUndiciFetch();
+  const connectMs = config.timeouts?.connectMs;
+  const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
   let gateway: Gateway;
   try {
     gateway = createGateway(config, { ...options, fetch: upstreamFetch });

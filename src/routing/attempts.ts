@@ -1,0 +1,139 @@
+/**
+ * The retry loop of a request: the model asked for, then its fallbacks that can serve the request,
+ * each given up to `retry.attempts` upstream calls over its deployments (weighted, untried ones
+ * first, cooling-down ones skipped), with exponential backoff and full jitter before calling a
+ * deployment again (the upstream's retry-after honoured, capped at maxDelayMs). A deployment not
+ * yet tried in this request is called at once. Only failures before anything reached the client
+ * are retried: the attempt returns once the upstream's answer is accepted (a stream's headers).
+ * The client leaving, or the request's total time running out, ends the loop at once.
+ */
+import { anyGlobMatch } from '../auth/glob.js';
+import { GatewayError, toGatewayError } from '../errors.js';
+import type { UpstreamAttemptRecord } from '../observability/hooks.js';
+import { providerDeps, withCallerKeys } from '../providers/caller-credential.js';
+import type { RequestContext } from '../runtime.js';
+import { upstreamStatusOf } from '../upstream/call.js';
+import { scrubError } from '../upstream/redact.js';
+import { pickDeployment, weightedPick } from './balancer.js';
+import { deploymentKey } from './deployment-health.js';
+import type { ResolvedDeployment, ResolvedModel } from './model-registry.js';
+import { canServe, type RequestNeeds } from './request-needs.js';
+import { backoffDelayMs, isRetryable, sleep } from './retry-policy.js';
+
+/** `model` routed to one of its deployments. */
+export function withDeployment(model: ResolvedModel, d: ResolvedDeployment): ResolvedModel {
+  return { ...model, provider: d.provider, upstreamModel: d.upstreamModel };
+}
+
+/**
+ * The model asked for, then each of its `fallbacks` that this caller may use and that can serve
+ * the request (with the caller's own provider keys applied, as for the model asked for).
+ */
+export function candidateModels(ctx: RequestContext, model: ResolvedModel, needs: RequestNeeds): ResolvedModel[] {
+  const out = [model];
+  for (const id of model.fallbacks) {
+    let fallback = ctx.rt.models.resolve(id);
+    if (!fallback || !canServe(fallback, needs)) continue;
+    const principal = ctx.principal;
+    if (principal && !anyGlobMatch(principal.models ?? ['*'], fallback.id)) continue;
+    if (principal?.providerKeys) fallback = withCallerKeys(fallback, principal.providerKeys, providerDeps(ctx.rt));
+    out.push(fallback);
+  }
+  return out;
+}
+
+/**
+ * Runs `attempt` until one succeeds, a failure is not retryable, or the attempts run out (then the
+ * last failure is thrown). `accepts` leaves out deployments that cannot take this request as
+ * prepared (e.g. a pass-through body for another vendor's API).
+ */
+export async function runAttempts<T>(
+  ctx: RequestContext,
+  models: readonly ResolvedModel[],
+  attempt: (target: ResolvedModel) => Promise<T>,
+  accepts: (target: ResolvedModel) => boolean = () => true,
+): Promise<T> {
+  const { retry, timeouts } = ctx.rt.config;
+  const { health, random } = ctx.rt;
+  ctx.deadline ??= Date.now() + timeouts.totalMs;
+  const deadline = ctx.deadline;
+  let last: unknown;
+  const usable = models.map((model) => model.deployments.filter((d) => accepts(withDeployment(model, d))));
+  for (const [i, model] of models.entries()) {
+    const deployments = usable[i] ?? [];
+    if (deployments.length === 0) continue;
+    // Cooling-down deployments are skipped while something else can be tried; the last model's are
+    // tried anyway when nothing else is left (the gateway does not refuse what might work).
+    const lastResort = usable.slice(i + 1).every((ds) => ds.length === 0);
+    const tried = new Set<string>();
+    let retries = 0;
+    for (let n = 0; n < retry.attempts; n++) {
+      const d = pickDeployment(deployments, tried, health, random) ?? (lastResort ? pickAny(deployments, tried, random) : undefined);
+      if (!d) break;
+      const key = deploymentKey(d);
+      if (tried.has(key)) {
+        const g = last instanceof GatewayError ? last : undefined;
+        const delay = backoffDelayMs(retries++, retry, random, g?.retryAfter);
+        if (Date.now() + delay >= deadline) throw last;
+        try {
+          await sleep(delay, [ctx.signal]);
+        } catch {
+          throw new GatewayError('client_closed', 'The request was cancelled.');
+        }
+      }
+      const probing = health.state(key) === 'probe';
+      if (probing) health.startProbe(key);
+      tried.add(key);
+      const target = withDeployment(model, d);
+      routedTo(ctx, target);
+      try {
+        const out = await attempt(target);
+        health.success(key);
+        record(ctx, target, 200);
+        return out;
+      } catch (err) {
+        const g = toGatewayError(err);
+        const status = upstreamStatusOf(g);
+        // A failure before any upstream call (e.g. a request the vendor's protocol cannot express) is no attempt.
+        if (status !== undefined) record(ctx, target, status, `${g.code}: ${scrubError(g, [...ctx.rt.secrets, ...(ctx.callerSecrets ?? [])]).message}`);
+        if (!isRetryable(g)) {
+          if (probing) health.release(key);
+          throw err;
+        }
+        health.failure(key);
+        last = err;
+        if (ctx.signal.aborted || Date.now() >= deadline) throw err;
+      }
+    }
+  }
+  throw last ?? new GatewayError('unavailable', 'No deployment can serve this request.');
+}
+
+/** Any deployment, cooling down or not (untried ones first). */
+function pickAny(deployments: readonly ResolvedDeployment[], tried: ReadonlySet<string>, random: () => number): ResolvedDeployment | undefined {
+  const fresh = deployments.filter((d) => !tried.has(deploymentKey(d)));
+  return weightedPick(fresh.length ? fresh : deployments, random);
+}
+
+/** The request's event names the model, provider and upstream model of the attempt in flight (in the end: the one that answered). */
+function routedTo(ctx: RequestContext, target: ResolvedModel): void {
+  ctx.event.model = target.id;
+  ctx.event.provider = target.provider.id;
+  ctx.event.upstreamModel = target.upstreamModel;
+  if (target.provider.credential === 'caller') ctx.event.providerCredential = 'caller';
+  else delete ctx.event.providerCredential;
+}
+
+function record(ctx: RequestContext, target: ResolvedModel, status: number, reason?: string): void {
+  const entry: UpstreamAttemptRecord = { model: target.id, provider: target.provider.id, upstreamModel: target.upstreamModel, status, ...(reason ? { reason } : {}) };
+  // A new array each time: an event already handed to a hook keeps the list it had.
+  ctx.event.attempts = [...(ctx.event.attempts ?? []), entry];
+}
+
+/** x-modelgate-model, x-modelgate-provider, x-modelgate-attempts on every response of a request routed to a model. */
+export function applyRoutingHeaders(ctx: RequestContext, headers: Headers): void {
+  if (!ctx.event.model) return;
+  headers.set('x-modelgate-model', ctx.event.model);
+  if (ctx.event.provider) headers.set('x-modelgate-provider', ctx.event.provider);
+  headers.set('x-modelgate-attempts', String(ctx.event.attempts?.length ?? 0));
+}

@@ -1,0 +1,70 @@
+/**
+ * A circuit breaker per deployment (provider + upstream model): `failures` retryable failures in
+ * a row open it, and the deployment is skipped for `cooldownMs`; after that one request probes it
+ * (others keep skipping it while the probe runs); the probe's success closes the circuit, its
+ * failure opens it for another `cooldownMs`. The state lives in this instance's memory: with
+ * several instances each keeps its own.
+ */
+import type { ResolvedDeployment } from './model-registry.js';
+
+export interface CooldownSettings {
+  failures: number;
+  cooldownMs: number;
+}
+
+interface Circuit {
+  /** Retryable failures in a row. */
+  failures: number;
+  /** Skipped until this time (ms since the epoch); 0 when closed. */
+  openUntil: number;
+  /** A probe is running (half-open). */
+  probing: boolean;
+}
+
+export type DeploymentState = 'closed' | 'open' | 'probe';
+
+export function deploymentKey(d: Pick<ResolvedDeployment, 'provider' | 'upstreamModel'>): string {
+  return `${d.provider.id}\u0000${d.upstreamModel}`;
+}
+
+export class DeploymentHealth {
+  private readonly circuits = new Map<string, Circuit>();
+
+  constructor(
+    private readonly settings: CooldownSettings,
+    private readonly now: () => number,
+  ) {}
+
+  /** `closed`: use it; `probe`: cooled down, the next request may probe it; `open`: skip it. */
+  state(key: string): DeploymentState {
+    const c = this.circuits.get(key);
+    if (!c || c.openUntil === 0) return 'closed';
+    if (c.probing || this.now() < c.openUntil) return 'open';
+    return 'probe';
+  }
+
+  /** Marks the start of a probe of a cooled-down deployment (other requests skip it meanwhile). */
+  startProbe(key: string): void {
+    const c = this.circuits.get(key);
+    if (c) c.probing = true;
+  }
+
+  success(key: string): void {
+    this.circuits.delete(key);
+  }
+
+  /** A retryable failure; opens the circuit at the threshold, and again after a failed probe. */
+  failure(key: string): void {
+    const c = this.circuits.get(key) ?? { failures: 0, openUntil: 0, probing: false };
+    c.failures += 1;
+    if (c.probing || c.failures >= this.settings.failures) c.openUntil = this.now() + this.settings.cooldownMs;
+    c.probing = false;
+    this.circuits.set(key, c);
+  }
+
+  /** A probe that ended without a verdict (the client left): the next request probes again. */
+  release(key: string): void {
+    const c = this.circuits.get(key);
+    if (c) c.probing = false;
+  }
+}
