@@ -303,7 +303,8 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
   const request = nodeRequest(method, FIXED_ORIGIN + target, headers, signal);
   const principal = opts.context?.principal ?? opts.principal?.(req);
   if (principal) context.principal = principal;
-  const reply = await gateway.reply(request, context);
+  // A wrapper written before reply() existed (handle() only) still works, through a Response.
+  const reply = typeof gateway.reply === 'function' ? await gateway.reply(request, context) : Reply.of(await gateway.handle(request, context));
   await writeReply(res, reply, { close: !req.complete });
 }
 
