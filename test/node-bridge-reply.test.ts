@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { handleNode, toFetchRequest } from '../adapters/node.js';
+import { handleNode, serve, toFetchRequest } from '../adapters/node.js';
 import { createGateway, GatewayError, type Gateway } from '../src/index.js';
 import { isTextStream, pipeTextStream, toResponse, type TextSink } from '../src/host.js';
 import { KEEP_ALIVE_MS, textStreamReply } from '../src/http/reply.js';
@@ -214,5 +214,29 @@ describe('toFetchRequest', () => {
     const err = await toFetchRequest(req, res, '/v1/chat/completions', { body: { text: 'x'.repeat(100) }, maxBodyBytes: 50 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
     expect((err as GatewayError).status).toBe(413);
+  });
+});
+
+describe('serve() with a gateway wrapper that has only handle()', () => {
+  it('answers through handle()', async () => {
+    let handled = 0;
+    const wrapper = {
+      handle: (request: Request, ctx?: Parameters<Gateway['handle']>[1]) => {
+        handled++;
+        return gateway.handle(request, ctx);
+      },
+      matches: (p: string) => gateway.matches(p),
+      close: async () => undefined,
+    } as unknown as Gateway;
+    const running = await serve(wrapper, { port: 0 });
+    try {
+      const res = await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: HEADERS, body: chat('wrapped') });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('[openai] you said: wrapped');
+      expect(handled).toBe(1);
+    } finally {
+      running.server.closeAllConnections();
+      await running.close();
+    }
   });
 });
