@@ -9,7 +9,9 @@
  *
  * Each strict mock upstream is scripted: its first answer calls Codex's `exec_command` tool with
  * `echo <marker>`, its second (after Codex ran the command and sent its output back) is the final
- * answer, which Codex prints.
+ * answer, which Codex prints. Two more runs: Codex's gpt-5.5 tool set (custom apply_patch, client-run
+ * tool_search) against Anthropic, and an Anthropic web search with a cited answer, which Codex takes
+ * as `web_search_call` and `url_citation` and sends back on its next turn.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
@@ -211,6 +213,80 @@ describe.sequential('Codex CLI through the gateway (custom provider, wire_api = 
       const trip = toolRoundTrip('anthropic', calls[1]!);
       expect(trip.call, why).toEqual({ name: 'exec_command', id: 'toolu_exec_1', args: { cmd: COMMAND }, resultFor: 'toolu_exec_1' });
       expect(trip.output, why).toContain(MARKER);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'codex exec takes a vendor web search (web_search_call, url_citation) and replays it on the next turn, against the anthropic upstream',
+    async () => {
+      const up = await startMockAnthropic();
+      cleanups.push(() => up.close());
+      up.scriptNext({
+        content: [
+          { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'modelgate marker' } },
+          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: [{ type: 'web_search_result', url: 'https://example.com/marker', title: 'Marker', encrypted_content: 'enc-1', page_age: null }] },
+          { type: 'text', text: 'The page says to print it.', citations: [{ type: 'web_search_result_location', url: 'https://example.com/marker', title: 'Marker', cited_text: 'print it', encrypted_index: 'ei-1' }] },
+          { type: 'tool_use', id: 'toolu_exec_1', name: 'exec_command', input: { cmd: COMMAND } },
+        ],
+      });
+      up.scriptNext({ content: [{ type: 'text', text: answerOf('anthropic') }] });
+      const events: ResponseEvent[] = [];
+      const gateway = createShippedGateway(
+        { providers: [{ id: 'up', type: 'anthropic', baseURL: up.baseURL, apiKey: up.apiKey }], models: [{ id: MODEL, provider: 'up', upstreamModel: 'claude-sonnet-4-5' }], keys: [{ id: 'codex', key: CLIENT_KEY }] },
+        { hooks: { onResponse: (e) => void events.push(e) }, env: {} },
+      );
+      // What Codex sends, to see it replay the search.
+      const sent: Json[] = [];
+      const server = await serve(
+        {
+          handle: (request, ctx) => {
+            // The node adapter hands the body over through the context's reader.
+            const read = ctx?.readBody;
+            if (ctx && read) {
+              ctx.readBody = async (limit) => {
+                const bytes = await read(limit);
+                sent.push(JSON.parse(new TextDecoder().decode(bytes)) as Json);
+                return bytes;
+              };
+            }
+            return gateway.handle(request, ctx);
+          },
+          matches: (pathname) => gateway.matches(pathname),
+          close: () => gateway.close(),
+        },
+        { port: 0 },
+      );
+      cleanups.push(async () => {
+        await server.close();
+        await gateway.close();
+      });
+      const upstream: Upstream = { vendor: 'anthropic', requests: up.requests, provider: { id: 'up', type: 'anthropic' }, upstreamModel: 'claude-sonnet-4-5', close: () => up.close() };
+      const run = await runCodex({ baseURL: `${server.url}/v1`, apiKey: CLIENT_KEY, model: MODEL, prompt: 'Look up the marker, then print it.', timeoutMs: CLI_TIMEOUT_MS });
+      const why = context(upstream, events, describeRun(run));
+      expect(run.code, why).toBe(0);
+      expect(run.stdout, why).toContain(answerOf('anthropic'));
+      const calls = modelCalls(upstream);
+      expect(calls, why).toHaveLength(2);
+      // Codex sent its history back: the cited text and the call, answered by the command's output.
+      const messages = arr(calls[1]!.messages);
+      expect(JSON.stringify(messages), why).toContain('The page says to print it.');
+      const trip = toolRoundTrip('anthropic', calls[1]!);
+      expect(trip.call, why).toEqual({ name: 'exec_command', id: 'toolu_exec_1', args: { cmd: COMMAND }, resultFor: 'toolu_exec_1' });
+      expect(trip.output, why).toContain(MARKER);
+      // Codex kept the search and the cited answer as OpenAI would have sent them, and sent them back.
+      const replayed = arr(sent[1]?.input);
+      expect(replayed.find((i) => i.type === 'web_search_call'), why).toMatchObject({ status: 'completed', action: { type: 'search', query: 'modelgate marker' } });
+      const cited = replayed.find((i) => i.type === 'message' && i.role === 'assistant');
+      expect(arr(cited?.content)[0], why).toMatchObject({
+        type: 'output_text',
+        text: 'The page says to print it.',
+        annotations: [{ type: 'url_citation', url: 'https://example.com/marker', title: 'Marker', start_index: 0, end_index: 26 }],
+      });
+      expect(events.map((e) => [e.path, e.status, e.error?.message]), why).toEqual([
+        ['/v1/responses', 200, undefined],
+        ['/v1/responses', 200, undefined],
+      ]);
     },
     TEST_TIMEOUT_MS,
   );

@@ -1,12 +1,14 @@
 /**
- * Limits shared through Redis by two gateway instances (each with its own Redis client): parallel
+ * Limits shared through Redis by two gateway instances, each wired as the standalone server wires
+ * itself (`redisSharedState` from modelgate/node, its own ioredis client): parallel
  * requests split across both let exactly M through, concurrency slots and token reservations are
  * seen by the other instance, and a budget spent on one is spent on both until the period ends.
  * Runs when REDIS_URL is set — and then fails if Redis cannot be reached; skipped with a notice otherwise.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisRateLimiter, type Gateway, type GatewayConfigInput } from '../src/index.js';
+import type { Gateway, GatewayConfigInput } from '../src/index.js';
+import { redisSharedState, type SharedState } from '../node/redis.js';
 import { startMockGatedOpenAI, type MockGatedOpenAI } from './helpers/mock-gated-openai.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
 
@@ -19,9 +21,10 @@ if (!REDIS_URL) {
 }
 
 describe.skipIf(!REDIS_URL)('limits shared by two instances through Redis', () => {
-  const prefix = `modelgate-test:${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:rl:`;
+  const prefix = `modelgate-test:${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:`;
   let redisA: Redis;
-  let redisB: Redis;
+  let sharedA: SharedState;
+  let sharedB: SharedState;
   let upstream: MockGatedOpenAI;
   const gateways: Gateway[] = [];
 
@@ -29,13 +32,14 @@ describe.skipIf(!REDIS_URL)('limits shared by two instances through Redis', () =
     // No retries: with REDIS_URL set, an unreachable Redis must fail the suite, not hang or skip it.
     const opts = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null };
     redisA = new Redis(REDIS_URL as string, opts);
-    redisB = new Redis(REDIS_URL as string, opts);
     try {
       await redisA.connect();
-      await redisB.connect();
     } catch (err) {
       throw new Error(`REDIS_URL is set (${REDIS_URL}) but Redis cannot be reached: ${(err as Error).message}`);
     }
+    // The instances: the shipped Redis wiring, one client each (the raw client above checks and cleans up).
+    [sharedA, sharedB] = await Promise.all([redisSharedState(REDIS_URL as string, prefix), redisSharedState(REDIS_URL as string, prefix)]);
+    await Promise.all([sharedA.ready(), sharedB.ready()]);
     upstream = await startMockGatedOpenAI({ apiKeys: [UPSTREAM_KEY], usage: { prompt_tokens: 10, completion_tokens: 4 } });
   });
 
@@ -50,8 +54,8 @@ describe.skipIf(!REDIS_URL)('limits shared by two instances through Redis', () =
         cursor = next;
       } while (cursor !== '0');
     }
+    await Promise.all([sharedA?.close(), sharedB?.close()]);
     redisA?.disconnect();
-    redisB?.disconnect();
     await upstream?.close();
   });
 
@@ -62,8 +66,8 @@ describe.skipIf(!REDIS_URL)('limits shared by two instances through Redis', () =
       models: [{ id: 'gpt', provider: 'up', upstreamModel: 'gpt-4o-mini', pricing: { inputPerMTok: 100_000, outputPerMTok: 100_000 } }],
       keys: [{ id: keyId, key: KEY, limits }],
     };
-    const a = createShippedGateway(config, { now, rateLimiter: new RedisRateLimiter(redisA, prefix) });
-    const b = createShippedGateway(config, { now, rateLimiter: new RedisRateLimiter(redisB, prefix) });
+    const a = createShippedGateway(config, { now, rateLimiter: sharedA.options.rateLimiter });
+    const b = createShippedGateway(config, { now, rateLimiter: sharedB.options.rateLimiter });
     gateways.push(a, b);
     return [a, b];
   }

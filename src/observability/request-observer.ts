@@ -83,6 +83,8 @@ export class RequestObserver {
   private outputContent: string | undefined;
   private serverAddress: string | undefined;
   private providerName: string | undefined;
+  /** The model the caller asked for (retries may end on a fallback model: `modelgate.model`). */
+  private requestedModel: string | undefined;
 
   constructor(
     private readonly deps: ObserverDeps,
@@ -149,6 +151,7 @@ export class RequestObserver {
     this.requestReady();
     this.closeAttempt();
     this.attempts += 1;
+    this.requestedModel ??= this.event.model;
     const telemetry = this.deps.telemetry;
     const protocol = this.upstreamProtocol ?? target.chatProtocol;
     const operation = operationOfProtocol(protocol);
@@ -341,7 +344,8 @@ export class RequestObserver {
       put(a, ATTR.keyId, e.keyId);
       put(a, ATTR.clientProtocol, facts?.clientProtocol);
       if (facts?.operation && e.model) a[ATTR.operation] = facts.operation;
-      put(a, ATTR.requestModel, e.model);
+      put(a, ATTR.requestModel, this.requestedModel ?? e.model);
+      put(a, ATTR.model, e.model);
       put(a, ATTR.providerId, e.provider);
       put(a, ATTR.providerName, this.providerName);
       put(a, ATTR.upstreamProtocol, this.upstreamProtocol);
@@ -366,7 +370,7 @@ export class RequestObserver {
     put(req, ATTR.errorType, errorType);
     m.requests.add(1, req);
     if (!facts?.operation || !e.model) return;
-    const genAi: Attributes = { [ATTR.operation]: facts.operation, [ATTR.requestModel]: e.model };
+    const genAi: Attributes = { [ATTR.operation]: facts.operation, [ATTR.requestModel]: this.requestedModel ?? e.model };
     put(genAi, ATTR.providerId, e.provider);
     put(genAi, ATTR.providerName, this.providerName);
     put(genAi, ATTR.responseModel, this.response.model);

@@ -7,8 +7,9 @@
  * naming `input[i]…`. Fields are snake_case, unlike generateContent.
  */
 import { z } from 'zod';
+import type { Json } from '../shared/json.js';
 
-export type Json = Record<string, unknown>;
+export type { Json };
 
 export const CONTENT_TYPES = ['text', 'image', 'audio', 'video', 'document'] as const;
 

@@ -5,6 +5,7 @@
  * `safetySettings: dropped (not supported by openai)` whichever vendor it is.
  */
 import type { IRChatRequest, IRContentPart, IRWarning, ProtocolName, ProviderOptions } from '../../ir/types.js';
+import { isJsonObject } from './json.js';
 
 /** Vendor label used in warnings. */
 const VENDOR_OF: Record<ProtocolName, string> = { 'openai-chat': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini', 'openai-responses': 'openai', 'gemini-interactions': 'gemini' };
@@ -18,10 +19,6 @@ export function dropped(setting: string, target: ProtocolName, message: string):
   return { setting, action: `dropped (not supported by ${VENDOR_OF[target]})`, message };
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Keys of the option bags of protocols other than `target`. */
 function foreignKeys(options: ProviderOptions | undefined, target: ProtocolName, nested: boolean): string[] {
   const out: string[] = [];
@@ -29,7 +26,7 @@ function foreignKeys(options: ProviderOptions | undefined, target: ProtocolName,
     if (protocol === target || !bag) continue;
     for (const [k, v] of Object.entries(bag)) {
       if (v === undefined || CONTENT_KEYS.has(k)) continue;
-      if (nested && NESTED.has(k) && isPlainObject(v)) for (const sub of Object.keys(v)) out.push(`${k}.${sub}`);
+      if (nested && NESTED.has(k) && isJsonObject(v)) for (const sub of Object.keys(v)) out.push(`${k}.${sub}`);
       else out.push(k);
     }
   }

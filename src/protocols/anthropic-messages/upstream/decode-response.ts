@@ -4,14 +4,14 @@ import type { IRChatResponse, IRCitation, IRContentPart, IRWebSearchPart } from 
 import { messageResponseSchema } from '../anthropic-messages-api.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';
 import { fromAnthropicUsage } from './usage.js';
+import { isJsonObject } from '../../shared/json.js';
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A text block's `web_search_result_location` citations (the whole block cites each page). */
 export function webCitations(citations: unknown): IRCitation[] {
   if (!Array.isArray(citations)) return [];
   return citations
-    .filter((c): c is Record<string, unknown> => isObj(c) && c.type === 'web_search_result_location' && typeof c.url === 'string')
+    .filter((c): c is Record<string, unknown> => isJsonObject(c) && c.type === 'web_search_result_location' && typeof c.url === 'string')
     .map((c) => ({ type: 'url', url: c.url as string, ...(typeof c.title === 'string' ? { title: c.title } : {}) }));
 }
 
@@ -19,14 +19,14 @@ export function webCitations(citations: unknown): IRCitation[] {
 export function webSearchOutcome(content: unknown): Pick<IRWebSearchPart, 'status' | 'sources'> {
   if (!Array.isArray(content)) return { status: 'failed' };
   const sources = content
-    .filter((r): r is Record<string, unknown> => isObj(r) && r.type === 'web_search_result' && typeof r.url === 'string')
+    .filter((r): r is Record<string, unknown> => isJsonObject(r) && r.type === 'web_search_result' && typeof r.url === 'string')
     .map((r) => ({ url: r.url as string, ...(typeof r.title === 'string' ? { title: r.title } : {}) }));
   return { status: 'completed', sources };
 }
 
 /** The query of a `server_tool_use` web search's input, as the IR's queries. */
 export function webSearchQueries(input: unknown): string[] | undefined {
-  return isObj(input) && typeof input.query === 'string' ? [input.query] : undefined;
+  return isJsonObject(input) && typeof input.query === 'string' ? [input.query] : undefined;
 }
 
 /**

@@ -6,10 +6,8 @@
  * parsed at `step.stop`). Unknown event and delta types are tolerated (the API adds them).
  */
 import type { Json } from '../gemini-interactions-api.js';
+import { isJsonObject } from '../../shared/json.js';
 
-function isObj(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function appendContent(list: Json[], c: Json): void {
   const last = list[list.length - 1];
@@ -47,7 +45,7 @@ export function createStepAccumulator(): StepAccumulator {
       }
       case 'thought_summary': {
         if (!Array.isArray(step.summary)) step.summary = [];
-        if (isObj(delta.content)) appendContent(step.summary as Json[], delta.content);
+        if (isJsonObject(delta.content)) appendContent(step.summary as Json[], delta.content);
         return;
       }
       case 'thought_signature':
@@ -68,7 +66,7 @@ export function createStepAccumulator(): StepAccumulator {
       switch (json.event_type) {
         case 'interaction.created':
         case 'interaction.completed':
-          if (isObj(json.interaction)) {
+          if (isJsonObject(json.interaction)) {
             base = { ...base, ...json.interaction };
             if (json.interaction.usage !== undefined) usage = json.interaction.usage;
           }
@@ -78,12 +76,12 @@ export function createStepAccumulator(): StepAccumulator {
           if (json.usage !== undefined) usage = json.usage;
           return;
         case 'step.start':
-          if (index >= 0 && isObj(json.step)) steps[index] = structuredClone(json.step);
+          if (index >= 0 && isJsonObject(json.step)) steps[index] = structuredClone(json.step);
           return;
         case 'step.delta': {
           const step = steps[index];
-          if (step && isObj(json.delta)) applyDelta(step, index, json.delta);
-          if (isObj(json.metadata) && json.metadata.total_usage !== undefined) usage = json.metadata.total_usage;
+          if (step && isJsonObject(json.delta)) applyDelta(step, index, json.delta);
+          if (isJsonObject(json.metadata) && json.metadata.total_usage !== undefined) usage = json.metadata.total_usage;
           return;
         }
         case 'step.stop': {
@@ -93,7 +91,7 @@ export function createStepAccumulator(): StepAccumulator {
             args.delete(index);
             try {
               const parsed = JSON.parse(text) as unknown;
-              if (isObj(parsed)) step.arguments = parsed;
+              if (isJsonObject(parsed)) step.arguments = parsed;
             } catch {
               step.arguments = {};
             }

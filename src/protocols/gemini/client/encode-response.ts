@@ -5,8 +5,7 @@ import { parseToolArguments } from '../../shared/tool-arguments.js';
 import { encodeMedia } from '../gemini-api.js';
 import { toGeminiFinishReason } from './map-finish-reason.js';
 import { toGeminiUsage } from './usage.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../shared/json.js';
 
 /** Tool arguments as a Gemini `args` object; undefined when they are not one. */
 export function argsObject(args: string): Json | undefined {

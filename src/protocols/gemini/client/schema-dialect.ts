@@ -3,12 +3,7 @@
  * subset (`type: "OBJECT"`, `nullable`, `propertyOrdering`, `example`); real clients also send
  * upper-case types inside `parametersJsonSchema`/`responseJsonSchema`. Both become plain JSON Schema.
  */
-
-type Json = Record<string, unknown>;
-
-function isObj(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isJsonObject, type Json } from '../../shared/json.js';
 
 const NESTED_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
 const NESTED_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
@@ -16,13 +11,13 @@ const NESTED_ONE = new Set(['items', 'not', 'additionalProperties', 'if', 'then'
 
 /** Converts one schema node (recursively); unknown keys are kept. */
 function toJsonSchema(schema: unknown): unknown {
-  if (!isObj(schema)) return schema;
+  if (!isJsonObject(schema)) return schema;
   const out: Json = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'type') out.type = typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map((t) => (typeof t === 'string' ? t.toLowerCase() : t)) : v;
     else if (k === 'propertyOrdering' || k === 'nullable') continue;
     else if (k === 'example') out.examples = [v];
-    else if (NESTED_MAPS.has(k) && isObj(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, toJsonSchema(s)]));
+    else if (NESTED_MAPS.has(k) && isJsonObject(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, toJsonSchema(s)]));
     else if (NESTED_LISTS.has(k) && Array.isArray(v)) out[k] = v.map(toJsonSchema);
     else if (NESTED_ONE.has(k)) out[k] = toJsonSchema(v);
     else out[k] = v;
@@ -37,5 +32,5 @@ function toJsonSchema(schema: unknown): unknown {
 /** A JSON Schema object, or undefined when the value is not an object. */
 export function toJsonSchemaObject(schema: unknown): Json | undefined {
   const out = toJsonSchema(schema);
-  return isObj(out) ? out : undefined;
+  return isJsonObject(out) ? out : undefined;
 }

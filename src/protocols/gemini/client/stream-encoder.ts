@@ -12,8 +12,7 @@ import { geminiErrorBody } from '../../shared/error-bodies.js';
 import { toGeminiFinishReason } from './map-finish-reason.js';
 import { createGeminiFramer } from './stream-framing.js';
 import { toGeminiUsage } from './usage.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../shared/json.js';
 
 export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
   const framer = createGeminiFramer(meta.options);

@@ -11,8 +11,7 @@ import { encodeMedia } from '../gemini-api.js';
 import { argumentsObject, parseToolArguments } from '../../shared/tool-arguments.js';
 import { signatureFromToolCallId, SKIP_SIGNATURE } from './tool-call-ids.js';
 import { quoteInput } from '../../../quote-input.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../shared/json.js';
 
 export interface GeminiContentWire {
   role: 'user' | 'model';

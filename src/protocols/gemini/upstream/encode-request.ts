@@ -5,8 +5,7 @@ import { dropped, droppedForeignOptions } from '../../shared/dropped-settings.js
 import type { UpstreamTarget } from '../../types.js';
 import { convertToGeminiContents } from './convert-to-gemini-contents.js';
 import { quoteInput } from '../../../quote-input.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../shared/json.js';
 
 const EFFORT_BUDGET: Record<string, number> = { minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 32768 };
 const EFFORT_LEVEL: Record<string, string> = { none: 'LOW', minimal: 'MINIMAL', low: 'LOW', medium: 'MEDIUM', high: 'HIGH', xhigh: 'HIGH', max: 'HIGH' };

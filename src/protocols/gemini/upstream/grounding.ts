@@ -4,10 +4,9 @@
  * (`groundingSupports`: a segment of the text, in UTF-8 byte offsets, and the chunks that support it).
  */
 import type { IRCitation, IRWebSearchPart } from '../../../ir/types.js';
+import { isJsonObject, type Json } from '../../shared/json.js';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObj) : []);
+const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isJsonObject) : []);
 
 interface WebChunk {
   url: string;
@@ -16,7 +15,7 @@ interface WebChunk {
 
 function webChunks(meta: Json): Array<WebChunk | undefined> {
   return (Array.isArray(meta.groundingChunks) ? meta.groundingChunks : []).map((c: unknown) => {
-    const web = isObj(c) && isObj(c.web) ? c.web : undefined;
+    const web = isJsonObject(c) && isJsonObject(c.web) ? c.web : undefined;
     if (!web || typeof web.uri !== 'string') return undefined;
     return { url: web.uri, ...(typeof web.title === 'string' ? { title: web.title } : {}) };
   });
@@ -24,7 +23,7 @@ function webChunks(meta: Json): Array<WebChunk | undefined> {
 
 /** The search Gemini ran, or undefined when the metadata shows none. */
 export function groundingSearch(meta: unknown, id: string): IRWebSearchPart | undefined {
-  if (!isObj(meta)) return undefined;
+  if (!isJsonObject(meta)) return undefined;
   const queries = Array.isArray(meta.webSearchQueries) ? meta.webSearchQueries.filter((q): q is string => typeof q === 'string') : [];
   const sources = webChunks(meta).filter((c): c is WebChunk => c !== undefined);
   if (!queries.length && !sources.length) return undefined;
@@ -45,11 +44,11 @@ function charIndexOfByte(text: string, offset: number): number {
 
 /** Citations of `text` (the answer's text as the segments count it), character offsets into it. */
 export function groundingCitations(meta: unknown, text: string): IRCitation[] {
-  if (!isObj(meta)) return [];
+  if (!isJsonObject(meta)) return [];
   const chunks = webChunks(meta);
   const out: IRCitation[] = [];
   for (const support of list(meta.groundingSupports)) {
-    const seg = isObj(support.segment) ? support.segment : {};
+    const seg = isJsonObject(support.segment) ? support.segment : {};
     if (typeof seg.endIndex !== 'number') continue;
     const startIndex = charIndexOfByte(text, typeof seg.startIndex === 'number' ? seg.startIndex : 0);
     const endIndex = charIndexOfByte(text, seg.endIndex);

@@ -9,7 +9,9 @@ import type { ResponseMeta } from '../../types.js';
 import type { ResponsesRequest } from '../openai-responses-api.js';
 import type { ToolNames } from './decode-tools.js';
 
-export type Json = Record<string, unknown>;
+import type { Json } from '../../shared/json.js';
+
+export type { Json };
 
 export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
 

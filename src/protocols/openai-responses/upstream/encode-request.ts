@@ -9,8 +9,7 @@ import { dataUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRToolResultPart, IRWarning, IRWebSearchTool } from '../../../ir/types.js';
 import { isReasoningModel as isChatReasoningModel } from '../../openai-chat/upstream/encode-request.js';
 import { openAIReasoningOf } from './reasoning-signature.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../shared/json.js';
 
 /** OpenAI rejects max_output_tokens below this. */
 const MIN_OUTPUT_TOKENS = 16;
