@@ -61,3 +61,20 @@ describe('providers', () => {
     expect(p.videoApi?.defaultLimits('anything').resolutions).toEqual(['720p', '1080p']);
   });
 });
+
+describe("a provider with the caller's own key", () => {
+  it('carries it, and says so, in every view (chat, Responses, Interactions)', async () => {
+    const { withCallerKey } = await import('../src/providers/caller-credential.js');
+    for (const cfg of [
+      { id: 'g', type: 'gemini', apiKey: 'AIza-gateway-0123456789' },
+      { id: 'oa', type: 'openai', apiKey: 'sk-gateway-0123456789' },
+    ] as ProviderConfig[]) {
+      const own = withCallerKey(make(cfg), 'own-key-0123456789', deps);
+      for (const view of [own, own.responsesApi, own.interactionsApi].filter((v) => v !== undefined)) {
+        expect(view.credential).toBe('caller');
+        expect(view.secrets).toEqual(['own-key-0123456789']);
+        expect([...view.apiTarget('/x').headers.values()].join(' ')).toContain('own-key-0123456789');
+      }
+    }
+  });
+});

@@ -6,6 +6,7 @@
 import type { IRWarning } from '../ir/types.js';
 import type { SettingWarning } from '../observability/hooks.js';
 import type { ClientCodec } from '../protocols/types.js';
+import { Reply } from '../http/reply.js';
 
 export const WARNINGS_HEADER = 'x-modelgate-warnings';
 /** Longest header value; proxies commonly cap a header line at a few KiB. */
@@ -61,11 +62,11 @@ export const NOT_STORED: SettingWarning = {
  * was generated (and paid for), so it is delivered rather than replaced by a 503, but it cannot be
  * read back or continued.
  */
-export function withNotStoredWarning(event: { warnings?: SettingWarning[] }, res: Response): Response {
+export function withNotStoredWarning(event: { warnings?: SettingWarning[] }, res: Reply): Reply {
   event.warnings = [...(event.warnings ?? []), NOT_STORED];
   const headers = new Headers(res.headers);
   const before = headers.get(WARNINGS_HEADER);
   const entry = `${NOT_STORED.setting}: ${NOT_STORED.action}`;
   headers.set(WARNINGS_HEADER, before ? `${before}; ${entry}` : entry);
-  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  return new Reply(res.status, headers, res.body);
 }

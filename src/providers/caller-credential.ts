@@ -15,10 +15,10 @@ export function providerDeps(rt: Pick<GatewayRuntime, 'fetch' | 'now' | 'config'
   return { fetch: rt.fetch, now: rt.now, defaultTimeoutMs: rt.config.timeouts.upstreamMs };
 }
 
-/** `provider` with `apiKey` as its credential (its Responses API view stays a Responses API view). */
+/** `provider` with `apiKey` as its credential, in every view (Responses, Interactions); a Responses API view stays one. */
 export function withCallerKey(provider: Provider, apiKey: string, deps: ProviderFactoryDeps): Provider {
   const base = createProvider({ ...provider.config, apiKey }, deps);
-  for (const p of [base, base.responsesApi]) {
+  for (const p of [base, base.responsesApi, base.interactionsApi]) {
     if (!p) continue;
     p.credential = 'caller';
     p.secrets = [apiKey];

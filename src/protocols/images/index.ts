@@ -4,7 +4,7 @@
  * passthrough.ts (model rewritten, same encoding); a Gemini image model gets generateContent calls
  * built and read back by upstream/. Errors are OpenAI-shaped (shared/error-bodies.ts).
  */
-export { imageGenerationSchema, type ImageEditRequest, type ImageGenerationRequest, type ImagesResponse } from './images-api.js';
+export { imageGenerationSchema, type ImageEditRequest, type ImageGenerationRequest } from './images-api.js';
 export { parseEditJson, parseEditMultipart } from './client/parse-edit-request.js';
 export { openAIEditBody, openAIGenerationBody } from './passthrough.js';
 export { checkGeminiImageOptions, toGeminiImageRequest } from './upstream/convert-to-gemini-image-request.js';

@@ -27,7 +27,7 @@ export const openAIResponsesClient: ClientCodec<ResponsesRequest> = {
 };
 
 /** The Responses API as an upstream: models configured with `"api": "responses"`. */
-export const openAIResponsesUpstream: UpstreamCodec = {
+const openAIResponsesUpstream: UpstreamCodec = {
   protocol: 'openai-responses',
   encodeRequest: (req, upstreamModel) => encodeResponsesRequest(req, upstreamModel),
   decodeResponse: decodeResponsesResponse,

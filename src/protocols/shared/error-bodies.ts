@@ -61,7 +61,7 @@ export function openAIErrorObject(err: GatewayError): { message: string; type: s
   };
 }
 
-export function openAIErrorBody(err: GatewayError, traceId: string): unknown {
+function openAIErrorBody(err: GatewayError, traceId: string): unknown {
   return { error: openAIErrorObject(err), traceId };
 }
 
@@ -86,7 +86,7 @@ const ANTHROPIC_TYPES: Record<GatewayErrorCode, string> = {
   internal: 'api_error',
 };
 
-export function anthropicErrorType(err: GatewayError): string {
+function anthropicErrorType(err: GatewayError): string {
   return ANTHROPIC_TYPES[err.code];
 }
 

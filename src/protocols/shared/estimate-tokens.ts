@@ -7,7 +7,7 @@
  */
 
 /** The flat media cost when the caller names none. */
-export const DEFAULT_MEDIA_TOKENS = 1000;
+const DEFAULT_MEDIA_TOKENS = 1000;
 /** Fields that are not read by the model (wire and IR names). */
 const SKIP = new Set([
   'model', 'type', 'role', 'id', 'signature', 'encrypted_content', 'cache_control', 'metadata', 'user', 'stream_options', 'previous_response_id',

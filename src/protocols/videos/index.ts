@@ -4,5 +4,5 @@
  * video API (providers/openai/videos.ts, providers/gemini/veo.ts) writes its requests, and the video task service
  * (tasks/video/) checks the request against the model. Errors are OpenAI-shaped (shared/error-bodies.ts).
  */
-export { videoRequestSchema, type VideoRequest } from './videos-api.js';
+export type { VideoRequest } from './videos-api.js';
 export { parseVideoRequest } from './client/decode-request.js';

@@ -1,6 +1,6 @@
 /** A video request checked against what the chosen model can do, with its defaults filled in. */
 import { GatewayError } from '../../errors.js';
-import type { VideoRequest } from '../../protocols/videos/videos-api.js';
+import type { VideoRequest } from '../../protocols/videos/index.js';
 import type { VideoJob, VideoLimits } from '../../providers/video-api.js';
 import { quoteInput } from '../../quote-input.js';
 

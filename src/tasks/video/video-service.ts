@@ -6,7 +6,7 @@
  */
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../errors.js';
-import type { VideoRequest } from '../../protocols/videos/videos-api.js';
+import type { VideoRequest } from '../../protocols/videos/index.js';
 import type { VideoAdapter, VideoJob, VideoLimits } from '../../providers/video-api.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
 import type { GatewayRuntime } from '../../runtime.js';
