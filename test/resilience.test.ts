@@ -157,8 +157,15 @@ function seeded(seed: number): () => number {
 let a: FaultUpstream;
 let b: FaultUpstream;
 let refusedPort: number;
+let baselineTimers = 0;
+
+/** Timers alive in this process (retry waits, timeouts, keep-alive intervals all are). */
+function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+}
 
 beforeAll(async () => {
+  baselineTimers = activeTimers();
   [a, b, refusedPort] = await Promise.all([startFaultUpstream(), startFaultUpstream(), closedPort()]);
 });
 
@@ -178,6 +185,7 @@ function harness(extra: Partial<GatewayConfigInput>, opts: { random?: () => numb
   const config: GatewayConfigInput = {
     providers: [
       { id: 'a', type: 'openai', baseURL: a.baseURL, apiKey: UPSTREAM_KEY, timeoutMs: 300 },
+      { id: 'a-compat', type: 'openai-compatible', baseURL: a.baseURL, apiKey: UPSTREAM_KEY, timeoutMs: 300 },
       { id: 'b', type: 'openai', baseURL: b.baseURL, apiKey: UPSTREAM_KEY, timeoutMs: 300 },
       { id: 'refused', type: 'openai', baseURL: `http://127.0.0.1:${refusedPort}/v1`, apiKey: UPSTREAM_KEY },
     ],
@@ -331,6 +339,28 @@ describe('retries before the first byte', () => {
     const res = await pending;
     expect(res.status).toBe(499);
     expect(a.models).toHaveLength(1);
+    await h.gateway.close();
+  });
+});
+
+describe('every client protocol goes through the same loop', () => {
+  it('Messages, Gemini, Responses and Interactions clients ride out a 500 on a translated call', async () => {
+    reset();
+    const h = harness({ models: [{ id: 'm', provider: 'a-compat', upstreamModel: 'gpt-a' }] });
+    const requests: Array<[string, Request]> = [
+      ['messages', new Request('http://gw.test/v1/messages', { method: 'POST', headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }) })],
+      ['gemini', new Request('http://gw.test/v1beta/models/m:generateContent', { method: 'POST', headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) })],
+      ['responses', new Request('http://gw.test/v1/responses', { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', input: 'hi', store: false }) })],
+      ['interactions', new Request('http://gw.test/v1beta/interactions', { method: 'POST', headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', input: 'hi', store: false }) })],
+    ];
+    // The model is served over OpenAI Chat Completions here (an openai-compatible provider has no Responses API).
+    for (const [name, req] of requests) {
+      a.script = [{ kind: 'status', status: 500 }];
+      const res = await h.gateway.handle(req);
+      expect([name, res.status]).toEqual([name, 200]);
+      expect([name, res.headers.get('x-modelgate-attempts')]).toEqual([name, '2']);
+      expect(JSON.stringify(await res.json())).toContain('hello');
+    }
     await h.gateway.close();
   });
 });
@@ -493,5 +523,12 @@ describe('load', () => {
     await h.gateway.close();
     const heapAfter = process.memoryUsage().heapUsed;
     expect(heapAfter - heapBefore).toBeLessThan(64 * 1024 * 1024);
+  });
+});
+
+describe('cleanup', () => {
+  it('leaves no timer behind once the requests above are over (retry waits, timeouts, idle timers)', async () => {
+    await expect.poll(() => activeTimers() <= baselineTimers).toBe(true);
+    expect(activeTimers()).toBeLessThanOrEqual(baselineTimers);
   });
 });
