@@ -177,10 +177,17 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
   }
 
   const idleMs = req.idleMs;
+  const onIdle = cut('idle');
   const touch = () => {
-    clear();
     if (idleMs === undefined) return;
-    timer = setTimeout(cut('idle'), idleMs);
+    // One idle timer per stream, restarted in place where the runtime can (Node, Bun: refresh()).
+    const running = timer as { refresh?: () => unknown } | undefined;
+    if (typeof running?.refresh === 'function') {
+      running.refresh();
+      return;
+    }
+    clear();
+    timer = setTimeout(onIdle, idleMs);
   };
   return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, touch, done, timedOut: () => timedOut };
 }
