@@ -3,7 +3,7 @@
  * `Bun.serve({ fetch: createFetchHandler(gateway, { prefix: '/ai' }) })`.
  */
 import type { Gateway, HandleContext, Principal } from '../src/index.js';
-import { requestURL } from '../src/http/request-guards.js';
+import { requestURL } from '../src/host.js';
 
 export interface FetchHandlerOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */

@@ -5,8 +5,8 @@
  * an idle timeout, and stops reading when either is passed; the bridge then closes the connection.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError } from '../src/errors.js';
-import { tooLarge } from '../src/http/body.js';
+import { GatewayError } from '../src/index.js';
+import { bodyTooLarge as tooLarge } from '../src/host.js';
 
 /** Requests whose client waits for `100 Continue` (serve() answers `checkContinue` itself). */
 const awaitingContinue = new WeakSet<IncomingMessage>();

@@ -1,21 +1,21 @@
 /**
- * The Node bridge: node:http request/response <-> Fetch Request/Response. Express and Koa reuse it.
- * The route comes from the request path only (the URL origin is fixed; Host never picks it). The
- * body is read lazily, once the gateway has checked key, route and method, and is held to the
- * gateway's `limits.maxBodyBytes`; an answer sent before the body was read in full closes the
- * connection instead of draining it. Responses wait for `drain`, flush each chunk, and the
- * gateway's request signal aborts when the client goes away.
+ * The Node bridge: node:http request/response <-> the gateway. Express and Koa reuse it. The
+ * request is a lazy Request (node-request.ts: a real one is built only if something asks for more
+ * than method, URL, signal and headers); the route comes from the request path only (the URL
+ * origin is fixed; Host never picks it). The body is read lazily, once the gateway has checked
+ * key, route and method, and is held to the one limit (`limits.maxBodyBytes`, or this bridge's
+ * when lower; 413 past it); an answer sent before the body was read in full closes the connection
+ * instead of draining it. The answer comes from `gateway.reply()` and is written without building
+ * a Response: JSON in one write, streams chunk by chunk waiting for `drain`; the gateway's request
+ * signal aborts (and the stream's source is cancelled) when the client goes away.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Gateway, HandleContext, Principal } from '../src/index.js';
-import { allowedMethods, shapeForPath } from '../src/endpoints/routes.js';
-import { GatewayError } from '../src/errors.js';
-import { knownBodyText } from '../src/http/known-body.js';
-import { FIXED_ORIGIN, hasDotSegment } from '../src/http/request-guards.js';
-import { errorBodyFor } from '../src/protocols/shared/error-bodies.js';
+import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
+import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
 import { deferContinue, nodeBodyReader } from './node-body.js';
+import { FORBIDDEN_METHODS, nodeRequest } from './node-request.js';
 
 export interface NodeBridgeOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
@@ -98,6 +98,8 @@ export async function toFetchRequest(req: IncomingMessage, res: ServerResponse, 
   if (method !== 'GET' && method !== 'HEAD') {
     const reused = parsedBody(req, opts.body);
     if (reused) {
+      const limit = opts.maxBodyBytes ?? STANDALONE_LIMIT;
+      if (reused.byteLength > limit) throw bodyTooLarge(limit);
       delete headers['content-length'];
       delete headers['content-encoding'];
       init.body = new Uint8Array(reused.buffer as ArrayBuffer, reused.byteOffset, reused.byteLength);
@@ -117,7 +119,7 @@ function dotSegmentError(): GatewayError {
 /** An error the bridge answers itself (before the gateway could), in the path's protocol shape. */
 function bridgeError(req: IncomingMessage, res: ServerResponse, path: string, err: GatewayError, headers: Record<string, string> = {}): void {
   const traceId = randomUUID().replace(/-/g, '');
-  const text = JSON.stringify(errorBodyFor(shapeForPath(path.split('?')[0] ?? '/'), err, traceId));
+  const text = errorBodyText(path, err, traceId);
   res.writeHead(err.status, {
     ...headers,
     'content-type': 'application/json',
@@ -133,65 +135,128 @@ function bridgeError(req: IncomingMessage, res: ServerResponse, path: string, er
  * body was not read to its end, so the connection closes after this answer (Node would otherwise
  * read and discard the rest to keep the connection alive).
  */
-export async function writeFetchResponse(res: ServerResponse, response: Response, opts: { close?: boolean } = {}): Promise<void> {
+export function writeFetchResponse(res: ServerResponse, response: Response, opts: { close?: boolean } = {}): Promise<void> {
+  return writeReply(res, Reply.of(response), opts);
+}
+
+/** A Reply's headers for writeHead (Set-Cookie kept apart, as Headers joins nothing else). */
+function nodeHeaders(from: Headers, close: boolean | undefined): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, key) => {
-    if (key === 'set-cookie') return;
-    headers[key] = value;
+  let cookies = false;
+  from.forEach((value, key) => {
+    if (key === 'set-cookie') cookies = true;
+    else headers[key] = value;
   });
-  if (opts.close) headers.connection = 'close';
-  const cookies = response.headers.getSetCookie?.() ?? [];
-  if (cookies.length) headers['set-cookie'] = cookies;
-  const body = response.body;
-  const contentType = response.headers.get('content-type') ?? '';
-  // Event streams and media downloads (proxied videos) are relayed chunk by chunk, never buffered.
-  const isStream = contentType.includes('text/event-stream') || !contentType || /^(video|audio)\/|^application\/octet-stream/.test(contentType);
-  if (!body) {
-    res.writeHead(response.status, headers);
+  if (cookies) headers['set-cookie'] = from.getSetCookie();
+  if (close) headers.connection = 'close';
+  return headers;
+}
+
+/**
+ * Writes the gateway's Reply to a node response: a text or byte body in one write with its
+ * Content-Length, a text stream chunk by chunk (pipeTextStream: backpressure, keep-alive comments,
+ * the source cancelled when the client goes away), a byte stream likewise; no Response and no Web
+ * stream is built for the gateway's own answers. `close` as for writeFetchResponse.
+ */
+export async function writeReply(res: ServerResponse, reply: Reply, opts: { close?: boolean } = {}): Promise<void> {
+  const headers = nodeHeaders(reply.headers, opts.close);
+  const body = reply.body;
+  if (body === null) {
+    res.writeHead(reply.status, headers);
     res.end();
     return;
   }
-  const known = isStream ? undefined : knownBodyText(response);
-  if (known !== undefined) {
-    // The gateway's own JSON answers: send the text they were built from (reading the body back costs more).
-    headers['content-length'] = String(Buffer.byteLength(known));
-    res.writeHead(response.status, headers);
-    res.end(known);
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    res.writeHead(reply.status, headers);
+    res.end(body);
     return;
   }
+  if (isTextStream(body)) return writeTextStream(res, reply.status, headers, body);
+  const contentType = reply.headers.get('content-type') ?? '';
+  // Event streams and media downloads (proxied videos) are relayed chunk by chunk, never buffered.
+  const isStream = contentType.includes('text/event-stream') || !contentType || /^(video|audio)\/|^application\/octet-stream/.test(contentType);
   if (!isStream) {
-    const buf = Buffer.from(await response.arrayBuffer());
+    const buf = Buffer.from(await new Response(body).arrayBuffer());
     headers['content-length'] = String(buf.length);
-    res.writeHead(response.status, headers);
+    res.writeHead(reply.status, headers);
     res.end(buf);
     return;
   }
-  res.writeHead(response.status, headers);
+  res.writeHead(reply.status, headers);
   const reader = body.getReader();
   const onClose = () => {
     reader.cancel().catch(() => {});
   };
   res.once('close', onClose);
+  const flushHeaders = headersSoon(res);
   try {
     let next = reader.read();
-    // Headers leave with the first chunk when it is ready within this turn of the event loop
-    // (one write instead of two), else on their own right away.
-    let wrote = false;
-    setImmediate(() => {
-      if (!wrote && !res.writableEnded && !res.destroyed) res.flushHeaders();
-    });
     for (;;) {
       const { done, value } = await next;
       if (done) break;
       if (res.destroyed) break;
-      wrote = true;
+      flushHeaders.wrote = true;
       const ok = res.write(value);
       (res as ServerResponse & { flush?: () => void }).flush?.();
-      if (!ok && !res.destroyed) await new Promise<void>((r) => { res.once('drain', r); res.once('close', r); });
+      if (!ok && !res.destroyed) await drained(res);
       next = reader.read();
     }
   } catch {
     // the stream failed after headers; the protocol's error frame was already sent by the gateway
+  } finally {
+    res.off('close', onClose);
+    if (!res.destroyed) res.end();
+  }
+}
+
+/**
+ * Headers leave with the first chunk when it is ready within this turn of the event loop (one
+ * write instead of two), else on their own right away.
+ */
+function headersSoon(res: ServerResponse): { wrote: boolean } {
+  const state = { wrote: false };
+  setImmediate(() => {
+    if (!state.wrote && !res.writableEnded && !res.destroyed) res.flushHeaders();
+  });
+  return state;
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+async function writeTextStream(res: ServerResponse, status: number, headers: Record<string, string | string[]>, stream: TextStream): Promise<void> {
+  res.writeHead(status, headers);
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+    stream.cancel();
+  };
+  res.once('close', onClose);
+  const flushHeaders = headersSoon(res);
+  const flush = (res as ServerResponse & { flush?: () => void }).flush;
+  try {
+    await pipeTextStream(stream, {
+      write(text) {
+        flushHeaders.wrote = true;
+        const ok = res.write(text);
+        flush?.call(res);
+        return ok;
+      },
+      drained: () => drained(res),
+      closed: () => closed || res.destroyed,
+    });
+  } catch {
+    // the source failed after headers; the protocol's error frame was already written
   } finally {
     res.off('close', onClose);
     if (!res.destroyed) res.end();
@@ -203,16 +268,31 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
   const target = originForm(path);
   if (target === undefined) return bridgeError(req, res, '/', new GatewayError('invalid_request', 'Malformed request target; expected a path.'));
   if (hasDotSegment(path)) return bridgeError(req, res, target, dotSegmentError());
-  const headers = headerRecord(req);
   const method = req.method ?? 'GET';
-  const context: HandleContext = { signal: abortOnClose(res) };
+  if (FORBIDDEN_METHODS.has(method)) {
+    // Methods a Fetch Request cannot carry (TRACE, TRACK, CONNECT): no route takes them.
+    const allow = allowedMethods(target.split('?')[0] ?? '/');
+    if (!allow.length) return bridgeError(req, res, target, new GatewayError('not_found', `No route for ${method} ${target}.`, { detail: 'unknown_route' }));
+    return bridgeError(req, res, target, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${target}.`), { allow: allow.join(', ') });
+  }
+  let headers = req.headers;
+  const signal = abortOnClose(res);
+  const context: HandleContext = { signal };
   if (method !== 'GET' && method !== 'HEAD') {
     const reused = parsedBody(req, opts.body);
     if (reused) {
-      // A parser in front already read (and decoded) it: its bytes are what the gateway gets.
+      // A parser in front already read (and decoded) it: its bytes are what the gateway gets,
+      // held to the same limit (the gateway's, or this bridge's when lower).
+      headers = { ...headers };
       delete headers['content-length'];
       delete headers['content-encoding'];
-      context.body = new Uint8Array(reused.buffer as ArrayBuffer, reused.byteOffset, reused.byteLength);
+      const bytes = new Uint8Array(reused.buffer as ArrayBuffer, reused.byteOffset, reused.byteLength);
+      const own = opts.maxBodyBytes;
+      if (own) context.readBody = async (limit) => {
+        if (bytes.byteLength > Math.min(limit, own)) throw bodyTooLarge(Math.min(limit, own));
+        return bytes;
+      };
+      else context.body = bytes;
     } else {
       context.readBody = nodeBodyReader(req, res, {
         ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
@@ -220,19 +300,12 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
       });
     }
   }
-  let request: Request;
-  try {
-    request = new Request(FIXED_ORIGIN + target, { method, headers });
-  } catch {
-    // Methods a Fetch Request cannot carry (TRACE, TRACK): no route takes them.
-    const allow = allowedMethods(target.split('?')[0] ?? '/');
-    if (!allow.length) return bridgeError(req, res, target, new GatewayError('not_found', `No route for ${method} ${target}.`, { detail: 'unknown_route' }));
-    return bridgeError(req, res, target, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${target}.`), { allow: allow.join(', ') });
-  }
+  const request = nodeRequest(method, FIXED_ORIGIN + target, headers, signal);
   const principal = opts.context?.principal ?? opts.principal?.(req);
   if (principal) context.principal = principal;
-  const response = await gateway.handle(request, context);
-  await writeFetchResponse(res, response, { close: !req.complete });
+  // A wrapper written before reply() existed (handle() only) still works, through a Response.
+  const reply = typeof gateway.reply === 'function' ? await gateway.reply(request, context) : Reply.of(await gateway.handle(request, context));
+  await writeReply(res, reply, { close: !req.complete });
 }
 
 /** A node:http request listener serving the gateway (404 for paths outside `prefix`). */

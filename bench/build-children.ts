@@ -1,5 +1,5 @@
 /**
- * Compiles the child processes (mock upstream, floor, gateway, Bun host) and all of src/ and adapters/ to
+ * Compiles the child processes (mock upstream, floor, gateway, Bun host) and all of src/, adapters/ and node/ to
  * plain JavaScript, file by file without type checking (like `npm run build` minus the checks,
  * so work in progress elsewhere in the tree cannot block a run). The children then run on plain
  * node, as `npm start` does, without a TypeScript loader in the process being measured.
@@ -22,13 +22,13 @@ function walk(dir: string): string[] {
 
 /**
  * Writes `<outDir>/<same relative path>.js` for every source; returns the number of files.
- * `sourceRoot` (default: the repo) supplies src/ and adapters/, e.g. a `git archive` snapshot to
+ * `sourceRoot` (default: the repo) supplies src/, adapters/ and node/, e.g. a `git archive` snapshot to
  * measure another revision with the same harness.
  */
 export function buildChildren(root: string, outDir: string, sourceRoot = root): number {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const sources = [...walk(join(sourceRoot, 'src')), ...walk(join(sourceRoot, 'adapters'))].map((file) => ({ file, base: sourceRoot }));
+  const sources = ['src', 'adapters', 'node'].flatMap((dir) => walk(join(sourceRoot, dir))).map((file) => ({ file, base: sourceRoot }));
   const bench = [...CHILD_ENTRIES, ...CHILD_SUPPORT].map((f) => ({ file: join(root, f), base: root }));
   const files = [...sources, ...bench];
   for (const { file, base } of files) {

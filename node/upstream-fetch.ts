@@ -7,13 +7,14 @@
  * CPU per call in the benchmark (bench/). The answer is still a standard Response whose body
  * streams as it arrives.
  *
- * Bodies: any body fetch takes is sent as fetch sends it (node-fetch-body.ts). Redirects are never
+ * Bodies: any body fetch takes is sent as fetch sends it (upstream-fetch-body.ts). Redirects are never
  * followed, whatever `redirect` says: the 3xx comes back as it is (`redirect: 'error'` rejects), so
  * upstream credentials and a POST body never travel to another address.
  */
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
 import { Agent } from 'undici';
 import { directBody, isDirectBody, prepareBody, type PreparedBody } from './upstream-fetch-body.js';
+import { UpstreamBody, upstreamResponse } from './upstream-response.js';
 import type { FetchLike } from '../src/providers/types.js';
 
 /** The standalone server's upstream client: a fetch plus `close()` for its connection pool. */
@@ -77,14 +78,9 @@ function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
     }
     let abortCall: ((reason: Error) => void) | undefined;
     let abortReason: unknown;
-    let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let body: UpstreamBody | undefined;
     let settled = false; // the Response (or an error) was handed out
-    let finished = false; // the body stream was closed or errored
     let ignoreBody = false;
-    let paused = false;
-    let resume: (() => void) | undefined;
-    let pending: Buffer[] = [];
-    let scheduled = false;
     let decoder: ReturnType<typeof decoderFor>;
 
     const onAbort = () => {
@@ -95,26 +91,9 @@ function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
     signal?.addEventListener('abort', onAbort, { once: true });
     const cleanup = () => signal?.removeEventListener('abort', onAbort);
 
-    const flush = () => {
-      scheduled = false;
-      if (finished || !stream || pending.length === 0) return;
-      const chunk = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
-      pending = [];
-      stream.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    };
-    const push = (chunk: Buffer) => {
-      pending.push(chunk);
-      if (!scheduled) {
-        scheduled = true;
-        queueMicrotask(flush);
-      }
-    };
     const close = () => {
-      flush();
-      if (finished) return;
-      finished = true;
       cleanup();
-      stream?.close();
+      body?.end();
     };
     const fail = (err: unknown) => {
       cleanup();
@@ -124,24 +103,20 @@ function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
         reject(err);
         return;
       }
-      if (finished) return;
-      finished = true;
-      pending = [];
-      stream?.error(err);
+      body?.fail(err);
     };
 
     // undici's dispatcher sends async iterables chunked (client-h1 writeIterable); its types only list Readable.
-    const body = upload.body as DispatchBody;
+    const uploadBody = upload.body as DispatchBody;
     dispatcher.dispatch(
-      { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as 'GET', headers: call.headers, body },
+      { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as 'GET', headers: call.headers, body: uploadBody },
       {
         onConnect(abort: (err?: Error) => void) {
           abortCall = abort;
           if (abortReason !== undefined || signal?.aborted) abort(asError(abortReason ?? abortError(signal?.reason)));
         },
-        onHeaders(statusCode: number, rawHeaders: HeaderBytes[], resumeFn: () => void): boolean {
+        onHeaders(statusCode: number, rawHeaders: HeaderBytes[], resume: () => void): boolean {
           if (statusCode < 200) return true; // 1xx: the final answer follows
-          resume = resumeFn;
           settled = true;
           const pairs = headerPairs(rawHeaders);
           if (call.redirect === 'error' && REDIRECTS.has(statusCode)) {
@@ -154,48 +129,32 @@ function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
           if (method === 'HEAD' || NULL_BODY.has(statusCode)) {
             ignoreBody = true;
             cleanup();
-            resolve(new Response(null, { status: statusCode, headers: pairs }));
+            resolve(upstreamResponse(statusCode, pairs, null));
             return true;
           }
+          body = new UpstreamBody(resume, (reason) => {
+            cleanup();
+            abortCall?.(asError(abortError(reason)));
+          });
+          const sink = body;
           decoder = decoderFor(pairs.find(([k]) => k === 'content-encoding')?.[1]);
           if (decoder) {
-            decoder.on('data', push);
+            decoder.on('data', (chunk: Buffer) => sink.push(chunk));
             decoder.once('end', close);
             decoder.once('error', (err) => {
               abortCall?.(err);
               fail(err);
             });
           }
-          const body = new ReadableStream<Uint8Array>({
-            start(controller) {
-              stream = controller;
-            },
-            pull() {
-              if (paused) {
-                paused = false;
-                resume?.();
-              }
-            },
-            cancel(reason) {
-              finished = true;
-              pending = [];
-              cleanup();
-              abortCall?.(asError(abortError(reason)));
-            },
-          });
-          resolve(new Response(body, { status: statusCode, headers: pairs }));
+          resolve(upstreamResponse(statusCode, pairs, sink));
           return true;
         },
         onData(chunk: Buffer): boolean {
-          if (ignoreBody || finished) return true;
-          if (decoder) decoder.write(chunk);
-          else push(chunk);
-          // An unread chunk is already waiting: stop reading the socket until the consumer pulls.
-          if ((stream?.desiredSize ?? 1) <= 0) {
-            paused = true;
-            return false;
-          }
-          return true;
+          if (ignoreBody || !body) return true;
+          if (!decoder) return body.push(chunk);
+          // The decoded bytes reach the body later (zlib is async): pause once it has held enough.
+          decoder.write(chunk);
+          return !body.paused;
         },
         onComplete() {
           if (ignoreBody) return;

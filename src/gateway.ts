@@ -2,14 +2,14 @@ import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
 import { errorResponse, requestSecrets, scrubError } from './endpoints/common.js';
-import { setBodySource } from './http/body.js';
+import { requestBody } from './http/body.js';
+import { Reply, toResponse } from './http/reply.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
 import { Telemetry } from './observability/telemetry.js';
 import { scrubContent } from './upstream/redact.js';
-import { knownBodyText } from './http/known-body.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
@@ -29,6 +29,12 @@ import { quoteInput } from './quote-input.js';
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
   handle(request: Request, context?: HandleContext): Promise<Response>;
+  /**
+   * Like handle(), for host bridges that write to a socket themselves: the answer as a Reply
+   * (status, headers, and a text, bytes, byte stream or text stream body) that has not been made
+   * into a Response. Never throws.
+   */
+  reply(request: Request, context?: HandleContext): Promise<Reply>;
   /** Whether a path (without any mount prefix) is one of the gateway's routes; adapters pass others on. */
   matches(pathname: string): boolean;
   /** Stops background work (the video poller, background runs) and waits for what is in flight. */
@@ -134,8 +140,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   const rt = createRuntime(config, options);
   let closed = false;
 
-  async function handle(request: Request, context: HandleContext = {}): Promise<Response> {
-    if (context.body || context.readBody) setBodySource(request, context);
+  async function reply(request: Request, context: HandleContext = {}): Promise<Reply> {
     const startedAt = rt.now();
     const parsedUrl = requestURL(request.url);
     const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
@@ -151,11 +156,12 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       startedAt,
       hostPrincipal: context.principal,
       signal: context.signal ?? request.signal,
+      body: requestBody(request, context, rt.config.limits.maxBodyBytes),
       event,
       obs: new RequestObserver({ hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(ctx)) }, event, startedAt, request.headers),
       errorShape: shapeForPath(url.pathname),
     };
-    let response: Response;
+    let response: Reply;
     try {
       if (closed) throw new GatewayError('unavailable', 'The gateway is shutting down.');
       if (!parsedUrl) throw new GatewayError('invalid_request', 'Malformed request URL.');
@@ -170,11 +176,11 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     applyRoutingHeaders(ctx, response.headers);
     response.headers.set('x-trace-id', traceId);
     if (requestId) response.headers.set('request-id', requestId);
-    return ctx.obs.observe(response, knownBodyText(response) !== undefined);
+    return ctx.obs.observe(response);
   }
 
   /** Host, route, method and body headers are all checked here, before a handler authenticates or reads. */
-  async function route(ctx: RequestContext, hasBody: boolean): Promise<Response> {
+  async function route(ctx: RequestContext, hasBody: boolean): Promise<Reply> {
     checkHost(ctx.request.headers);
     const path = ctx.url.pathname;
     let pathMatched = false;
@@ -195,7 +201,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   }
 
   return {
-    handle,
+    handle: async (request, context) => toResponse(await reply(request, context)),
+    reply,
     matches: (pathname) => ROUTES.some((r) => r.pattern.test(pathname)),
     async close() {
       if (closed) return;

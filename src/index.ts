@@ -1,5 +1,6 @@
 export { createGateway, type Gateway } from './gateway.js';
 export type { GatewayOptions, HandleContext } from './runtime.js';
+export type { Reply, ReplyBody, TextStream } from './http/reply.js';
 export type { Principal } from './auth/principal.js';
 export { ConfigError, defineConfig, parseConfig, parseConfigText, interpolateEnv } from './config/load.js';
 export type { GatewayConfig, GatewayConfigInput, ProviderConfig, ModelConfig, KeyConfig, LimitsConfig, PricingConfig, DeploymentConfig } from './config/schema.js';

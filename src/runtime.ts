@@ -1,3 +1,4 @@
+import type { RequestBody } from './http/body.js';
 import type { KeyStore } from './auth/key-store.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { RequestLimits } from './limits/request-lease.js';
@@ -116,6 +117,8 @@ export interface RequestContext {
   hostPrincipal: Principal | undefined;
   /** Aborted when the client goes away; use this rather than request.signal (see HandleContext.signal). */
   signal: AbortSignal;
+  /** The request body, read only when an endpoint asks (held to `limits.maxBodyBytes`, 413 past it). */
+  body: RequestBody;
   /** When the request's total time (`timeouts.totalMs`) runs out, in Date.now() ms; set once it is routed upstream. */
   deadline?: number;
   principal?: Principal;

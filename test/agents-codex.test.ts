@@ -15,7 +15,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
-import type { Gateway, ProviderConfig, ResponseEvent } from '../src/index.js';
+import type { Gateway, HandleContext, ProviderConfig, ResponseEvent } from '../src/index.js';
 import { describeRun, runCodex } from './helpers/agent-cli.js';
 import { startMockAnthropic } from './helpers/mock-anthropic.js';
 import { startMockGemini } from './helpers/mock-gemini.js';
@@ -238,20 +238,22 @@ describe.sequential('Codex CLI through the gateway (custom provider, wire_api = 
       );
       // What Codex sends, to see it replay the search.
       const sent: Json[] = [];
+      const recordBody = (ctx: HandleContext | undefined): HandleContext | undefined => {
+        const read = ctx?.readBody;
+        if (ctx && read) {
+          ctx.readBody = async (limit) => {
+            const bytes = await read(limit);
+            sent.push(JSON.parse(new TextDecoder().decode(bytes)) as Json);
+            return bytes;
+          };
+        }
+        return ctx;
+      };
       const server = await serve(
         {
-          handle: (request, ctx) => {
-            // The node adapter hands the body over through the context's reader.
-            const read = ctx?.readBody;
-            if (ctx && read) {
-              ctx.readBody = async (limit) => {
-                const bytes = await read(limit);
-                sent.push(JSON.parse(new TextDecoder().decode(bytes)) as Json);
-                return bytes;
-              };
-            }
-            return gateway.handle(request, ctx);
-          },
+          handle: (request, ctx) => gateway.handle(request, recordBody(ctx)),
+          // The node adapter calls reply() and hands the body over through the context's reader.
+          reply: (request, ctx) => gateway.reply(request, recordBody(ctx)),
           matches: (pathname) => gateway.matches(pathname),
           close: () => gateway.close(),
         },

@@ -4,7 +4,8 @@
  * modules, undici, ioredis, Express or Koa, nor anything from `node/` or `adapters/`. Inside it,
  * a protocol's two sides stay apart (`protocols/<p>/client/` never imports `protocols/<p>/upstream/`
  * and the other way round; what both need lives beside them or in `protocols/shared/`), and no
- * protocol imports an endpoint.
+ * protocol imports an endpoint. Host adapters (`adapters/`) reach the core only through its public
+ * exports (`src/index.ts`) and the host-support module (`src/host.ts`), never its internals.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -47,6 +48,19 @@ function coreViolations(file: string): string[] {
   return out;
 }
 
+/** The core modules an adapter may import. */
+const ADAPTER_CORE_ENTRIES = new Set(['src/index.ts', 'src/host.ts']);
+
+function adapterViolations(file: string, source = readFileSync(file, 'utf8')): string[] {
+  const out: string[] = [];
+  for (const spec of importsOf(source)) {
+    if (!spec.startsWith('.')) continue;
+    const target = relative(ROOT, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
+    if (target.startsWith('src/') && !ADAPTER_CORE_ENTRIES.has(target)) out.push(`${relative(ROOT, file)} imports ${spec} (a core internal; use src/index.ts or src/host.ts)`);
+  }
+  return out;
+}
+
 /** Imports of one src/protocols file that cross its protocol's sides or reach into endpoints/. */
 export function protocolViolations(fromSrc: string, specs: string[]): string[] {
   const out: string[] = [];
@@ -73,6 +87,19 @@ describe('layout boundaries', () => {
     const files = tsFiles(join(ROOT, 'src'));
     expect(files.length).toBeGreaterThan(50);
     expect(files.flatMap(coreViolations)).toEqual([]);
+  });
+
+  it('adapters/ import the core only through src/index.ts and src/host.ts', () => {
+    const files = tsFiles(join(ROOT, 'adapters'));
+    expect(files.length).toBeGreaterThan(3);
+    expect(files.flatMap((f) => adapterViolations(f))).toEqual([]);
+  });
+
+  it('the adapter rule catches an internal import and lets the entries, node/ and packages through', () => {
+    const sample = `import { createGateway } from '../src/index.js';\nimport { Reply } from '../src/host.js';\nimport { tooLarge } from '../src/http/body.js';\nimport { createUndiciFetch } from '../node/upstream-fetch.js';\nimport { createServer } from 'node:http';`;
+    expect(adapterViolations(join(ROOT, 'adapters', 'sample.ts'), sample)).toEqual([
+      'adapters/sample.ts imports ../src/http/body.js (a core internal; use src/index.ts or src/host.ts)',
+    ]);
   });
 
   it('the protocol rule sees a crossed side and an endpoint import', () => {

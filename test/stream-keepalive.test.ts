@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { KEEP_ALIVE_MS, streamResponse } from '../src/endpoints/stream-response.js';
+import { KEEP_ALIVE_MS, textStreamReply, toResponse } from '../src/http/reply.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -20,7 +20,7 @@ describe('stream keep-alive', () => {
   it('sends an SSE comment block while the upstream is silent, then the data', async () => {
     vi.useFakeTimers();
     const { gen, release } = silentThen('data: late\n\n');
-    const reader = streamResponse(gen, () => {}).body!.getReader();
+    const reader = toResponse(textStreamReply(gen, () => {})).body!.getReader();
     const decoder = new TextDecoder();
     expect(decoder.decode((await reader.read()).value)).toBe('data: first\n\n');
     const pending = reader.read();
@@ -37,7 +37,7 @@ describe('stream keep-alive', () => {
   it('sends nothing extra on non-SSE streams (Gemini JSON array)', async () => {
     vi.useFakeTimers();
     const { gen, release } = silentThen(']');
-    const reader = streamResponse(gen, () => {}, { 'content-type': 'application/json' }, false).body!.getReader();
+    const reader = toResponse(textStreamReply(gen, () => {}, { 'content-type': 'application/json' }, false)).body!.getReader();
     const decoder = new TextDecoder();
     expect(decoder.decode((await reader.read()).value)).toBe('data: first\n\n');
     const pending = reader.read();

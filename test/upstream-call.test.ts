@@ -9,7 +9,8 @@ import { GatewayError } from '../src/errors.js';
 import { createProvider } from '../src/providers/registry.js';
 import type { FetchLike } from '../src/providers/types.js';
 import { callUpstream, readUpstreamJson } from '../src/upstream/call.js';
-import { byteRelayTransform, pumpResponse, sseTransform } from '../src/upstream/stream-pump.js';
+import { byteRelayTransform, pumpReply, sseTransform } from '../src/upstream/stream-pump.js';
+import { toResponse } from '../src/http/reply.js';
 
 const SECRET = 'AIzaSyD-upstream-secret-key-000000000000';
 
@@ -73,12 +74,12 @@ describe('callUpstream', () => {
   });
 });
 
-describe('pumpResponse', () => {
+describe('pumpReply', () => {
   it('relays bytes as they are and reports a completed stream', async () => {
     const p = provider('openai', async () => new Response(stream(['data: {"a":', '1}\n\n', `data: ${SECRET}\n\n`])));
     const upstream = await callUpstream(p, { url: 'http://upstream.test/s', headers: new Headers(), body: '{}', idleMs: 1000 });
     const ends: Array<[string | undefined, boolean]> = [];
-    const res = pumpResponse({ upstream, transform: byteRelayTransform(), clientSignal: new AbortController().signal, secrets: [SECRET], headers: {}, onEnd: async (f, c) => void ends.push([f?.code, c]) });
+    const res = toResponse(pumpReply({ upstream, transform: byteRelayTransform(), clientSignal: new AbortController().signal, secrets: [SECRET], headers: {}, onEnd: async (f, c) => void ends.push([f?.code, c]) }));
     expect(await res.text()).toBe('data: {"a":1}\n\ndata: [redacted]\n\n');
     expect(ends).toEqual([[undefined, true]]);
   });
@@ -88,7 +89,7 @@ describe('pumpResponse', () => {
     const upstream = await callUpstream(p, { url: 'http://upstream.test/s', headers: new Headers(), body: '{}', idleMs: 50 });
     const ends: Array<[string | undefined, boolean]> = [];
     const transform = sseTransform({ event: (ev) => `<${ev.data}>`, end: () => '<end>', error: (err) => `<error ${err.code}>` });
-    const res = pumpResponse({ upstream, transform, clientSignal: new AbortController().signal, secrets: [], headers: {}, keepAlive: false, onEnd: async (f, c) => void ends.push([f?.code, c]) });
+    const res = toResponse(pumpReply({ upstream, transform, clientSignal: new AbortController().signal, secrets: [], headers: {}, keepAlive: false, onEnd: async (f, c) => void ends.push([f?.code, c]) }));
     expect(await res.text()).toBe('<one><two><error upstream_timeout>');
     expect(ends).toEqual([['upstream_timeout', false]]);
   });

@@ -11,6 +11,7 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
 import type { ConversationRecord, StoredEvent } from './conversation-store.js';
 import { updateRecord } from './update-record.js';
+import { toResponse, type Reply } from '../http/reply.js';
 
 const CANCELLED = 'cancelled by the client';
 const SHUTDOWN = 'gateway shutting down';
@@ -22,7 +23,7 @@ export interface BackgroundJob {
   /** Events recorded with the queued record, before any of the run's (a stream of it opens with them). */
   initialEvents?: StoredEvent[];
   /** Starts the work, streamed; every event it sends goes to `record`, in order. */
-  run(ctx: RequestContext, record: (event: StoredEvent) => void): Promise<Response>;
+  run(ctx: RequestContext, record: (event: StoredEvent) => void): Promise<Reply>;
   /** The record of a run that produced its final object; undefined when it produced none. */
   finished(current: ConversationRecord): ConversationRecord | undefined;
   /** The record in a new state: `in_progress` when the run starts, `cancelled`, or `failed` with why. */
@@ -96,7 +97,7 @@ export class BackgroundRuns {
       else {
         // A copy of the request context that the client leaving does not abort.
         const detached: RequestContext = { ...ctx, signal: controller.signal, event: { ...ctx.event } };
-        const res = await job.run(detached, (ev) => pending.push(ev));
+        const res = toResponse(await job.run(detached, (ev) => pending.push(ev)));
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         for (;;) {
           const { done } = await reader.read();

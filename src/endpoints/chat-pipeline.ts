@@ -13,8 +13,9 @@ import { estimateChatRequest } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { requestSecrets, scrubError, upstreamJsonResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
+import type { Reply } from '../http/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
-import { pumpResponse, sseTransform, type StreamTransform } from '../upstream/stream-pump.js';
+import { pumpReply, sseTransform, type StreamTransform } from '../upstream/stream-pump.js';
 
 export interface ChatCall<Req = unknown> {
   /** The client's protocol (its client side). */
@@ -53,9 +54,9 @@ function streamOf(
   transform: StreamTransform,
   onEnd: (failure: GatewayError | undefined, completed: boolean) => Promise<void>,
   extra: Record<string, string> = {},
-): Response {
+): Reply {
   const sse = !call.streamContentType;
-  return pumpResponse({
+  return pumpReply({
     upstream,
     transform,
     clientSignal: ctx.signal,
@@ -74,7 +75,7 @@ export async function admitChat(ctx: RequestContext, call: ChatCall): Promise<vo
 }
 
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
-export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
+export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   ctx.event.stream = call.stream;
   ctx.obs.requestBody(call.parsed);
   await admitChat(ctx, call);
@@ -92,7 +93,7 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Resp
  * prepared for one upstream API (a pass-through route, a request decoded for a protocol) only
  * moves to deployments that speak it.
  */
-async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Response> {
+async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   const route = call.passthroughRoute;
   const protocol = call.model.provider.chatProtocol;
   const accepts = route ? (m: ResolvedModel) => route.target(m) !== undefined : call.ir ? (m: ResolvedModel) => m.provider.chatProtocol === protocol : undefined;
@@ -100,7 +101,7 @@ async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Response>
 }
 
 /** One upstream attempt of a chat call (`call.model` routed to one deployment): pass-through or translated. */
-export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Promise<Response> {
+export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   const provider = call.model.provider;
   const route = call.passthroughRoute;
   const routeTarget = route?.target(call.model);
@@ -139,7 +140,7 @@ async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage |
   });
 }
 
-async function passthrough(ctx: RequestContext, call: ChatCall, codec: PassthroughCodec, target: { url: string; headers: Headers }): Promise<Response> {
+async function passthrough(ctx: RequestContext, call: ChatCall, codec: PassthroughCodec, target: { url: string; headers: Headers }): Promise<Reply> {
   const provider = call.model.provider;
   const body = codec.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
   const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body, protocol: codec.protocol }));
@@ -167,7 +168,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
   return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed));
 }
 
-async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Response> {
+async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
   const provider = call.model.provider;
   const upstreamCodec = codecFor(provider.chatProtocol).upstream;
   const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, provider.chatDialect);

@@ -2,7 +2,7 @@ import { extractToken } from '../auth/extract-token.js';
 import { anyGlobMatch } from '../auth/glob.js';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
-import { textResponse } from '../http/known-body.js';
+import { Reply } from '../http/reply.js';
 import { errorBodyFor } from '../protocols/shared/error-bodies.js';
 import { scrubContent, scrubError as scrubGatewayError } from '../upstream/redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
@@ -65,18 +65,18 @@ export function requireCapability(model: ResolvedModel, capability: 'chat' | 'im
  * a top-level `traceId` equal to the `x-trace-id` header, so a logged body can be matched to hook
  * events and gateway logs. Streamed events do not (only their in-band error event does).
  */
-export function jsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Response {
+export function jsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Reply {
   const h = new Headers(headers);
   h.set('content-type', 'application/json');
-  return textResponse(JSON.stringify({ ...body, traceId: ctx.traceId }), { status, headers: h });
+  return new Reply(status, h, JSON.stringify({ ...body, traceId: ctx.traceId }));
 }
 
 /** An error rendered in the endpoint's protocol shape, with secrets scrubbed. */
-export function errorResponse(ctx: RequestContext, err: GatewayError): Response {
+export function errorResponse(ctx: RequestContext, err: GatewayError): Reply {
   const safe = scrubError(ctx, err);
   const headers = new Headers({ 'content-type': 'application/json' });
   if (safe.retryAfter !== undefined) headers.set('retry-after', String(Math.max(1, Math.ceil(safe.retryAfter))));
-  return textResponse(JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)), { status: safe.status, headers });
+  return new Reply(safe.status, headers, JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)));
 }
 
 /** The gateway's secrets plus this caller's own upstream credentials. */
@@ -90,8 +90,8 @@ export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError
 }
 
 /** A JSON answer built from what an upstream sent: the configured secrets are scrubbed from it. */
-export function upstreamJsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Response {
+export function upstreamJsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Reply {
   const h = new Headers(headers);
   h.set('content-type', 'application/json');
-  return textResponse(scrubContent(JSON.stringify({ ...body, traceId: ctx.traceId }), requestSecrets(ctx)), { status, headers: h });
+  return new Reply(status, h, scrubContent(JSON.stringify({ ...body, traceId: ctx.traceId }), requestSecrets(ctx)));
 }

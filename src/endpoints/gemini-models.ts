@@ -8,6 +8,7 @@ import type { RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, mayUseModel } from './common.js';
 import { modelFromPath } from './gemini.js';
 import { quoteInput } from '../quote-input.js';
+import type { Reply } from '../http/reply.js';
 
 function limit(m: ResolvedModel, key: string, fallback: number): number {
   const v = m.options[key];
@@ -29,7 +30,7 @@ function geminiModel(m: ResolvedModel): Record<string, unknown> {
 }
 
 /** GET /v1beta/models?pageSize=&pageToken= */
-export async function listGeminiModels(ctx: RequestContext): Promise<Response> {
+export async function listGeminiModels(ctx: RequestContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const all = ctx.rt.models.list().filter((m) => mayUseModel(principal, m.id));
   const sizeParam = ctx.url.searchParams.get('pageSize');
@@ -45,7 +46,7 @@ export async function listGeminiModels(ctx: RequestContext): Promise<Response> {
 }
 
 /** GET /v1beta/models/{model} */
-export async function getGeminiModel(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function getGeminiModel(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const id = modelFromPath(params.model);
   const model = ctx.rt.models.resolve(id);

@@ -6,7 +6,7 @@
  * `?key=` — the client's query string is never forwarded upstream.
  */
 import { GatewayError } from '../errors.js';
-import { parseJsonObject, readBodyText } from '../http/body.js';
+import { parseJsonObject } from '../http/body.js';
 import { validateGeminiRequest } from '../protocols/gemini/client/decode-request.js';
 import { estimateGeminiTokens } from '../protocols/gemini/client/estimate-tokens.js';
 import { countTokensRequestSchema, systemInstructionSchema, toolSchema } from '../protocols/gemini/gemini-api.js';
@@ -16,6 +16,7 @@ import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
+import type { Reply } from '../http/reply.js';
 
 /** `models/gemini-2.5-flash` or `gemini-2.5-flash` -> `gemini-2.5-flash`. */
 export function modelFromPath(raw: string | undefined): string {
@@ -25,13 +26,13 @@ export function modelFromPath(raw: string | undefined): string {
 }
 
 /** POST /v1beta/models/{model}:{action} */
-export async function geminiModelAction(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function geminiModelAction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   if (params.action === 'countTokens') return geminiCountTokens(ctx, params);
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
   // Gemini image models (gemini-2.5-flash-image, ...) answer generateContent natively: pass-through.
   if (!(model.provider.chatProtocol === 'gemini' && model.capabilities.includes('image'))) requireCapability(model, 'chat');
-  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
   const validated = validateGeminiRequest(parsed);
   const stream = params.action === 'streamGenerateContent';
@@ -51,11 +52,11 @@ export async function geminiModelAction(ctx: RequestContext, params: Record<stri
 }
 
 /** POST /v1beta/models/{model}:countTokens — forwarded to Gemini upstreams, estimated otherwise. */
-async function geminiCountTokens(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+async function geminiCountTokens(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
   requireCapability(model, 'chat');
-  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
   const req = parseOrThrow(countTokensRequestSchema, parsed);
   const inner = req.generateContentRequest;

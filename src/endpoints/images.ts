@@ -4,7 +4,7 @@
  * generateContent call per image and answer as `b64_json`.
  */
 import { GatewayError } from '../errors.js';
-import { parseJsonObject, readBodyBytes } from '../http/body.js';
+import { parseJsonObject } from '../http/body.js';
 import { SSE_HEADERS } from '../http/sse.js';
 import type { IRUsage } from '../ir/types.js';
 import { checkGeminiImageOptions, fromGeminiImageResponses, geminiImageResponseSchema, imageGenerationSchema, openAIEditBody, openAIGenerationBody, parseEditJson, parseEditMultipart, toGeminiImageRequest, type GeminiImageResponse, type ImageEditRequest, type ImageGenerationRequest } from '../protocols/images/index.js';
@@ -16,8 +16,9 @@ import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateInputTokens } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
+import type { Reply } from '../http/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
-import { byteRelayTransform, pumpResponse } from '../upstream/stream-pump.js';
+import { byteRelayTransform, pumpReply } from '../upstream/stream-pump.js';
 import { quoteInput } from '../quote-input.js';
 
 type ImageCall =
@@ -25,9 +26,9 @@ type ImageCall =
   | { kind: 'edit'; req: ImageEditRequest };
 
 /** POST /v1/images/generations */
-export async function imageGenerations(ctx: RequestContext): Promise<Response> {
+export async function imageGenerations(ctx: RequestContext): Promise<Reply> {
   const principal = await authenticate(ctx);
-  const bytes = await readBodyBytes(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const bytes = await ctx.body.bytes();
   const body = parseJsonObject(new TextDecoder().decode(bytes));
   const req = parseOrThrow(imageGenerationSchema, body);
   const model = resolveModel(ctx, principal, req.model);
@@ -35,10 +36,10 @@ export async function imageGenerations(ctx: RequestContext): Promise<Response> {
 }
 
 /** POST /v1/images/edits (multipart/form-data or JSON) */
-export async function imageEdits(ctx: RequestContext): Promise<Response> {
+export async function imageEdits(ctx: RequestContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const contentType = ctx.request.headers.get('content-type') ?? '';
-  const bytes = await readBodyBytes(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const bytes = await ctx.body.bytes();
   let req: ImageEditRequest;
   if (/^multipart\/form-data/i.test(contentType)) req = await parseEditMultipart(bytes, contentType);
   else if (/^application\/json/i.test(contentType) || contentType === '') req = parseEditJson(parseJsonObject(new TextDecoder().decode(bytes)));
@@ -48,7 +49,7 @@ export async function imageEdits(ctx: RequestContext): Promise<Response> {
 }
 
 /** Admits the call against the limits (the prompt's tokens are reserved), then runs it. */
-async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
+async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
   requireCapability(model, 'image');
   const prompt = call.kind === 'generate' ? call.req.prompt : call.req.options.prompt;
   if (ctx.principal) await admitModelCall(ctx, ctx.principal, model, () => ({ input: estimateInputTokens(prompt), output: 0 }));
@@ -62,7 +63,7 @@ async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageC
   }
 }
 
-async function routeImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
+async function routeImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
   const provider = model.provider;
   const stream = (call.kind === 'generate' ? call.req.stream : call.req.options.stream) === true;
   ctx.event.stream = stream;
@@ -95,7 +96,7 @@ async function finished(ctx: RequestContext, model: ResolvedModel, usage: IRUsag
   });
 }
 
-async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall, stream: boolean): Promise<Response> {
+async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall, stream: boolean): Promise<Reply> {
   const provider = model.provider;
   const path = call.kind === 'generate' ? '/images/generations' : '/images/edits';
   const target = provider.apiTarget(path);
@@ -117,8 +118,8 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
 }
 
 /** Image SSE from an OpenAI-style upstream, relayed as it arrives (events can be megabytes). */
-function relayImageStream(ctx: RequestContext, model: ResolvedModel, upstream: UpstreamResult): Response {
-  return pumpResponse({
+function relayImageStream(ctx: RequestContext, model: ResolvedModel, upstream: UpstreamResult): Reply {
+  return pumpReply({
     upstream,
     transform: byteRelayTransform(),
     clientSignal: ctx.signal,
@@ -129,7 +130,7 @@ function relayImageStream(ctx: RequestContext, model: ResolvedModel, upstream: U
   });
 }
 
-async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Response> {
+async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
   const provider = model.provider;
   let request: Record<string, unknown>;
   let n: number;

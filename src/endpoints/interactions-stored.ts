@@ -18,7 +18,7 @@ import { scrubbedStream } from '../upstream/redact.js';
 import type { GatewayRuntime, RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, requestSecrets, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
-import { streamResponse } from './stream-response.js';
+import { textStreamReply, type Reply } from '../http/reply.js';
 import { quoteInput } from '../quote-input.js';
 
 async function ownInteraction(ctx: RequestContext, params: Record<string, string>): Promise<ConversationRecord> {
@@ -75,7 +75,7 @@ function resumeAfter(lastEventId: string | undefined): (ev: StoredEvent) => bool
  * followed live, polling the store, until it finishes), or for an interaction created without a
  * stream, events rebuilt from the stored object. Ends with `event: done`.
  */
-export async function streamStoredInteraction(ctx: RequestContext, record: ConversationRecord, lastEventId?: string): Promise<Response> {
+export async function streamStoredInteraction(ctx: RequestContext, record: ConversationRecord, lastEventId?: string): Promise<Reply> {
   const store = ctx.rt.conversations.store;
   const signal = ctx.signal;
   const keep = resumeAfter(lastEventId);
@@ -110,11 +110,11 @@ export async function streamStoredInteraction(ctx: RequestContext, record: Conve
     }
   })();
   // Stored events are upstream content: they pass the secret scrubber like a live stream.
-  return streamResponse(scrubbedStream(gen, requestSecrets(ctx)), () => undefined);
+  return textStreamReply(scrubbedStream(gen, requestSecrets(ctx)), () => undefined);
 }
 
 /** GET /v1beta/interactions/{id} */
-export async function getInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function getInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
   const q = ctx.url.searchParams;
   if (q.get('stream') === 'true') return streamStoredInteraction(ctx, record, q.get('last_event_id') ?? undefined);
@@ -122,7 +122,7 @@ export async function getInteraction(ctx: RequestContext, params: Record<string,
 }
 
 /** POST /v1beta/interactions/{id}/cancel: only background interactions; a finished one is returned as it is. */
-export async function cancelInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function cancelInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
   if (!record.background) throw new GatewayError('invalid_request', 'Only interactions created with background: true can be cancelled.', { param: 'id' });
   const updated = await updateRecord(ctx.rt.conversations.store, record.id, (r) =>
@@ -133,7 +133,7 @@ export async function cancelInteraction(ctx: RequestContext, params: Record<stri
 }
 
 /** DELETE /v1beta/interactions/{id} (a running background interaction is stopped first; Gemini's copy is deleted too). */
-export async function deleteInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function deleteInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
   ctx.rt.backgroundRuns.cancelLocal(record.id);
   await ctx.rt.conversations.store.delete(record.id);

@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import type { BackgroundJob } from '../conversations/background-runs.js';
 import type { StoredEvent } from '../conversations/conversation-store.js';
 import { GatewayError } from '../errors.js';
-import { parseJsonObject, readBodyText } from '../http/body.js';
+import { parseJsonObject } from '../http/body.js';
 import { validateInteractionRequest } from '../protocols/gemini-interactions/client/decode-request.js';
 import { buildInteraction, isoTime } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { interactionsError } from '../protocols/gemini-interactions/errors.js';
@@ -23,6 +23,7 @@ import { admitChat, runChat, type ChatCall } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { streamStoredInteraction, upstreamInteractionCall } from './interactions-stored.js';
 import { interactionRecord, prepareInteractionTurn, type InteractionTurn } from './interactions-turn.js';
+import { beforeEachChunk, type Reply } from '../http/reply.js';
 
 /** The model or agent the request names; 400 for an agent on a vendor that has none. */
 function resolveTarget(ctx: RequestContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {
@@ -70,7 +71,7 @@ function inRequestTerms(err: unknown): unknown {
 }
 
 /** runChat, with translation errors naming the Interactions fields. */
-async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Response> {
+async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   try {
     return await runChat(ctx, call);
   } catch (err) {
@@ -79,7 +80,7 @@ async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Resp
 }
 
 /** POST /v1beta/interactions */
-export async function createInteraction(ctx: RequestContext): Promise<Response> {
+export async function createInteraction(ctx: RequestContext): Promise<Reply> {
   try {
     return await create(ctx);
   } catch (err) {
@@ -87,9 +88,9 @@ export async function createInteraction(ctx: RequestContext): Promise<Response> 
   }
 }
 
-async function create(ctx: RequestContext): Promise<Response> {
+async function create(ctx: RequestContext): Promise<Reply> {
   const principal = await authenticate(ctx);
-  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
   const req = validateInteractionRequest(parsed);
   const { model, field } = resolveTarget(ctx, principal, req);
@@ -121,24 +122,14 @@ async function storeFinal(ctx: RequestContext, turn: InteractionTurn, events: St
 }
 
 /** The stream, with the record written before the chunk holding the terminal event goes out. */
-function persistBeforeLastEvent(res: Response, turn: InteractionTurn, persist: () => Promise<void>): Response {
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+function persistBeforeLastEvent(res: Reply, turn: InteractionTurn, persist: () => Promise<void>): Reply {
   let persisted = false;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (!persisted && (done || turn.sink.final)) {
-        persisted = true;
-        await persist();
-      }
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
+  return beforeEachChunk(res, async (chunk) => {
+    if (!persisted && (chunk === undefined || turn.sink.final)) {
+      persisted = true;
+      await persist();
+    }
   });
-  return new Response(body, { status: res.status, headers: res.headers });
 }
 
 function backgroundJob(ctx: RequestContext, turn: InteractionTurn, queued: Json): BackgroundJob {
@@ -170,7 +161,7 @@ function backgroundJob(ctx: RequestContext, turn: InteractionTurn, queued: Json)
 }
 
 /** Stores the interaction as in progress, starts the detached run, answers at once (or streams the run). */
-async function startBackground(ctx: RequestContext, turn: InteractionTurn): Promise<Response> {
+async function startBackground(ctx: RequestContext, turn: InteractionTurn): Promise<Reply> {
   if (!turn.passthrough) {
     // What the upstream cannot express is the caller's 400 now, not a failed run later.
     const call = turn.call(true);

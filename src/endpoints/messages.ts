@@ -1,7 +1,7 @@
 /** POST /v1/messages and POST /v1/messages/count_tokens (Anthropic Messages protocol). */
 import { GatewayError } from '../errors.js';
 import { replaceTopLevelString } from '../http/json-splice.js';
-import { parseJsonObject, readBodyText } from '../http/body.js';
+import { parseJsonObject } from '../http/body.js';
 import { validateCountTokensRequest, validateMessagesRequest } from '../protocols/anthropic-messages/client/decode-request.js';
 import { estimateInputTokens } from '../protocols/anthropic-messages/client/estimate-tokens.js';
 import { anthropicMessagesClient } from '../protocols/anthropic-messages/index.js';
@@ -9,6 +9,7 @@ import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
+import type { Reply } from '../http/reply.js';
 
 /** Anthropic requires the header on every call; so does the gateway, to behave the same. */
 function requireAnthropicVersion(ctx: RequestContext): void {
@@ -21,7 +22,7 @@ function requireAnthropicVersion(ctx: RequestContext): void {
 async function readAnthropicCall<T extends { model: string }>(ctx: RequestContext, validate: (body: Record<string, unknown>) => T) {
   const principal = await authenticate(ctx);
   requireAnthropicVersion(ctx);
-  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
   const req = validate(parsed);
   const model = resolveModel(ctx, principal, req.model);
@@ -30,13 +31,13 @@ async function readAnthropicCall<T extends { model: string }>(ctx: RequestContex
 }
 
 /** POST /v1/messages (also `?beta=true`, as the SDK's beta client and Claude Code send it). */
-export async function messages(ctx: RequestContext): Promise<Response> {
+export async function messages(ctx: RequestContext): Promise<Reply> {
   const { raw, parsed, req, model } = await readAnthropicCall(ctx, validateMessagesRequest);
   return runChat(ctx, { client: anthropicMessagesClient, model, raw, parsed, validated: req, stream: req.stream === true, clientWantsUsage: true });
 }
 
 /** POST /v1/messages/count_tokens: forwarded to Anthropic upstreams, estimated locally otherwise. */
-export async function countTokens(ctx: RequestContext): Promise<Response> {
+export async function countTokens(ctx: RequestContext): Promise<Reply> {
   const { raw, req, model } = await readAnthropicCall(ctx, validateCountTokensRequest);
   const provider = model.provider;
   if (provider.chatProtocol !== 'anthropic-messages') return jsonResponse(ctx, { input_tokens: estimateInputTokens(req) });

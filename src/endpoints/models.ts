@@ -3,6 +3,7 @@ import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, mayUseModel } from './common.js';
 import { quoteInput } from '../quote-input.js';
+import type { Reply } from '../http/reply.js';
 
 function openAIModel(m: ResolvedModel): Record<string, unknown> {
   return { id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy };
@@ -13,7 +14,7 @@ function anthropicModel(m: ResolvedModel): Record<string, unknown> {
 }
 
 /** GET /v1/models (OpenAI shape; Anthropic shape when the request carries anthropic-version). */
-export async function listModels(ctx: RequestContext): Promise<Response> {
+export async function listModels(ctx: RequestContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const all = ctx.url.searchParams.get('all') === 'true';
   const models = ctx.rt.models.list();
@@ -37,7 +38,7 @@ export async function listModels(ctx: RequestContext): Promise<Response> {
 }
 
 /** GET /v1/models/{id} */
-export async function getModel(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function getModel(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const id = params.id ?? '';
   const model = ctx.rt.models.list().find((m) => m.id === id);

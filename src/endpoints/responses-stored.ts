@@ -10,7 +10,7 @@ import type { RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { updateRecord } from '../conversations/update-record.js';
 import { backgroundResponses } from './responses-background.js';
-import { streamResponse } from './stream-response.js';
+import { textStreamReply, type Reply } from '../http/reply.js';
 import { quoteInput } from '../quote-input.js';
 
 async function ownRecord(ctx: RequestContext, id: string): Promise<ConversationRecord> {
@@ -53,7 +53,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * followed live (polling the store) until it finishes; a response that was not recorded event by
  * event is replayed from its stored object.
  */
-export function streamStoredResponse(ctx: RequestContext, record: ConversationRecord, startingAfter = -1): Response {
+export function streamStoredResponse(ctx: RequestContext, record: ConversationRecord, startingAfter = -1): Reply {
   const store = ctx.rt.conversations.store;
   const signal = ctx.signal;
   const gen = (async function* () {
@@ -75,11 +75,11 @@ export function streamStoredResponse(ctx: RequestContext, record: ConversationRe
       await sleep(ctx.rt.conversations.pollIntervalMs, signal);
     }
   })();
-  return streamResponse(gen, () => undefined);
+  return textStreamReply(gen, () => undefined);
 }
 
 /** GET /v1/responses/{id} */
-export async function getResponse(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function getResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   const stream = ctx.url.searchParams.get('stream');
   if (stream === 'true') return streamStoredResponse(ctx, record, intParam(ctx, 'starting_after', -1, Number.MAX_SAFE_INTEGER) ?? -1);
@@ -87,7 +87,7 @@ export async function getResponse(ctx: RequestContext, params: Record<string, st
 }
 
 /** DELETE /v1/responses/{id} (a running background response is stopped first). */
-export async function deleteResponse(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function deleteResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   backgroundResponses(ctx.rt).cancelLocal(record.id);
   await ctx.rt.conversations.store.delete(record.id);
@@ -95,7 +95,7 @@ export async function deleteResponse(ctx: RequestContext, params: Record<string,
 }
 
 /** POST /v1/responses/{id}/cancel: only background responses; a finished one is returned as it is. */
-export async function cancelResponse(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function cancelResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   if (!record.background) throw new GatewayError('invalid_request', 'Only responses created with background: true can be cancelled.', { param: 'response_id' });
   const updated = await updateRecord(ctx.rt.conversations.store, record.id, (r) =>
@@ -106,7 +106,7 @@ export async function cancelResponse(ctx: RequestContext, params: Record<string,
 }
 
 /** GET /v1/responses/{id}/input_items: cursor pages as at OpenAI (after/before item ids, limit, order). */
-export async function listInputItems(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function listInputItems(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   const q = ctx.url.searchParams;
   const order = q.get('order') ?? 'desc';

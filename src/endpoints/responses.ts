@@ -6,7 +6,7 @@
  */
 import { loadChain, irHistory } from '../conversations/history.js';
 import { GatewayError } from '../errors.js';
-import { parseJsonObject, readBodyText } from '../http/body.js';
+import { parseJsonObject } from '../http/body.js';
 import { decodeResponsesRequest, validateResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
 import { estimateResponsesInputTokens } from '../protocols/openai-responses/client/estimate-tokens.js';
 import { buildResponseObject } from '../protocols/openai-responses/client/response-object.js';
@@ -20,10 +20,11 @@ import { backgroundResponses } from './responses-background.js';
 import { streamStoredResponse } from './responses-stored.js';
 import { prepareResponsesTurn, responsesUpstreamOf, turnRecord, type ResponsesTurn } from './responses-turn.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
+import { beforeEachChunk, type Reply } from '../http/reply.js';
 
 async function readResponsesCall(ctx: RequestContext) {
   const principal = await authenticate(ctx);
-  const raw = await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes);
+  const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
   const req = validateResponsesRequest(parsed);
   const model = resolveModel(ctx, principal, req.model);
@@ -32,7 +33,7 @@ async function readResponsesCall(ctx: RequestContext) {
 }
 
 /** POST /v1/responses */
-export async function createResponse(ctx: RequestContext): Promise<Response> {
+export async function createResponse(ctx: RequestContext): Promise<Reply> {
   const { principal, ...body } = await readResponsesCall(ctx);
   const turn = await prepareResponsesTurn(ctx, principal, body);
   if (turn.background) {
@@ -65,28 +66,18 @@ async function storeFinal(ctx: RequestContext, turn: ResponsesTurn): Promise<voi
 }
 
 /** The stream, with the record written before the chunk holding the terminal event goes out. */
-function persistBeforeLastEvent(res: Response, turn: ResponsesTurn, persist: () => Promise<void>): Response {
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+function persistBeforeLastEvent(res: Reply, turn: ResponsesTurn, persist: () => Promise<void>): Reply {
   let persisted = false;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (!persisted && (done || turn.sink.final)) {
-        persisted = true;
-        await persist();
-      }
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
+  return beforeEachChunk(res, async (chunk) => {
+    if (!persisted && (chunk === undefined || turn.sink.final)) {
+      persisted = true;
+      await persist();
+    }
   });
-  return new Response(body, { status: res.status, headers: res.headers });
 }
 
 /** Stores the response as queued, starts the detached run, answers at once (or streams the run). */
-async function startBackground(ctx: RequestContext, turn: ResponsesTurn): Promise<Response> {
+async function startBackground(ctx: RequestContext, turn: ResponsesTurn): Promise<Reply> {
   const queued = buildResponseObject(
     { responseId: turn.id, createdAt: Math.floor(turn.createdAtMs / 1000), echo: turn.echo },
     { status: 'queued', model: turn.model.upstreamModel, output: [] },
@@ -100,7 +91,7 @@ async function startBackground(ctx: RequestContext, turn: ResponsesTurn): Promis
 }
 
 /** POST /v1/responses/input_tokens: forwarded to OpenAI upstreams, estimated locally for others. */
-export async function countResponseInputTokens(ctx: RequestContext): Promise<Response> {
+export async function countResponseInputTokens(ctx: RequestContext): Promise<Reply> {
   const { principal, raw, parsed, req, model } = await readResponsesCall(ctx);
   const provider = model.provider;
   if (!responsesUpstreamOf(model)) {

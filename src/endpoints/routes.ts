@@ -12,6 +12,7 @@ import { cancelInteraction, deleteInteraction, getInteraction } from './interact
 import { countResponseInputTokens, createResponse } from './responses.js';
 import { cancelResponse, deleteResponse, getResponse, listInputItems } from './responses-stored.js';
 import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
+import type { Reply } from '../http/reply.js';
 
 export interface Route {
   method: string;
@@ -20,7 +21,7 @@ export interface Route {
   /** Matched against the path; named groups become params. */
   pattern: RegExp;
   errorShape: ErrorShape | ((ctx: RequestContext) => ErrorShape);
-  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Response>;
+  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Reply>;
   /** Media types a body may have (checked before authentication); default JSON only. */
   bodyKinds?: readonly BodyKind[];
 }

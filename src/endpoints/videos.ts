@@ -5,7 +5,7 @@
  * task service's (tasks/video/); this file parses requests and writes answers.
  */
 import { GatewayError } from '../errors.js';
-import { parseJsonObject, readBodyText } from '../http/body.js';
+import { parseJsonObject } from '../http/body.js';
 import { parseVideoRequest } from '../protocols/videos/index.js';
 import type { RequestContext } from '../runtime.js';
 import { publicVideoTask, type VideoTask } from '../tasks/video/video-task.js';
@@ -13,6 +13,7 @@ import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJs
 import type { Principal } from '../auth/principal.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
+import { Reply } from '../http/reply.js';
 
 /** The caller's Request-Id (or Idempotency-Key): a retry with the same id returns the first task. */
 function callerRequestId(ctx: RequestContext): string | undefined {
@@ -24,9 +25,9 @@ function callerRequestId(ctx: RequestContext): string | undefined {
 }
 
 /** POST /v1/video/generations */
-export async function submitVideoGeneration(ctx: RequestContext): Promise<Response> {
+export async function submitVideoGeneration(ctx: RequestContext): Promise<Reply> {
   const principal = await authenticate(ctx);
-  const req = parseVideoRequest(parseJsonObject(await readBodyText(ctx.request, ctx.rt.config.limits.maxBodyBytes)));
+  const req = parseVideoRequest(parseJsonObject(await ctx.body.text()));
   const model = resolveModel(ctx, principal, req.model);
   requireCapability(model, 'video');
   const submission = ctx.rt.videoTasks.prepare(model, req);
@@ -55,19 +56,19 @@ async function ownTask(ctx: RequestContext, params: Record<string, string>): Pro
 }
 
 /** GET /v1/video/generations/{task_id} */
-export async function getVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function getVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const { task, principal } = await ownTask(ctx, params);
   return upstreamJsonResponse(ctx, publicVideoTask(await ctx.rt.videoTasks.read(task, principal)));
 }
 
 /** DELETE /v1/video/generations/{task_id} */
-export async function cancelVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function cancelVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const { task, principal } = await ownTask(ctx, params);
   return upstreamJsonResponse(ctx, publicVideoTask(await ctx.rt.videoTasks.cancel(task, principal)));
 }
 
 /** GET /v1/video/generations/{task_id}/content[?index=n] — the bytes, streamed through. */
-export async function getVideoContent(ctx: RequestContext, params: Record<string, string>): Promise<Response> {
+export async function getVideoContent(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const { task, principal } = await ownTask(ctx, params);
   const rawIndex = ctx.url.searchParams.get('index') ?? '0';
   const index = /^\d+$/.test(rawIndex) ? Number(rawIndex) : -1;
@@ -78,5 +79,5 @@ export async function getVideoContent(ctx: RequestContext, params: Record<string
     'cache-control': 'private, no-store',
   });
   if (content.contentLength) headers.set('content-length', content.contentLength);
-  return new Response(content.body, { status: 200, headers });
+  return new Reply(200, headers, content.body);
 }

@@ -5,6 +5,7 @@ import { duplicateKeyError, inspectJson, tooDeepError } from './json-guard.js';
 /** Reads the raw (still content-encoded) body, failing with a 413 GatewayError past `limit` bytes. */
 export type BodyReader = (limit: number) => Promise<Uint8Array>;
 
+/** Where the body comes from when the host does not leave it in `request.body` (HandleContext). */
 export interface BodySource {
   /** Bytes the host already holds (e.g. after express.json()). */
   body?: Uint8Array;
@@ -12,43 +13,41 @@ export interface BodySource {
   readBody?: BodyReader;
 }
 
-// Keyed by the Request so the readers below need nothing else (no property on the host's object).
-const SOURCES = new WeakMap<Request, BodyReader>();
-
-/**
- * Makes the readers below take the body from `source` (HandleContext.body / readBody) instead of
- * `request.body`, so a bridge need not build a Request body stream or read before the key check.
- */
-export function setBodySource(request: Request, source: BodySource): void {
-  const { body, readBody } = source;
-  if (body) {
-    SOURCES.set(request, async (limit) => {
-      if (body.byteLength > limit) throw tooLarge(limit);
-      return body;
-    });
-  } else if (readBody) {
-    let pending: Promise<Uint8Array> | undefined;
-    // Read once: a second caller gets the same bytes (a socket cannot be read twice).
-    SOURCES.set(request, (limit) => (pending ??= readBody(limit).catch(asBodyError)));
-  }
-}
-
-/** Reads a request body as text, failing with 413 once it passes `limit` bytes. */
-export async function readBodyText(request: Request, limit: number): Promise<string> {
-  const bytes = await readBodyBytes(request, limit);
-  return new TextDecoder().decode(bytes);
+/** A request's body as the endpoints read it: at most once, held to the gateway's one limit. */
+export interface RequestBody {
+  /**
+   * The decoded bytes: the limit holds for the bytes on the wire (Content-Length is checked before
+   * anything is read) and again after gzip/deflate decoding; past it, a 413 GatewayError.
+   */
+  bytes(): Promise<Uint8Array>;
+  /** The decoded body as UTF-8 text. */
+  text(): Promise<string>;
 }
 
 /**
- * The decoded body: `limit` holds for the bytes on the wire (Content-Length is checked before
- * anything is read) and again for the bytes after gzip/deflate decoding.
+ * The body of `request`, from the host's `source` (HandleContext.body / readBody) when it gives
+ * one, else from `request.body`. Read once: a second caller gets the same bytes (a socket cannot be
+ * read twice).
  */
-export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+export function requestBody(request: Request, source: BodySource, limit: number): RequestBody {
+  let pending: Promise<Uint8Array> | undefined;
+  const bytes = () => (pending ??= readBody(request, source, limit));
+  return {
+    bytes,
+    text: async () => new TextDecoder().decode(await bytes()),
+  };
+}
+
+async function readBody(request: Request, source: BodySource, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > limit) throw tooLarge(limit);
   const formats = contentCodings(request.headers.get('content-encoding'));
-  const source = SOURCES.get(request);
-  const raw = source ? await source(limit) : await readStream(request.body, limit);
+  let raw: Uint8Array;
+  if (source.body) {
+    if (source.body.byteLength > limit) throw tooLarge(limit);
+    raw = source.body;
+  } else if (source.readBody) raw = await source.readBody(limit).catch(asBodyError);
+  else raw = await readStream(request.body, limit);
   return formats.length && raw.byteLength ? decodeBody(raw, formats, limit) : raw;
 }
 
@@ -119,6 +118,7 @@ function asBodyError(err: unknown): never {
   throw new GatewayError('invalid_request', 'The request body could not be read to its end.', { cause: err });
 }
 
+/** The one 413 of a body over `limit` bytes (the bridges' readers throw it too). */
 export function tooLarge(limit: number): GatewayError {
   return new GatewayError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`);
 }

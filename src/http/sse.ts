@@ -1,5 +1,3 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-
 export interface SSEEvent {
   event?: string;
   data: string;
@@ -16,47 +14,94 @@ export function encodeText(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/**
- * Parses an SSE byte stream into events. Pull-based: the upstream is read only as fast as the
- * consumer asks, so backpressure reaches the upstream socket. `onChunk` sees every raw chunk
- * (used to reset idle timers).
- */
-export async function* readSSE(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SSEEvent> {
-  for await (const batch of readSSEBatches(body, onChunk)) yield* batch;
-}
-
-/**
- * Like readSSE, but yields together the events that arrived in the same network chunk, so a relay
- * can write them to the client in one piece: nothing waits for later bytes, there are just fewer
- * writes and promise hops per event. Batches are never empty.
- */
-async function* readSSEBatches(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SSEEvent[]> {
-  let batch: SSEEvent[] = [];
-  const parser = createParser({
-    onEvent(msg: EventSourceMessage) {
-      batch.push(msg.event ? { event: msg.event, data: msg.data } : { data: msg.data });
-    },
-  });
+/** Parses an SSE byte stream into events (the pump uses SSEParser directly; tools and tests use this). */
+export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEEvent> {
+  const parser = new SSEParser();
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const take = (): SSEEvent[] => {
-    const out = batch;
-    batch = [];
-    return out;
-  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      onChunk?.();
-      parser.feed(decoder.decode(value, { stream: true }));
-      if (batch.length > 0) yield take();
+      yield* parser.feed(decoder.decode(value, { stream: true }));
     }
     // A last event without its blank line still counts.
-    parser.feed('\n\n');
-    if (batch.length > 0) yield take();
+    yield* parser.feed(`${decoder.decode()}\n\n`);
   } finally {
     reader.cancel().catch(() => {});
+  }
+}
+
+const LF = 10;
+const COLON = 58;
+const SPACE = 32;
+const NONE: SSEEvent[] = [];
+
+/**
+ * The event-stream parser of the HTML standard (section 9.2.6), for what the gateway reads: `data`
+ * and `event` fields (`id` and `retry` are ignored), comments skipped, lines ended by CRLF, LF or
+ * CR (also split across chunks). Text in, the events it completes out. A byte-order mark is
+ * TextDecoder's to strip.
+ */
+export class SSEParser {
+  #pending = '';
+  #afterCR = false;
+  #data: string | undefined;
+  #event: string | undefined;
+
+  /** The events completed by `text` (the same empty array when none). */
+  feed(text: string): SSEEvent[] {
+    let out = NONE;
+    let pos = 0;
+    if (this.#afterCR) {
+      this.#afterCR = false;
+      if (text.charCodeAt(0) === LF) pos = 1;
+    }
+    const buf = this.#pending ? this.#pending + text.slice(pos) : text;
+    if (this.#pending) pos = 0;
+    this.#pending = '';
+    const n = buf.length;
+    const hasCR = buf.includes('\r');
+    while (pos < n) {
+      const lf = buf.indexOf('\n', pos);
+      let eol = lf;
+      let next = lf + 1;
+      if (hasCR) {
+        const cr = buf.indexOf('\r', pos);
+        if (cr !== -1 && (lf === -1 || cr < lf)) {
+          eol = cr;
+          if (cr + 1 < n) next = buf.charCodeAt(cr + 1) === LF ? cr + 2 : cr + 1;
+          else {
+            next = n;
+            this.#afterCR = true;
+          }
+        }
+      }
+      if (eol === -1) break;
+      if (eol === pos) {
+        // A blank line dispatches the event (if it had any data line).
+        if (this.#data !== undefined) {
+          if (out === NONE) out = [];
+          out.push(this.#event ? { event: this.#event, data: this.#data } : { data: this.#data });
+        }
+        this.#data = undefined;
+        this.#event = undefined;
+      } else if (buf.charCodeAt(pos) !== COLON) this.#field(buf, pos, eol);
+      pos = next;
+    }
+    if (pos < n) this.#pending = buf.slice(pos);
+    return out;
+  }
+
+  #field(buf: string, start: number, end: number): void {
+    let colon = buf.indexOf(':', start);
+    if (colon === -1 || colon > end) colon = end;
+    const name = buf.slice(start, colon);
+    let from = colon + 1;
+    if (from < end && buf.charCodeAt(from) === SPACE) from++;
+    const value = colon === end ? '' : buf.slice(from, end);
+    if (name === 'data') this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
+    else if (name === 'event') this.#event = value;
   }
 }
 

@@ -12,6 +12,7 @@ import type { GatewayError } from '../errors.js';
 import type { IRUsage, ProtocolName } from '../ir/types.js';
 import type { ProviderType } from '../config/schema.js';
 import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
+import { isTextStream, Reply } from '../http/reply.js';
 import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } from './hooks.js';
 import { extractParent, injectContext, type Telemetry } from './telemetry.js';
 
@@ -248,28 +249,30 @@ export class RequestObserver {
   }
 
   /**
-   * The response leaves the gateway. A body that is already whole (JSON, error, empty) completes
-   * the request now; a streamed body is wrapped so the request completes when it ends, fails or
-   * is cancelled.
+   * The reply leaves the gateway. A body that is already whole (JSON, error, empty) completes the
+   * request now; a streamed body is wrapped so the request completes when it ends, fails or is
+   * cancelled.
    */
-  observe(response: Response, bodyKnown: boolean): Response {
-    const body = response.body;
-    if (bodyKnown || !body) {
-      this.finish(response.status);
-      return response;
+  observe(reply: Reply): Reply {
+    const body = reply.body;
+    const textStream = isTextStream(body);
+    if (!textStream && !(body instanceof ReadableStream)) {
+      this.finish(reply.status);
+      return reply;
     }
     const metrics = this.deps.telemetry.instruments;
     const streamAttrs = metrics.enabled ? this.metricBase() : undefined;
     if (streamAttrs) metrics.openStreams.add(1, streamAttrs);
-    const reader = body.getReader();
     const finish = () => {
       if (this.finished) return;
       if (streamAttrs) metrics.openStreams.add(-1, streamAttrs);
-      this.finish(response.status);
+      this.finish(reply.status);
     };
     const chunkSeen = () => {
       if (this.firstChunkAt === undefined) this.firstChunkAt = this.deps.now();
     };
+    if (textStream) return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, chunkSeen, finish) });
+    const reader = body.getReader();
     const wrapped = new ReadableStream<Uint8Array>(
       {
         async pull(controller) {
@@ -300,7 +303,7 @@ export class RequestObserver {
       // Pull only when the client pulls: the client's pace still reaches the upstream.
       { highWaterMark: 0 },
     );
-    return new Response(wrapped, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Reply(reply.status, reply.headers, wrapped);
   }
 
   private metricBase(): Attributes {
@@ -387,4 +390,33 @@ export class RequestObserver {
     const out = u?.outputTokens;
     if (out !== undefined && out > 1 && o.streamCompleted !== false) m.timePerOutputToken.record((now - first) / 1000 / (out - 1), genAi);
   }
+}
+
+/**
+ * `source`, with `chunk` called for each chunk and `finish` once it is over: ended, failed, or
+ * returned by its reader (also when the reader returns it before reading anything, e.g. a client
+ * that left at once). A plain iterator rather than another async generator: no extra promise hop
+ * per chunk.
+ */
+function finishing(source: AsyncGenerator<string>, chunk: () => void, finish: () => void): AsyncGenerator<string> {
+  const seen = <T>(result: IteratorResult<string, T>): IteratorResult<string, T> => {
+    if (result.done) finish();
+    else chunk();
+    return result;
+  };
+  const failed = (err: unknown): never => {
+    finish();
+    throw err;
+  };
+  const gen: AsyncGenerator<string> = {
+    next: (...args) => source.next(...args).then(seen, failed),
+    return: (value) =>
+      source.return(value).then((r) => {
+        finish();
+        return r;
+      }, failed),
+    throw: (err) => source.throw(err).then(seen, failed),
+    [Symbol.asyncIterator]: () => gen,
+  };
+  return gen;
 }

@@ -96,7 +96,9 @@ export async function callUpstream(provider: Provider, req: UpstreamRequest): Pr
   try {
     result = await RequestObserver.within(context, () => callOnce(provider, req));
   } catch (err) {
-    attempt.failed({ code: toGatewayError(err).code });
+    const g = toGatewayError(err);
+    const status = upstreamStatusOf(g);
+    attempt.failed(status ? { code: g.code, status } : { code: g.code });
     throw err;
   }
   attempt.answered(result.response.status);
@@ -175,10 +177,17 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
   }
 
   const idleMs = req.idleMs;
+  const onIdle = cut('idle');
   const touch = () => {
-    clear();
     if (idleMs === undefined) return;
-    timer = setTimeout(cut('idle'), idleMs);
+    // One idle timer per stream, restarted in place where the runtime can (Node, Bun: refresh()).
+    const running = timer as { refresh?: () => unknown } | undefined;
+    if (typeof running?.refresh === 'function') {
+      running.refresh();
+      return;
+    }
+    clear();
+    timer = setTimeout(onIdle, idleMs);
   };
   return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, touch, done, timedOut: () => timedOut };
 }

@@ -1,13 +1,12 @@
 /**
  * The one stream pump: upstream body bytes -> a transform -> the client's wire text, scrubbed of
- * secrets, as a streamed Response. A byte relay (images), an SSE event relay (pass-through) and a
+ * secrets, as a streamed reply. A byte relay (images), an SSE event relay (pass-through) and a
  * decoder -> encoder pair (translation) are all just a `StreamTransform`; the pump owns reading,
  * the idle timer, the client leaving, the in-band error and the end-of-stream bookkeeping.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { GatewayError, toGatewayError } from '../errors.js';
-import type { SSEEvent } from '../http/sse.js';
-import { streamResponse } from '../endpoints/stream-response.js';
+import { SSEParser, type SSEEvent } from '../http/sse.js';
+import { textStreamReply, type Reply } from '../http/reply.js';
 import type { UpstreamResult } from './call.js';
 import { scrubbedStream, scrubError } from './redact.js';
 
@@ -42,8 +41,8 @@ export interface PumpOptions {
   onCancel?(): void;
 }
 
-/** The streamed Response of an upstream answer. */
-export function pumpResponse(o: PumpOptions): Response {
+/** The streamed reply of an upstream answer. */
+export function pumpReply(o: PumpOptions): Reply {
   const body = o.upstream.response.body;
   if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
   let cancelled = false;
@@ -61,19 +60,17 @@ export function pumpResponse(o: PumpOptions): Response {
     };
     const reader = body.getReader();
     // A read ends when the upstream is aborted (idle timeout, client gone), also with a fetch
-    // whose body does not follow its signal.
+    // whose body does not follow its signal: the abort cancels the reader, and a read that then
+    // ends is the abort's failure, not the stream's end.
     const signal = o.upstream.signal;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason ?? new DOMException('Aborted', 'AbortError'));
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
-    aborted.catch(() => undefined);
+    const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     try {
       o.upstream.touch();
       for (;;) {
-        const { done, value } = await Promise.race([reader.read(), aborted]);
+        const { done, value } = await reader.read();
+        if (signal.aborted) throw signal.reason ?? new DOMException('Aborted', 'AbortError');
         if (done) break;
         o.upstream.touch();
         try {
@@ -101,7 +98,7 @@ export function pumpResponse(o: PumpOptions): Response {
         yield o.transform.error(scrubError(failure, o.secrets));
       }
     } finally {
-      if (onAbort) signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       reader.cancel().catch(() => undefined);
       o.upstream.done();
       await o.onEnd(failure, completed);
@@ -112,7 +109,7 @@ export function pumpResponse(o: PumpOptions): Response {
     o.upstream.abort(new DOMException('Client disconnected', 'AbortError'));
     o.onCancel?.();
   };
-  return streamResponse(scrubbedStream(gen, o.secrets), onCancel, o.headers, o.keepAlive ?? true);
+  return textStreamReply(scrubbedStream(gen, o.secrets), onCancel, o.headers, o.keepAlive ?? true);
 }
 
 /** Maps a failure inside a stream; undefined when the client itself went away. */
@@ -130,27 +127,18 @@ function midStreamError(clientSignal: AbortSignal, err: unknown, upstream: Upstr
  * (one write instead of one per event). `onEvent` returns the wire text for one event.
  */
 export function sseTransform(handlers: { event(ev: SSEEvent): string; end(): string; error?(err: GatewayError): string }): StreamTransform {
-  let batch: SSEEvent[] = [];
-  const parser = createParser({
-    onEvent(msg: EventSourceMessage) {
-      batch.push(msg.event ? { event: msg.event, data: msg.data } : { data: msg.data });
-    },
-  });
+  const parser = new SSEParser();
   const decoder = new TextDecoder();
-  const flush = (emit: Emit): void => {
-    const events = batch;
-    batch = [];
+  const flush = (events: SSEEvent[], emit: Emit): void => {
     for (const ev of events) emit(handlers.event(ev));
   };
   return {
     push(chunk, emit) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      flush(emit);
+      flush(parser.feed(decoder.decode(chunk, { stream: true })), emit);
     },
     end(emit) {
       // A last event without its blank line still counts.
-      parser.feed(decoder.decode() + '\n\n');
-      flush(emit);
+      flush(parser.feed(`${decoder.decode()}\n\n`), emit);
       emit(handlers.end());
     },
     ...(handlers.error ? { error: handlers.error } : {}),

@@ -20,6 +20,7 @@ export function createShippedGateway(config: GatewayConfigInput, options: Gatewa
   }
   return {
     handle: (request, context) => gateway.handle(request, context),
+    reply: (request, context) => gateway.reply(request, context),
     matches: (pathname) => gateway.matches(pathname),
     async close() {
       await gateway.close();

@@ -1,0 +1,253 @@
+/**
+ * Node-only: the answer of the undici upstream client as a Fetch `Response` (it is
+ * `instanceof Response`) that builds no Web stream unless one is asked for. `text()`, `json()`,
+ * `arrayBuffer()` and `bytes()` take the bytes straight from the HTTP parser; `body` builds the
+ * ReadableStream on first access (a streamed answer), fed with backpressure; anything else
+ * (`clone()`, `blob()`, ...) works on a real Response built from that stream. On Node a
+ * ReadableStream plus a Response per call cost more than reading a JSON answer itself.
+ */
+
+/** Bytes held before the socket is paused while nobody reads the body yet. */
+const HOLD_BYTES = 64 * 1024;
+
+const decoder = new TextDecoder();
+
+/**
+ * One answer's body as it arrives: buffered until a reader comes, then handed to it whole
+ * (`all()`) or as a stream (`stream()`).
+ */
+export class UpstreamBody {
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #ended = false;
+  #failed: { error: unknown } | undefined;
+  #whole: { resolve: (b: Buffer) => void; reject: (e: unknown) => void } | undefined;
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #stream: ReadableStream<Uint8Array> | undefined;
+  #used = false;
+  #paused = false;
+  #scheduled = false;
+  #resume: () => void;
+  #cancel: (reason: unknown) => void;
+
+  /** `resume` restarts a paused socket; `cancel` stops the call (a stream reader cancelled). */
+  constructor(resume: () => void, cancel: (reason: unknown) => void) {
+    this.#resume = resume;
+    this.#cancel = cancel;
+  }
+
+  /** A chunk from the parser; false: pause the socket until the reader asks for more. */
+  push(chunk: Buffer): boolean {
+    if (this.#ended || this.#failed) return true;
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+    if (this.#controller) {
+      // Chunks that arrive in the same tick are enqueued together.
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        queueMicrotask(() => this.#flush());
+      }
+      if ((this.#controller.desiredSize ?? 1) <= 0) return this.#pause();
+      return true;
+    }
+    if (this.#whole || this.#size < HOLD_BYTES) return true;
+    return this.#pause();
+  }
+
+  end(): void {
+    if (this.#ended || this.#failed) return;
+    this.#ended = true;
+    if (this.#controller) {
+      this.#flush();
+      this.#controller.close();
+    } else if (this.#whole) this.#whole.resolve(this.#take());
+  }
+
+  fail(error: unknown): void {
+    if (this.#ended || this.#failed) return;
+    this.#failed = { error };
+    this.#chunks = [];
+    if (this.#controller) this.#controller.error(error);
+    else if (this.#whole) this.#whole.reject(error);
+  }
+
+  /** The socket is paused until the reader asks for more. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  get used(): boolean {
+    return this.#used;
+  }
+
+  /** The whole body (once). */
+  all(): Promise<Buffer> {
+    if (this.#used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+    this.#used = true;
+    if (this.#failed) return Promise.reject(this.#failed.error);
+    if (this.#ended) return Promise.resolve(this.#take());
+    return new Promise<Buffer>((resolve, reject) => {
+      this.#whole = { resolve, reject };
+      this.#unpause();
+    });
+  }
+
+  /** The body as a ReadableStream (the same one on every call). */
+  stream(): ReadableStream<Uint8Array> {
+    if (this.#stream) return this.#stream;
+    if (this.#used) {
+      // Read whole already: an empty, used-looking stream, as a consumed Response's body is.
+      this.#stream = new ReadableStream({ start: (c) => c.close() });
+      return this.#stream;
+    }
+    this.#stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+        if (this.#size) this.#flush();
+        if (this.#failed) controller.error(this.#failed.error);
+        else if (this.#ended) controller.close();
+      },
+      pull: () => {
+        this.#used = true;
+        this.#unpause();
+      },
+      cancel: (reason) => {
+        this.#ended = true;
+        this.#chunks = [];
+        this.#cancel(reason);
+      },
+    });
+    return this.#stream;
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (!this.#controller || this.#size === 0) return;
+    try {
+      this.#controller.enqueue(this.#take());
+    } catch {
+      // closed or errored meanwhile
+    }
+  }
+
+  #take(): Buffer {
+    const out = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks, this.#size);
+    this.#chunks = [];
+    this.#size = 0;
+    return out;
+  }
+
+  #pause(): false {
+    this.#paused = true;
+    return false;
+  }
+
+  #unpause(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#resume();
+  }
+}
+
+const asBytes = (b: Buffer): Uint8Array<ArrayBuffer> => new Uint8Array(b.buffer as ArrayBuffer, b.byteOffset, b.byteLength);
+
+/** The Response of one upstream answer. */
+class UpstreamResponse {
+  #status: number;
+  #pairs: Array<[string, string]>;
+  #headers: Headers | undefined;
+  #body: UpstreamBody | null;
+  #real: Response | undefined;
+
+  constructor(status: number, pairs: Array<[string, string]>, body: UpstreamBody | null) {
+    this.#status = status;
+    this.#pairs = pairs;
+    this.#body = body;
+  }
+
+  get status(): number {
+    return this.#status;
+  }
+
+  get ok(): boolean {
+    return this.#status >= 200 && this.#status < 300;
+  }
+
+  get statusText(): string {
+    return '';
+  }
+
+  get type(): ResponseType {
+    return 'default';
+  }
+
+  get redirected(): boolean {
+    return false;
+  }
+
+  get headers(): Headers {
+    this.#headers ??= new Headers(this.#pairs);
+    return this.#headers;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#body ? this.#body.stream() : null;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#body?.used ?? false;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
+
+  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    if (!this.#body) return new Uint8Array(0);
+    return asBytes(await this.#body.all());
+  }
+
+  async text(): Promise<string> {
+    if (!this.#body) return '';
+    return decoder.decode(await this.#body.all());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  /** A real Response over the same body (for the members not written out above). */
+  real(): Response {
+    this.#real ??= new Response(this.body, { status: this.#status, headers: this.headers });
+    return this.#real;
+  }
+}
+
+for (const key of Reflect.ownKeys(Response.prototype)) {
+  if (key === 'constructor' || Object.prototype.hasOwnProperty.call(UpstreamResponse.prototype, key)) continue;
+  const desc = Object.getOwnPropertyDescriptor(Response.prototype, key) as PropertyDescriptor;
+  if (desc.get) {
+    Object.defineProperty(UpstreamResponse.prototype, key, {
+      configurable: true,
+      get(this: UpstreamResponse) {
+        return Reflect.get(this.real(), key);
+      },
+    });
+  } else if (typeof desc.value === 'function') {
+    Object.defineProperty(UpstreamResponse.prototype, key, {
+      configurable: true,
+      writable: true,
+      value(this: UpstreamResponse, ...args: unknown[]) {
+        const real = this.real() as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
+        return (real[key] as (...a: unknown[]) => unknown).apply(real, args);
+      },
+    });
+  }
+}
+Object.setPrototypeOf(UpstreamResponse.prototype, Response.prototype);
+
+/** The Response for an answer; `body` null for HEAD and null-body statuses. */
+export function upstreamResponse(status: number, pairs: Array<[string, string]>, body: UpstreamBody | null): Response {
+  return new UpstreamResponse(status, pairs, body) as unknown as Response;
+}

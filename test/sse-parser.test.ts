@@ -1,0 +1,76 @@
+/** The gateway's own SSE parser (src/http/sse.ts) against eventsource-parser, on fixed and random streams split anywhere. */
+import { createParser } from 'eventsource-parser';
+import { describe, expect, it } from 'vitest';
+import { readSSE, SSEParser, type SSEEvent } from '../src/http/sse.js';
+
+function reference(chunks: string[]): SSEEvent[] {
+  const out: SSEEvent[] = [];
+  const parser = createParser({ onEvent: (m) => out.push(m.event ? { event: m.event, data: m.data } : { data: m.data }) });
+  for (const c of chunks) parser.feed(c);
+  parser.feed('\n\n');
+  return out;
+}
+
+function ours(chunks: string[]): SSEEvent[] {
+  const parser = new SSEParser();
+  return [...chunks, '\n\n'].flatMap((c) => parser.feed(c));
+}
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function splitRandomly(text: string, rnd: () => number): string[] {
+  const chunks: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const n = 1 + Math.floor(rnd() * 12);
+    chunks.push(text.slice(i, i + n));
+    i += n;
+  }
+  return chunks;
+}
+
+const PIECES = ['data: {"a":1}', 'data:x', 'data', 'data: ', 'event: message_start', 'event:ping', 'event:', ': comment', ':', 'id: 7', 'retry: 100', 'data:  two spaces', 'dat', 'foo: bar', 'data: ü → 😀', 'data: [DONE]'];
+const ENDS = ['\n', '\r\n', '\r', '\n\n', '\r\n\r\n', '\r\r', '\n\r\n'];
+
+describe('SSEParser', () => {
+  it('parses the usual shapes', () => {
+    expect(ours(['event: a\ndata: 1\n\n', 'data: 2\ndata: 3\n\n', ': c\n\ndata:\n\n'])).toEqual([{ event: 'a', data: '1' }, { data: '2\n3' }, { data: '' }]);
+  });
+
+  it('handles CR, CRLF and LF line ends, also split between chunks', () => {
+    expect(ours(['data: a\r', '\ndata: b\r', '\r', 'data: c\r\n\r\n'])).toEqual([{ data: 'a\nb' }, { data: 'c' }]);
+  });
+
+  it('matches eventsource-parser on random streams split at random places', () => {
+    const rnd = random(42);
+    for (let round = 0; round < 400; round++) {
+      let text = '';
+      const lines = 1 + Math.floor(rnd() * 20);
+      for (let i = 0; i < lines; i++) text += (PIECES[Math.floor(rnd() * PIECES.length)] as string) + (ENDS[Math.floor(rnd() * ENDS.length)] as string);
+      const chunks = splitRandomly(text, rnd);
+      expect(ours(chunks), JSON.stringify(chunks)).toEqual(reference(chunks));
+    }
+  });
+
+  it('reads a byte stream, multi-byte characters split across chunks included', async () => {
+    const bytes = new TextEncoder().encode('\uFEFFdata: ü😀\n\nevent: e\ndata: x');
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 3) c.enqueue(bytes.slice(i, i + 3));
+        c.close();
+      },
+    });
+    const events: SSEEvent[] = [];
+    for await (const ev of readSSE(stream)) events.push(ev);
+    expect(events).toEqual([{ data: 'ü😀' }, { event: 'e', data: 'x' }]);
+  });
+});
