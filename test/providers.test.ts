@@ -14,7 +14,7 @@ describe('providers', () => {
     expect(Object.fromEntries(target.headers)).toEqual({ authorization: 'Bearer sk-test-0123456789', 'openai-organization': 'org-1' });
     expect(p.imageApi).toBe('openai-images');
     expect(p.videoApi?.name).toBe('openai-videos');
-    expect(p.chatDialect).toEqual({ maxTokensField: 'max_completion_tokens' });
+    expect(p.chatDialect).toEqual({ maxTokensField: 'max_completion_tokens', streamTerminator: 'done-required' });
     expect(p.chatInputModalities).toEqual(['text', 'image', 'pdf']);
     expect(p.responsesForEveryModel).toBe(true);
     expect(p.responsesApi?.chatRequest({ upstreamModel: 'gpt-4o', stream: true, inboundHeaders: new Headers() }).url).toBe('https://api.openai.com/v1/responses');
@@ -25,7 +25,7 @@ describe('providers', () => {
     const p = make({ id: 'local', type: 'openai-compatible', baseURL: 'http://127.0.0.1:8000/v1/' });
     expect(p.apiTarget('/images/generations')).toMatchObject({ url: 'http://127.0.0.1:8000/v1/images/generations' });
     expect([...p.apiTarget('/x').headers]).toEqual([]);
-    expect(p.chatDialect).toEqual({ maxTokensField: 'max_tokens' });
+    expect(p.chatDialect).toEqual({ maxTokensField: 'max_tokens', streamTerminator: 'finish-reason' });
     expect(p.chatInputModalities).toEqual(['text', 'image']);
     expect(p.responsesForEveryModel).toBeUndefined();
   });
