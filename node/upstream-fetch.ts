@@ -7,7 +7,7 @@
  * CPU per call in the benchmark (bench/). The answer is still a standard Response whose body
  * streams as it arrives.
  *
- * Bodies: any body fetch takes is sent as fetch sends it (node-fetch-body.ts). Redirects are never
+ * Bodies: any body fetch takes is sent as fetch sends it (upstream-fetch-body.ts). Redirects are never
  * followed, whatever `redirect` says: the 3xx comes back as it is (`redirect: 'error'` rejects), so
  * upstream credentials and a POST body never travel to another address.
  */

@@ -96,7 +96,9 @@ export async function callUpstream(provider: Provider, req: UpstreamRequest): Pr
   try {
     result = await RequestObserver.within(context, () => callOnce(provider, req));
   } catch (err) {
-    attempt.failed({ code: toGatewayError(err).code });
+    const g = toGatewayError(err);
+    const status = upstreamStatusOf(g);
+    attempt.failed(status ? { code: g.code, status } : { code: g.code });
     throw err;
   }
   attempt.answered(result.response.status);
