@@ -102,7 +102,9 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
   if (upstream) {
     const last = chain[chain.length - 1];
     const plan: InteractionsPassthroughPlan = { interactionId: id, field, name, record: store, sink, now: rt.now, ...(previousInteractionId ? { previousInteractionId } : {}) };
-    if (last?.upstream?.providerId === provider.id) plan.upstreamPreviousId = last.upstream.responseId;
+    // The previous turn was answered by one of this model's deployments: continue there by its own id.
+    const holder = last?.upstream && model.deployments.some((d) => d.provider.id === last.upstream?.providerId) ? last.upstream.providerId : undefined;
+    if (holder !== undefined && last?.upstream) plan.upstreamPreviousId = last.upstream.responseId;
     else if (chain.length) plan.historySteps = historySteps(chain, name);
     const codec = interactionsPassthrough(plan);
     return {
@@ -112,7 +114,7 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
       call: (stream) => {
         // Each deployment with an Interactions API can take the body; a continuation by the upstream's own id only the provider that holds it.
         const target = (m: ResolvedModel) => {
-          if (plan.upstreamPreviousId !== undefined && m.provider.id !== provider.id) return undefined;
+          if (plan.upstreamPreviousId !== undefined && m.provider.id !== holder) return undefined;
           return m.provider.interactionsApi?.chatRequest({ upstreamModel: m.upstreamModel, stream, inboundHeaders: ctx.request.headers });
         };
         return { client: geminiInteractionsClient, model, raw, parsed, stream, passthroughRoute: { codec, target } };
@@ -189,6 +191,7 @@ export function interactionRecord(ctx: RequestContext, turn: InteractionTurn, ob
     ...(turn.chain.length ? { previousId: turn.chain[turn.chain.length - 1]?.id } : {}),
   };
   if (status !== 'queued' && status !== 'in_progress') Object.assign(record, irTurn(turn, object));
-  if (turn.passthrough && turn.sink.upstreamId) record.upstream = { providerId: turn.model.provider.id, responseId: turn.sink.upstreamId };
+  // The deployment that answered holds the upstream's interaction id (routing/attempts.ts names it in the event).
+  if (turn.passthrough && turn.sink.upstreamId) record.upstream = { providerId: ctx.event.provider ?? turn.model.provider.id, responseId: turn.sink.upstreamId };
   return record;
 }

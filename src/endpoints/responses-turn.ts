@@ -89,7 +89,9 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
   const responsesUpstream = responsesUpstreamOf(model);
   if (responsesUpstream) {
     const last = chain[chain.length - 1];
-    const sameUpstream = last?.upstream?.providerId === provider.id ? last.upstream.responseId : undefined;
+    // The previous turn was answered by one of this model's deployments: continue there by its own response id.
+    const holder = last?.upstream && model.deployments.some((d) => d.provider.id === last.upstream?.providerId) ? last.upstream.providerId : undefined;
+    const sameUpstream = holder !== undefined ? last?.upstream?.responseId : undefined;
     const plan: ResponsesPassthroughPlan = { responseId: id, background, sink, ...(previousResponseId ? { previousResponseId } : {}) };
     if (sameUpstream) plan.upstreamPreviousId = sameUpstream;
     else if (chain.length) plan.historyItems = historyItems(chain, model.id);
@@ -100,7 +102,7 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
       call: (stream) => {
         // Each deployment with a Responses API can take the body; a continuation by the upstream's own response id only the provider that holds it.
         const target = (m: ResolvedModel) => {
-          if (sameUpstream && m.provider.id !== provider.id) return undefined;
+          if (sameUpstream && m.provider.id !== holder) return undefined;
           return responsesUpstreamOf(m)?.chatRequest({ upstreamModel: m.upstreamModel, stream, inboundHeaders: ctx.request.headers });
         };
         return { client: openAIResponsesClient, model, raw, parsed, stream, passthroughRoute: { codec, target } };
@@ -166,6 +168,7 @@ export function turnRecord(ctx: RequestContext, turn: ResponsesTurn, object: Jso
     ...(turn.chain.length ? { previousId: turn.chain[turn.chain.length - 1]?.id } : {}),
   };
   if (finished) Object.assign(record, irTurn(turn, object));
-  if (turn.passthrough && turn.sink.upstreamResponseId) record.upstream = { providerId: provider.id, responseId: turn.sink.upstreamResponseId };
+  // The deployment that answered holds the upstream's response id (routing/attempts.ts names it in the event).
+  if (turn.passthrough && turn.sink.upstreamResponseId) record.upstream = { providerId: ctx.event.provider ?? provider.id, responseId: turn.sink.upstreamResponseId };
   return record;
 }
