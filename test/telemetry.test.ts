@@ -283,17 +283,23 @@ describe('metrics', () => {
 });
 
 describe('video tasks by state', () => {
-  it('counts every stored state change of a task, from accepted to succeeded', async () => {
+  it('counts every stored state change of a task, from accepted to succeeded; the submission is a client span', async () => {
     const videoReader = new TestReader();
     let now = 1_767_225_600_000;
     const gw = createGateway(
       { providers: [{ id: 'mock', type: 'mock' }], models: [{ id: 'mock-video', provider: 'mock', capabilities: ['video'] }], keys: [{ id: 'team', key: 'mg-video-metrics-000001' }] },
-      { env: {}, now: () => now, video: { pollerTickMs: false, staleAfterMs: 0 }, telemetry: { meterProvider: new MeterProvider({ readers: [videoReader] }) } },
+      { env: {}, now: () => now, video: { pollerTickMs: false, staleAfterMs: 0 }, telemetry: { tracerProvider, meterProvider: new MeterProvider({ readers: [videoReader] }) } },
     );
     const auth = { authorization: 'Bearer mg-video-metrics-000001' };
     const submit = await gw.handle(new Request('http://gw.test/v1/video/generations', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-video', prompt: 'a fox' }) }));
     expect(submit.status).toBe(202);
     const { task_id } = (await submit.json()) as { task_id: string };
+    // The submission is a client span of the request that made it.
+    const submitted = await spans();
+    expect(submitted.server.map((x) => x.name)).toEqual(['POST /v1/video/generations']);
+    expect(submitted.client.map((x) => [x.name, x.attributes['modelgate.provider.id'], x.parentSpanContext?.spanId])).toEqual([
+      ['generate_content mock-video', 'mock', submitted.server[0]?.spanContext().spanId],
+    ]);
     for (const expected of ['in_progress', 'succeeded']) {
       now += 2000;
       const read = await gw.handle(new Request(`http://gw.test/v1/video/generations/${task_id}`, { headers: auth }));

@@ -33,7 +33,7 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Reply>
   const submission = ctx.rt.videoTasks.prepare(model, req);
   await admitModelCall(ctx, principal, model, () => undefined);
   try {
-    const result = await ctx.rt.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx) });
+    const result = await ctx.rt.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx), observer: ctx.obs });
     const body = { request_id: result.requestId, task_id: result.taskId, status: result.status };
     if (result.replayed) {
       return jsonResponse(ctx, { ...body, message: 'A task with this Request-Id already exists; no new generation was started.' }, 202, { 'idempotent-replayed': 'true' });

@@ -155,7 +155,8 @@ export class RequestObserver {
     this.requestedModel ??= this.event.model;
     const telemetry = this.deps.telemetry;
     const protocol = this.upstreamProtocol ?? target.chatProtocol;
-    const operation = operationOfProtocol(protocol);
+    // A chat call is named by the upstream's protocol; images and video by the route.
+    const operation = this.upstreamProtocol ? operationOfProtocol(protocol) : (routeFacts(this.event.route, this.event.path)?.operation ?? operationOfProtocol(protocol));
     const model = this.event.upstreamModel;
     this.providerName = genAiProviderName(target.type);
     const span = telemetry.tracer.startSpan(model ? `${operation} ${model}` : operation, { kind: SpanKind.CLIENT }, this.spanContext);
@@ -204,6 +205,8 @@ export class RequestObserver {
       // time, at the next attempt or when the request completes.
       ended: () => {
         open.doneAt ??= epochMs();
+        // Work that outlives its response (a background run) ends its attempt's span at once.
+        if (this.finished) this.closeAttempt(open);
       },
     };
     return { attempt, context: ctx };

@@ -1,4 +1,5 @@
 /** The video API a vendor offers (VideoAdapter, in the vendor's folder) and the vendor-neutral terms it works in. */
+import type { RequestObserver } from '../observability/request-observer.js';
 import type { Provider } from './types.js';
 
 /** A video request in the gateway's vendor-neutral terms, checked against the model's limits. */
@@ -48,7 +49,8 @@ export interface UpstreamVideoState {
 export interface VideoAdapter {
   readonly name: string;
   defaultLimits(upstreamModel: string): VideoLimits;
-  submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits): Promise<{ upstreamId: string; state: UpstreamVideoState }>;
+  /** `observer`: the submitting request's, so the call is a client span of it. */
+  submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits, observer?: RequestObserver): Promise<{ upstreamId: string; state: UpstreamVideoState }>;
   poll(provider: Provider, upstreamModel: string, upstreamId: string): Promise<UpstreamVideoState>;
   /** The result bytes as an upstream response (streamed, not buffered). */
   download(provider: Provider, ref: string, signal: AbortSignal): Promise<Response>;

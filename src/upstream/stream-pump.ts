@@ -8,7 +8,7 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import { SSEParser, type SSEEvent } from '../http/sse.js';
 import { textStreamReply, type Reply } from '../http/reply.js';
 import type { UpstreamResult } from './call.js';
-import { scrubbedStream, scrubError } from './redact.js';
+import { createContentScrubber, scrubError } from './redact.js';
 
 /** Adds wire text to what the pump sends next. */
 type Emit = (text: string) => void;
@@ -53,10 +53,12 @@ export function pumpReply(o: PumpOptions): Reply {
     const emit: Emit = (text) => {
       out += text;
     };
+    // The scrubber works here, in the pump's one generator (not as another generator around it).
+    const scrubber = createContentScrubber(o.secrets);
     const take = (): string => {
       const text = out;
       out = '';
-      return text;
+      return text ? scrubber.push(text) : '';
     };
     const reader = body.getReader();
     // A read ends when the upstream is aborted (idle timeout, client gone), also with a fetch
@@ -73,21 +75,24 @@ export function pumpReply(o: PumpOptions): Reply {
         if (signal.aborted) throw signal.reason ?? new DOMException('Aborted', 'AbortError');
         if (done) break;
         o.upstream.touch();
+        let text: string;
         try {
           o.transform.push(value, emit);
         } catch (err) {
-          if (out) yield take();
+          if ((text = take())) yield text;
           throw err;
         }
-        if (out) yield take();
+        if ((text = take())) yield text;
       }
+      let text: string;
       try {
         o.transform.end(emit);
       } catch (err) {
-        if (out) yield take();
+        if ((text = take())) yield text;
         throw err;
       }
-      if (out) yield take();
+      if ((text = take())) yield text;
+      if ((text = scrubber.end())) yield text;
       // Set only after the last byte was handed over: a client that leaves early or an upstream
       // failure leaves it false.
       completed = true;
@@ -95,7 +100,9 @@ export function pumpReply(o: PumpOptions): Reply {
       failure = cancelled ? undefined : midStreamError(o.clientSignal, err, o.upstream);
       if (failure) {
         if (!o.transform.error) throw failure;
-        yield o.transform.error(scrubError(failure, o.secrets));
+        emit(o.transform.error(scrubError(failure, o.secrets)));
+        const text = take() + scrubber.end();
+        if (text) yield text;
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -109,7 +116,7 @@ export function pumpReply(o: PumpOptions): Reply {
     o.upstream.abort(new DOMException('Client disconnected', 'AbortError'));
     o.onCancel?.();
   };
-  return textStreamReply(scrubbedStream(gen, o.secrets), onCancel, o.headers, o.keepAlive ?? true);
+  return textStreamReply(gen, onCancel, o.headers, o.keepAlive ?? true);
 }
 
 /** Maps a failure inside a stream; undefined when the client itself went away. */

@@ -3,6 +3,7 @@
  * GET /v1beta/{operation name}, download the sample's Files-API URI with the API key (proxied,
  * never handed to callers). Veo reports no progress; a running job shows 50 like peers do.
  */
+import type { RequestObserver } from '../../observability/request-observer.js';
 import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
 import type { Provider } from '../types.js';
@@ -90,7 +91,7 @@ export const veoAdapter: VideoAdapter = {
   name: 'veo',
   defaultLimits: veoVideoLimits,
 
-  async submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits) {
+  async submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits, observer?: RequestObserver) {
     const target = provider.apiTarget(`/v1beta/models/${geminiModelSegment(upstreamModel)}:predictLongRunning`);
     target.headers.set('content-type', 'application/json');
     const parameters: Record<string, unknown> = {
@@ -103,7 +104,7 @@ export const veoAdapter: VideoAdapter = {
     if (job.personGeneration !== undefined) parameters.personGeneration = job.personGeneration;
     if (limits.audio === 'optional' && job.generateAudio !== undefined) parameters.generateAudio = job.generateAudio;
     const body = JSON.stringify({ instances: [{ prompt: job.prompt }], parameters });
-    const res = await callUpstream(provider, { url: target.url, method: 'POST', headers: target.headers, body });
+    const res = await callUpstream(provider, { url: target.url, method: 'POST', headers: target.headers, body, ...(observer ? { observer } : {}) });
     const json = await readUpstreamJson(res, provider.id);
     const parsed = operationSchema.safeParse(json);
     if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' did not return an operation name.`);

@@ -3,6 +3,7 @@
  * sends it), GET /v1/videos/{id}, GET /v1/videos/{id}/content. The built-in mock vendor speaks it
  * too (with its own limits). `seconds` is a string on this API.
  */
+import type { RequestObserver } from '../../observability/request-observer.js';
 import { z } from 'zod';
 import { GatewayError } from '../../errors.js';
 import type { Provider } from '../types.js';
@@ -83,14 +84,14 @@ export const openAIVideosAdapter: VideoAdapter = {
   name: 'openai-videos',
   defaultLimits: openAIVideoLimits,
 
-  async submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits) {
+  async submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits, observer?: RequestObserver) {
     const target = provider.apiTarget('/videos');
     const form = new FormData();
     form.append('model', upstreamModel);
     form.append('prompt', job.prompt);
     form.append('seconds', String(job.durationSeconds));
     form.append('size', sizeFor(limits, job.aspectRatio, job.resolution));
-    const res = await callUpstream(provider, { url: target.url, method: 'POST', headers: target.headers, body: form });
+    const res = await callUpstream(provider, { url: target.url, method: 'POST', headers: target.headers, body: form, ...(observer ? { observer } : {}) });
     const json = await readUpstreamJson(res, provider.id);
     const state = mapOpenAIVideo(json, provider.id);
     return { upstreamId: String(json.id), state };

@@ -4,6 +4,7 @@
  * Request-Id answered with the first task), reads that refresh a stale task from the upstream,
  * cancellation, and the result bytes; the poller advances tasks in the background.
  */
+import type { RequestObserver } from '../../observability/request-observer.js';
 import type { Principal } from '../../auth/principal.js';
 import { GatewayError } from '../../errors.js';
 import type { VideoRequest } from '../../protocols/videos/index.js';
@@ -93,7 +94,7 @@ export class VideoTaskService {
    * Records the task, then submits the job upstream. `requestId` is the caller's Request-Id: the
    * same id from the same principal answers with the first task (409 when the request differs).
    */
-  async submit(s: VideoSubmission, caller: { principal: Principal; requestId: string | undefined }): Promise<SubmitResult> {
+  async submit(s: VideoSubmission, caller: { principal: Principal; requestId: string | undefined; observer?: RequestObserver }): Promise<SubmitResult> {
     const { model, job } = s;
     const requestId = caller.requestId ?? this.deps.newId('req_');
     const fingerprint = await sha256Hex(JSON.stringify({ model: model.id, job, callback: s.callbackUrl ?? null }));
@@ -129,7 +130,7 @@ export class VideoTaskService {
 
     let upstream: Awaited<ReturnType<VideoAdapter['submit']>>;
     try {
-      upstream = await s.adapter.submit(model.provider, model.upstreamModel, job, s.limits);
+      upstream = await s.adapter.submit(model.provider, model.upstreamModel, job, s.limits, caller.observer);
     } catch (err) {
       const safe = this.poller.scrub(err);
       // The caller gets the error now; the task stays readable as failed, without a callback.
