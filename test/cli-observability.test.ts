@@ -4,8 +4,6 @@
  * none with --quiet) that never holds a key or a prompt; the Prometheus scrape endpoint on
  * --metrics-port; GET /healthz and GET /readyz on the main port (readiness follows Redis).
  */
-import { connect, createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, spawnCli } from './helpers/cli-process.js';
 import { stopChild } from './helpers/hosts.js';
+import { startTcpRelay, type TcpRelay } from './helpers/tcp-relay.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 
 const KEY = 'mg-cli-observability-key-01';
@@ -139,36 +138,21 @@ describe('access log, metrics port, health endpoints', () => {
 });
 
 describe.skipIf(!REDIS_URL)('/readyz with Redis', () => {
-  let relay: Server | undefined;
-  const relayed = new Set<Socket>();
+  let relay: TcpRelay | undefined;
   afterAll(() => {
-    for (const s of relayed) s.destroy();
-    relay?.close();
+    void relay?.cut();
   });
 
   it('is ready while Redis answers and answers 503 naming Redis once it does not; /healthz stays 200', async () => {
     const target = new URL(REDIS_URL ?? 'redis://127.0.0.1:6379');
-    relay = createServer((client) => {
-      const upstream = connect(Number(target.port || 6379), target.hostname);
-      relayed.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-    });
-    await new Promise<void>((r) => relay?.listen(0, '127.0.0.1', r));
-    const port = (relay.address() as AddressInfo).port;
+    relay = await startTcpRelay(target, 6379);
+    const port = relay.port;
     const { url } = await start([], { REDIS_URL: `redis://127.0.0.1:${port}`, MODELGATE_REDIS_PREFIX: `mg-readyz-${Date.now()}:` });
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ok', checks: { redis: 'ok' } });
 
-    const closed = new Promise<void>((r) => relay?.close(() => r()));
-    for (const s of relayed) s.destroy();
-    await closed;
+    await relay.cut();
     const down = await fetch(`${url}/readyz`);
     expect(down.status).toBe(503);
     expect(await down.json()).toEqual({ status: 'unavailable', checks: { redis: 'unreachable' } });

@@ -4,8 +4,6 @@
  * server keeps answering (rateLimitStore.onError "open"), and its log gets one line about the lost
  * connection, not one "[ioredis] Unhandled error event" stack per reconnect attempt.
  */
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,13 +11,13 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, spawnCli } from './helpers/cli-process.js';
 import { stopChild } from './helpers/hosts.js';
+import { startTcpRelay, type TcpRelay } from './helpers/tcp-relay.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 if (!REDIS_URL) console.warn('[cli-redis-outage.test] REDIS_URL is not set: skipping (set REDIS_URL=redis://127.0.0.1:6379 to run it).');
 
 const KEY = 'mg-redis-outage-key-0001';
-let relay: Server;
-const relayed = new Set<Socket>();
+let relay: TcpRelay | undefined;
 let child: ChildProcess | undefined;
 
 beforeAll(async () => {
@@ -27,26 +25,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   if (child) await stopChild(child);
-  for (const s of relayed) s.destroy();
-  relay?.close();
+  await relay?.cut();
 });
 
 describe.skipIf(!REDIS_URL)('Redis lost while the server runs', () => {
   it('keeps serving (onError "open") and logs the lost connection once, without ioredis stack traces', async () => {
     const target = new URL(REDIS_URL ?? 'redis://127.0.0.1:6379');
-    relay = createServer((client) => {
-      const upstream = connect(Number(target.port || 6379), target.hostname);
-      relayed.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-    });
-    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
-    const port = (relay.address() as AddressInfo).port;
+    relay = await startTcpRelay(target, 6379);
+    const port = relay.port;
 
     const dir = mkdtempSync(join(tmpdir(), 'mg-redis-outage-'));
     const config = join(dir, 'config.json');
@@ -76,8 +62,7 @@ describe.skipIf(!REDIS_URL)('Redis lost while the server runs', () => {
     expect(before.headers.get('x-ratelimit-limit-requests')).toBe('1000');
 
     // Redis goes away: the relay stops accepting and cuts the open connection.
-    relay.close();
-    for (const s of relayed) s.destroy();
+    void relay.cut();
     await expect.poll(() => /ECONNREFUSED|ECONNRESET|Connection is closed/.test(started.output()), { timeout: 10_000 }).toBe(true);
     for (let i = 0; i < 5; i++) {
       const res = await chat();

@@ -112,8 +112,11 @@ describe("a fallback model's own limits", () => {
     const res = await gateway.handle(chat('flaky'));
     expect(res.status).toBe(200);
     expect(res.headers.get('x-modelgate-model')).toBe('spare');
+    // Upstream calls made: flaky and spare; slow was skipped without a call.
+    expect(res.headers.get('x-modelgate-attempts')).toBe('2');
     const ev = await eventOf(events, res);
     expect(ev.attempts?.map((a) => `${a.model}:${a.status}`)).toEqual(['flaky:500', 'slow:429', 'spare:200']);
+    expect(ev.attempts?.map((a) => a.skipped ?? false)).toEqual([false, true, false]);
     expect(seen).toEqual(['gpt-slow', 'gpt-down', 'gpt-spare']);
     await gateway.close();
   });

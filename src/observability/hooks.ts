@@ -46,6 +46,8 @@ export interface UpstreamAttemptRecord {
   status: number;
   /** Why the next attempt was made or the request ended (error code and message, secrets scrubbed); absent on success. */
   reason?: string;
+  /** True when the gateway skipped this model without calling it (a fallback at its own limit): not an upstream call. */
+  skipped?: true;
 }
 
 /**

@@ -71,7 +71,7 @@ export async function runAttempts<T>(
       } catch (err) {
         const g = toGatewayError(err);
         if (g.code !== 'rate_limited') throw err;
-        record(ctx, withDeployment(model, deployments[0] as ResolvedDeployment), g.status, `${g.code}: ${g.message}`);
+        record(ctx, withDeployment(model, deployments[0] as ResolvedDeployment), g.status, `${g.code}: ${g.message}`, true);
         last = err;
         continue;
       }
@@ -138,8 +138,8 @@ function routedTo(ctx: RequestContext, target: ResolvedModel): void {
   else delete ctx.event.providerCredential;
 }
 
-function record(ctx: RequestContext, target: ResolvedModel, status: number, reason?: string): void {
-  const entry: UpstreamAttemptRecord = { model: target.id, provider: target.provider.id, upstreamModel: target.upstreamModel, status, ...(reason ? { reason } : {}) };
+function record(ctx: RequestContext, target: ResolvedModel, status: number, reason?: string, skipped?: true): void {
+  const entry: UpstreamAttemptRecord = { model: target.id, provider: target.provider.id, upstreamModel: target.upstreamModel, status, ...(reason ? { reason } : {}), ...(skipped ? { skipped } : {}) };
   // A new array each time: an event already handed to a hook keeps the list it had.
   ctx.event.attempts = [...(ctx.event.attempts ?? []), entry];
 }
@@ -149,5 +149,6 @@ export function applyRoutingHeaders(ctx: RequestContext, headers: Headers): void
   if (!ctx.event.model) return;
   headers.set('x-modelgate-model', ctx.event.model);
   if (ctx.event.provider) headers.set('x-modelgate-provider', ctx.event.provider);
-  headers.set('x-modelgate-attempts', String(ctx.event.attempts?.length ?? 0));
+  // Upstream calls made: a fallback skipped at its own limit was not called.
+  headers.set('x-modelgate-attempts', String(ctx.event.attempts?.filter((a) => !a.skipped).length ?? 0));
 }
