@@ -5,6 +5,7 @@
  * Callers decide what a failure means for them (a read answers 503; storing a finished response
  * keeps the answer and says it was not stored).
  */
+import { withDeadline } from './deadline.js';
 import { GatewayError } from './errors.js';
 
 /** Default deadline of a store call, in ms (a healthy Redis answers in about one). */
@@ -18,27 +19,13 @@ export function withStoreDeadline<T extends object>(store: T, what: string, time
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]): Promise<unknown> => {
-        let work: Promise<unknown>;
-        try {
-          work = Promise.resolve((value as (...a: unknown[]) => unknown).apply(target, args));
-        } catch (err) {
-          return Promise.reject(unavailable(err));
-        }
-        return new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(unavailable(new Error(`${what} call took longer than ${timeoutMs} ms`))), timeoutMs);
-          work.then(
-            (v) => {
-              clearTimeout(timer);
-              resolve(v);
-            },
-            (err: unknown) => {
-              clearTimeout(timer);
-              reject(unavailable(err));
-            },
-          );
-        });
-      };
+      return (...args: unknown[]): Promise<unknown> =>
+        withDeadline(
+          () => (value as (...a: unknown[]) => unknown).apply(target, args),
+          timeoutMs,
+          () => new Error(`${what} call took longer than ${timeoutMs} ms`),
+          unavailable,
+        );
     },
   });
 }

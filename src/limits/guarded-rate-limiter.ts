@@ -5,6 +5,7 @@
  * spending, releasing) never fail a request; a lease that could not be released ends with its
  * lease time.
  */
+import { withDeadline } from '../deadline.js';
 import { GatewayError } from '../errors.js';
 import { redact } from '../upstream/redact.js';
 import type { AcquireResult, LimitCheck, RateLimiter } from './rate-limiter.js';
@@ -57,25 +58,7 @@ export class GuardedRateLimiter implements RateLimiter {
       this.pausedUntil = this.options.now() + PAUSE_AFTER_FAILURE_MS;
       return err instanceof Error ? err : new Error(String(err));
     };
-    let work: Promise<T>;
-    try {
-      work = start();
-    } catch (err) {
-      return Promise.reject(fail(err));
-    }
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(fail(new Error(`rate-limit store ${what} took longer than ${this.options.timeoutMs} ms`))), this.options.timeoutMs);
-      work.then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(fail(err));
-        },
-      );
-    });
+    return withDeadline(start, this.options.timeoutMs, () => new Error(`rate-limit store ${what} took longer than ${this.options.timeoutMs} ms`), fail);
   }
 
   private warnOnce(err: unknown): void {
