@@ -8,6 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../src/index.js';
 import { bodyTooLarge as tooLarge } from '../src/host.js';
 
+/** A request body that sends nothing for this long is cut (408), by default; ms. */
+export const DEFAULT_BODY_IDLE_MS = 30_000;
+
 /** Requests whose client waits for `100 Continue` (serve() answers `checkContinue` itself). */
 const awaitingContinue = new WeakSet<IncomingMessage>();
 

@@ -10,11 +10,10 @@
  * signal aborts (and the stream's source is cancelled) when the client goes away.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
 import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
-import { deferContinue, nodeBodyReader } from './node-body.js';
+import { DEFAULT_BODY_IDLE_MS, nodeBodyReader } from './node-body.js';
 import { FORBIDDEN_METHODS, nodeRequest } from './node-request.js';
 
 export interface NodeBridgeOptions {
@@ -32,7 +31,6 @@ export interface NodeBridgeOptions {
 }
 
 const STANDALONE_LIMIT = 32 * 1024 * 1024;
-const DEFAULT_BODY_IDLE_MS = 30_000;
 
 export function stripPrefix(path: string, prefix: string | undefined): string | undefined {
   if (!prefix || prefix === '/') return path;
@@ -325,77 +323,8 @@ export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions 
   };
 }
 
-export interface ServeOptions extends NodeBridgeOptions {
-  port?: number;
-  host?: string;
-  /** Time allowed to receive the request headers, ms (default 60 s). */
-  headersTimeoutMs?: number;
-  /**
-   * Time allowed to receive the whole request, headers and body, ms (default 300 s; 0 = none).
-   * It ends once the request is in: answers (streams lasting minutes) are not cut by it.
-   */
-  requestTimeoutMs?: number;
-  /** An idle keep-alive connection is closed after this, ms (default 65 s, above common load balancers' 60 s). */
-  keepAliveTimeoutMs?: number;
-  /** Connections beyond this many are dropped at once (default: no cap). */
-  maxConnections?: number;
-  /** Anything else for http.createServer (e.g. `connectionsCheckingInterval`, `maxHeaderSize`). */
-  serverOptions?: ServerOptions;
-  /** Answers some requests before the gateway sees them (the CLI's `/healthz`, `/readyz`); returns true when it did. */
-  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
-}
-
-export interface RunningServer {
-  server: Server;
-  url: string;
-  close(): Promise<void>;
-}
-
-export const SERVE_DEFAULTS = { headersTimeoutMs: 60_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 65_000, bodyIdleTimeoutMs: DEFAULT_BODY_IDLE_MS };
-
-function checkMs(name: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new RangeError(`${name} must be a whole number of ms >= 0, got ${value}`);
-}
-
-/** Starts a node:http server for the gateway, with timeouts against slow or stalled clients. */
-export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<RunningServer> {
-  for (const k of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'bodyIdleTimeoutMs'] as const) checkMs(k, opts[k]);
-  if (opts.maxConnections !== undefined && !(Number.isInteger(opts.maxConnections) && opts.maxConnections > 0)) {
-    throw new RangeError(`maxConnections must be a whole number > 0, got ${opts.maxConnections}`);
-  }
-  const requestTimeout = opts.requestTimeoutMs ?? SERVE_DEFAULTS.requestTimeoutMs;
-  // Node wants headersTimeout <= requestTimeout: the default follows a smaller requestTimeout.
-  const headersTimeout = opts.headersTimeoutMs ?? (requestTimeout > 0 ? Math.min(SERVE_DEFAULTS.headersTimeoutMs, requestTimeout) : SERVE_DEFAULTS.headersTimeoutMs);
-  if (requestTimeout > 0 && headersTimeout > requestTimeout) throw new RangeError(`headersTimeoutMs (${headersTimeout}) must not be above requestTimeoutMs (${requestTimeout})`);
-  const gatewayListener = createRequestListener(gateway, opts);
-  const intercept = opts.intercept;
-  const listener = intercept
-    ? (req: IncomingMessage, res: ServerResponse) => {
-        if (!intercept(req, res)) gatewayListener(req, res);
-      }
-    : gatewayListener;
-  const server = createServer({ ...opts.serverOptions, headersTimeout, requestTimeout }, listener);
-  server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? SERVE_DEFAULTS.keepAliveTimeoutMs;
-  if (opts.maxConnections !== undefined) server.maxConnections = opts.maxConnections;
-  // `Expect: 100-continue`: the client waits for the go-ahead, which comes only when the gateway
-  // reads the body (after the key check); a 401 first means the body is never sent.
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    deferContinue(req);
-    listener(req, res);
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', () => {
-      const addr = server.address() as AddressInfo;
-      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-      resolve({
-        server,
-        url: `http://${host}:${addr.port}`,
-        close: () => new Promise<void>((r) => server.close(() => r())),
-      });
-    });
-  });
-}
+/** The standalone node:http server around this bridge (timeouts, connection cap): node-serve.ts. */
+export { serve, SERVE_DEFAULTS, type ServeOptions, type RunningServer } from './node-serve.js';
 
 /** The Node upstream client the standalone server uses (undici keep-alive pool), for embedders: `createGateway(config, { fetch: createUndiciFetch() })`. */
 export { createUndiciFetch, type NodeUpstreamFetch } from '../node/upstream-fetch.js';

@@ -15,6 +15,7 @@ import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFac
 import { isTextStream, Reply } from '../http/reply.js';
 import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } from './hooks.js';
 import { extractParent, injectContext, type Telemetry } from './telemetry.js';
+import { finishing } from './finishing.js';
 
 /** What handlers learn about the outcome while serving a request. */
 export interface RequestOutcome {
@@ -393,33 +394,4 @@ export class RequestObserver {
     const out = u?.outputTokens;
     if (out !== undefined && out > 1 && o.streamCompleted !== false) m.timePerOutputToken.record((now - first) / 1000 / (out - 1), genAi);
   }
-}
-
-/**
- * `source`, with `chunk` called for each chunk and `finish` once it is over: ended, failed, or
- * returned by its reader (also when the reader returns it before reading anything, e.g. a client
- * that left at once). A plain iterator rather than another async generator: no extra promise hop
- * per chunk.
- */
-function finishing(source: AsyncGenerator<string>, chunk: () => void, finish: () => void): AsyncGenerator<string> {
-  const seen = <T>(result: IteratorResult<string, T>): IteratorResult<string, T> => {
-    if (result.done) finish();
-    else chunk();
-    return result;
-  };
-  const failed = (err: unknown): never => {
-    finish();
-    throw err;
-  };
-  const gen: AsyncGenerator<string> = {
-    next: (...args) => source.next(...args).then(seen, failed),
-    return: (value) =>
-      source.return(value).then((r) => {
-        finish();
-        return r;
-      }, failed),
-    throw: (err) => source.throw(err).then(seen, failed),
-    [Symbol.asyncIterator]: () => gen,
-  };
-  return gen;
 }
