@@ -15,6 +15,7 @@ import { errorFromAnthropicEvent } from '../errors.js';
 import { webCitations, webSearchOutcome, webSearchQueries } from './decode-response.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';
 import { fromAnthropicUsage, mergeAnthropicUsage } from './usage.js';
+import { NOT_JSON, parseJsonOr } from '../../shared/json.js';
 
 const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed Anthropic stream event.');
 
@@ -57,12 +58,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (done || ev.data.trim() === '') return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(ev.data);
-      } catch {
-        return fail(malformed());
-      }
+      const json = parseJsonOr(ev.data);
+      if (json === NOT_JSON) return fail(malformed());
       const type = ev.event ?? (json as { type?: unknown } | null)?.type;
       if (type === 'error') return fail(errorFromAnthropicEvent(json));
       const parsed = streamEventSchema.safeParse(json);

@@ -14,6 +14,7 @@ import { fromGeminiFinishReason } from './map-finish-reason.js';
 import { groundingCitations, groundingSearch } from './grounding.js';
 import { responseKeyOf } from './tool-call-ids.js';
 import { fromGeminiUsage } from './usage.js';
+import { NOT_JSON, parseJsonOr } from '../../shared/json.js';
 
 interface ErrorChunk {
   error?: { code?: number; message?: string; status?: string };
@@ -71,12 +72,8 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (done || ev.data.trim() === '') return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(ev.data);
-      } catch {
-        return fail(malformed());
-      }
+      const json = parseJsonOr(ev.data);
+      if (json === NOT_JSON) return fail(malformed());
       const failure = streamErrorOf(json);
       if (failure) return fail(failure);
       const parsed = generateContentResponseSchema.safeParse(json);

@@ -12,6 +12,7 @@ import { chatChunkSchema } from '../openai-chat-api.js';
 import { openAIChunkError } from '../errors.js';
 import { fromOpenAIFinishReason } from './map-finish-reason.js';
 import { fromOpenAIUsage } from './usage.js';
+import { NOT_JSON, parseJsonOr } from '../../shared/json.js';
 
 const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed OpenAI chat stream chunk.');
 
@@ -42,12 +43,8 @@ export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): Stre
       if (ev.data === '[DONE]') return finishReason ? finish() : [];
       // An empty data line is a keep-alive of some compatible servers, not a chunk.
       if (ev.data.trim() === '') return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(ev.data);
-      } catch {
-        return fail(malformed());
-      }
+      const json = parseJsonOr(ev.data);
+      if (json === NOT_JSON) return fail(malformed());
       const failure = openAIChunkError(json);
       if (failure) return fail(failure);
       const parsed = chatChunkSchema.safeParse(json);

@@ -15,6 +15,7 @@ import type { StreamDecoder } from '../../types.js';
 import { failureOf, finishOf, fromResponsesUsage, reasoningText } from './map-response.js';
 import { toReasoningSignature } from './reasoning-signature.js';
 import { isReadEvent, streamEventSchemas, type MessageItemWire, type OutputItemWire, type ReasoningItemWire, type StreamEventType, type StreamEventWire } from './responses-wire.js';
+import { NOT_JSON, parseJsonOr } from '../../shared/json.js';
 
 /** What the decoder knows about one output item (keyed by output_index). */
 interface ItemState {
@@ -232,10 +233,8 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (finished || ev.data === '[DONE]') return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(ev.data);
-      } catch {
+      const json = parseJsonOr(ev.data);
+      if (json === NOT_JSON) {
         finished = true;
         return [{ type: 'error', error: malformed('not JSON') }];
       }
