@@ -8,6 +8,7 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import { SSEParser, type SSEEvent } from '../http/sse.js';
 import { textStreamReply, type Reply } from '../http/reply.js';
 import type { UpstreamResult } from './call.js';
+import { bodyReader } from './direct-body.js';
 import { createContentScrubber, scrubError } from './redact.js';
 
 /** Adds wire text to what the pump sends next. */
@@ -43,8 +44,8 @@ export interface PumpOptions {
 
 /** The streamed reply of an upstream answer. */
 export function pumpReply(o: PumpOptions): Reply {
-  const body = o.upstream.response.body;
-  if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
+  const reader = bodyReader(o.upstream.response);
+  if (!reader) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
   let cancelled = false;
   const gen = (async function* () {
     let failure: GatewayError | undefined;
@@ -60,7 +61,6 @@ export function pumpReply(o: PumpOptions): Reply {
       out = '';
       return text ? scrubber.push(text) : '';
     };
-    const reader = body.getReader();
     // A read ends when the upstream is aborted (idle timeout, client gone), also with a fetch
     // whose body does not follow its signal: the abort cancels the reader, and a read that then
     // ends is the abort's failure, not the stream's end.
