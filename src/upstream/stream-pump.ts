@@ -138,11 +138,12 @@ export interface SSEHandlers {
   /** Sees the stream's first event (before `event`, also when `quiet` lets it pass unread). */
   first?(ev: SSEEvent): void;
   /**
-   * Raw mode: true when none of these whole events (as they came) needs a look, so they go out
-   * as they are, unparsed; else each goes through `event`. Without it every event is parsed and
-   * `event` gives its wire text.
+   * Raw mode: where the next text that may need a look starts in these whole events (as they came),
+   * at or after `from`; -1 when none. Events with nothing to look at go out as they are, unparsed;
+   * the event holding such text goes through `event`. Without it every event is parsed and `event`
+   * gives its wire text.
    */
-  quiet?(events: string): boolean;
+  nextLook?(events: string, from: number): number;
 }
 
 /**
@@ -159,8 +160,8 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
     f?.(ev);
   };
   const error = handlers.error ? { error: handlers.error } : {};
-  const quiet = handlers.quiet;
-  if (!quiet) {
+  const nextLook = handlers.nextLook;
+  if (!nextLook) {
     const flush = (events: SSEEvent[], emit: Emit): void => {
       for (const ev of events) {
         if (first) seeFirst(ev);
@@ -187,11 +188,20 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
       if (ev) seeFirst(ev);
       return !ev;
     });
-    if (quiet(text)) return emit(text);
-    forEachRawEvent(text, (raw) => {
+    // Up to the event holding the next text to look at, the events go out as they came.
+    let pos = 0;
+    for (let at = nextLook(text, 0); at !== -1; at = nextLook(text, pos)) {
+      const before = text.lastIndexOf('\n\n', at - 2);
+      const start = before === -1 ? pos : Math.max(pos, before + 2);
+      const blank = text.indexOf('\n\n', at);
+      const end = blank === -1 ? text.length : blank + 2;
+      if (start > pos) emit(text.slice(pos, start));
+      const raw = text.slice(start, end);
       const ev = parser.feed(raw)[0];
       emit(ev ? handlers.event(ev, raw) : raw);
-    });
+      pos = end;
+    }
+    if (pos < text.length) emit(pos ? text.slice(pos) : text);
   };
   return {
     push(chunk, emit) {
