@@ -7,6 +7,7 @@
 import { GatewayError, toGatewayError } from '../errors.js';
 import { forEachRawEvent, SSEEventSplitter, SSEParser, type SSEEvent } from '../http/sse.js';
 import { textStreamReply, type Reply } from '../http/reply.js';
+import { utf8Stream } from '../http/utf8-stream.js';
 import type { UpstreamResult } from './call.js';
 import { bodyReader } from './direct-body.js';
 import { createContentScrubber, scrubError } from './redact.js';
@@ -152,7 +153,7 @@ export interface SSEHandlers {
  */
 export function sseTransform(handlers: SSEHandlers): StreamTransform {
   const parser = new SSEParser();
-  const decoder = new TextDecoder();
+  const decoder = utf8Stream();
   let first = handlers.first;
   const seeFirst = (ev: SSEEvent): void => {
     const f = first;
@@ -170,11 +171,11 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
     };
     return {
       push(chunk, emit) {
-        flush(parser.feed(decoder.decode(chunk, { stream: true })), emit);
+        flush(parser.feed(decoder.decode(chunk)), emit);
       },
       end(emit) {
         // A last event without its blank line still counts.
-        flush(parser.feed(`${decoder.decode()}\n\n`), emit);
+        flush(parser.feed(`${decoder.end()}\n\n`), emit);
         emit(handlers.end());
       },
       ...error,
@@ -205,10 +206,10 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
   };
   return {
     push(chunk, emit) {
-      relay(splitter.feed(decoder.decode(chunk, { stream: true })), emit);
+      relay(splitter.feed(decoder.decode(chunk)), emit);
     },
     end(emit) {
-      relay(splitter.feed(decoder.decode()) + splitter.end(), emit);
+      relay(splitter.feed(decoder.end()) + splitter.end(), emit);
       emit(handlers.end());
     },
     ...error,
@@ -217,13 +218,13 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
 
 /** A transform that relays the upstream's bytes as they are (decoded as UTF-8 text). */
 export function byteRelayTransform(): StreamTransform {
-  const decoder = new TextDecoder();
+  const decoder = utf8Stream();
   return {
     push(chunk, emit) {
-      emit(decoder.decode(chunk, { stream: true }));
+      emit(decoder.decode(chunk));
     },
     end(emit) {
-      emit(decoder.decode());
+      emit(decoder.end());
     },
   };
 }
