@@ -59,7 +59,10 @@ function streamOf(
   return pumpReply({
     upstream,
     transform,
-    clientSignal: ctx.signal,
+    // Read only if the stream fails (whether the client had left): most streams never build the signal.
+    get clientSignal() {
+      return ctx.signal;
+    },
     secrets: requestSecrets(ctx),
     headers: sse ? { ...SSE_HEADERS, ...extra } : { 'content-type': call.streamContentType as string, 'cache-control': 'no-cache', ...extra },
     keepAlive: sse,
