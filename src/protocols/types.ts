@@ -100,8 +100,13 @@ export interface PassthroughCodec {
 }
 
 export interface StreamRelay {
-  /** Wire text to send for this upstream event ('' to drop it). */
-  relay(ev: SSEEvent): string;
+  /** Wire text to send for this upstream event ('' to drop it); `raw`: the event as it came, to send when it stays as it is. */
+  relay(ev: SSEEvent, raw?: string): string;
+  /**
+   * True when none of these whole events (text as the upstream sent it) needs `relay`: they are
+   * forwarded unparsed. A relay without it sees every event parsed and re-framed.
+   */
+  quiet?(events: string): boolean;
   end(): string;
   error(err: GatewayError): string;
   usage(): IRUsage | undefined;

@@ -14,6 +14,8 @@ import { streamEndedEarly } from '../shared/stream-blocks.js';
  * client did not ask for it.
  */
 const FINISHED = /"finish_reason"\s*:\s*"/;
+/** Only the usage chunk carries a usage object (other chunks may say `"usage":null`). */
+const USAGE_OBJECT = /"usage": ?\{/;
 
 /** `data: {"error": {...}}` from an OpenAI-compatible upstream mid-stream, as a GatewayError. */
 function inBandError(data: string): GatewayError | undefined {
@@ -51,7 +53,9 @@ export const openAIChatPassthrough: PassthroughCodec = {
     let sawDone = false;
     let sawFinish = false;
     return {
-      relay(ev: SSEEvent): string {
+      // Events with none of these go out as they came, unparsed (most of a stream).
+      quiet: (events) => !events.includes('[DONE]') && !events.includes('"error"') && !USAGE_OBJECT.test(events) && (sawFinish || !FINISHED.test(events)),
+      relay(ev: SSEEvent, raw?: string): string {
         if (ev.data === '[DONE]') sawDone = true;
         else if (!sawFinish && FINISHED.test(ev.data)) sawFinish = true;
         // An in-band error chunk ends the relay as a failure, like the other relays: the pipeline
@@ -60,8 +64,7 @@ export const openAIChatPassthrough: PassthroughCodec = {
           const failure = inBandError(ev.data);
           if (failure) throw failure;
         }
-        // Only the usage chunk carries a usage object; avoid parsing every chunk.
-        if (ev.data.includes('"usage":{') || ev.data.includes('"usage": {')) {
+        if (USAGE_OBJECT.test(ev.data)) {
           try {
             const chunk = JSON.parse(ev.data) as { usage?: UsageWire; choices?: unknown[] };
             if (chunk.usage) usage = fromOpenAIUsage(chunk.usage);
@@ -70,7 +73,7 @@ export const openAIChatPassthrough: PassthroughCodec = {
             // relay as is
           }
         }
-        return sseFrame(ev.data, ev.event);
+        return raw ?? sseFrame(ev.data, ev.event);
       },
       // An upstream that closes without [DONE] after a finish_reason is tolerated when the provider
       // says so (some compatible servers omit it); OpenAI itself always sends it, so there the
