@@ -59,7 +59,10 @@ function streamOf(
   return pumpReply({
     upstream,
     transform,
-    clientSignal: ctx.signal,
+    // Read only if the stream fails (whether the client had left): most streams never build the signal.
+    get clientSignal() {
+      return ctx.signal;
+    },
     secrets: requestSecrets(ctx),
     headers: sse ? { ...SSE_HEADERS, ...extra } : { 'content-type': call.streamContentType as string, 'cache-control': 'no-cache', ...extra },
     keepAlive: sse,
@@ -98,7 +101,7 @@ async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   const protocol = call.model.provider.chatProtocol;
   const accepts = route ? (m: ResolvedModel) => route.target(m) !== undefined : call.ir ? (m: ResolvedModel) => m.provider.chatProtocol === protocol : undefined;
   const admitFallback = (model: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, model, () => estimateChatRequest(call.parsed)) : Promise.resolve());
-  return runAttempts(ctx, candidateModels(ctx, call.model, chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts, admitFallback);
+  return runAttempts(ctx, candidateModels(ctx, call.model, () => chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts, admitFallback);
 }
 
 /** One upstream attempt of a chat call (`call.model` routed to one deployment): pass-through or translated. */
