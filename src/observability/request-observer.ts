@@ -130,6 +130,11 @@ export class RequestObserver {
     }
   }
 
+  /** Whether `answer` is heard (a recording span or metrics): a stream's first event is parsed for it only then. */
+  get wantsAnswer(): boolean {
+    return this.span.isRecording() || this.openAttempt?.span.isRecording() === true || this.deps.telemetry.instruments.enabled;
+  }
+
   /** The answer's id, model and finish reasons (also from a stream's events); later values win. */
   answer(facts: ResponseFacts): void {
     this.response = { ...this.response, ...facts };
