@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors.js';
-import { SSE_HEADERS, type SSEEvent } from '../http/sse.js';
+import { SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { codecFor } from '../protocols/registry.js';
 import type { ClientCodec, ClientOptions, PassthroughCodec, ResponseMeta } from '../protocols/types.js';
@@ -159,7 +159,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
   const nextLook = relay.nextLook?.bind(relay);
   const transform = sseTransform({
-    ...(ctx.obs.wantsAnswer ? { first: (ev: SSEEvent) => ctx.obs.answer(streamStartFacts(ev.data)) } : {}),
+    first: (ev) => ctx.obs.answer(() => streamStartFacts(ev.data)),
     event: (ev, raw) => relay.relay(ev, raw),
     end: () => relay.end(),
     error: (err) => relay.error(err),
