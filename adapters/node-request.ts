@@ -7,7 +7,7 @@
  * authenticating it. The body is not in it: the bridge hands it over as HandleContext.readBody.
  * The idea is @hono/node-server's.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
 /** Methods a Fetch Request refuses; the bridge answers them itself. */
 export const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
@@ -53,10 +53,10 @@ class NodeRequest {
   #method: string;
   #url: string;
   #headers: NodeHeaders;
-  #signal: AbortSignal;
+  #signal: () => AbortSignal;
   #real: Request | undefined;
 
-  constructor(method: string, url: string, headers: IncomingHttpHeaders, signal: AbortSignal) {
+  constructor(method: string, url: string, headers: IncomingHttpHeaders, signal: () => AbortSignal) {
     this.#method = method;
     this.#url = url;
     this.#headers = new NodeHeaders(headers);
@@ -76,12 +76,12 @@ class NodeRequest {
   }
 
   get signal(): AbortSignal {
-    return this.#signal;
+    return this.#signal();
   }
 
   /** The real Request (no body: the bridge hands the body over apart). */
   real(): Request {
-    this.#real ??= new Request(this.#url, { method: this.#method, headers: this.#headers.real(), signal: this.#signal });
+    this.#real ??= new Request(this.#url, { method: this.#method, headers: this.#headers.real(), signal: this.#signal() });
     return this.#real;
   }
 }
@@ -115,7 +115,46 @@ function delegateRest(target: object, proto: object): void {
 delegateRest(NodeHeaders.prototype, Headers.prototype);
 delegateRest(NodeRequest.prototype, Request.prototype);
 
-/** A Request for the gateway; `method` must not be one of FORBIDDEN_METHODS. */
-export function nodeRequest(method: string, url: string, headers: IncomingHttpHeaders, signal: AbortSignal): Request {
+/** A Request for the gateway; `method` must not be one of FORBIDDEN_METHODS; `signal` is asked for when read. */
+export function nodeRequest(method: string, url: string, headers: IncomingHttpHeaders, signal: () => AbortSignal): Request {
   return new NodeRequest(method, url, headers, signal) as unknown as Request;
+}
+
+/** The client of a node response going away before its answer was sent (its `close` came first). */
+export interface ClientGone {
+  /** An AbortSignal that aborts then, built on first call (on Node 20 each costs a few µs). */
+  signal(): AbortSignal;
+  /** HandleContext.onClientGone: a `close` listener, no signal. */
+  onGone(listener: () => void): () => void;
+}
+
+export function clientGone(res: ServerResponse): ClientGone {
+  let controller: AbortController | undefined;
+  let gone = false;
+  const left = () => !res.writableFinished;
+  res.once('close', () => {
+    if (!left()) return;
+    gone = true;
+    controller?.abort();
+  });
+  return {
+    signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (gone) controller.abort();
+      }
+      return controller.signal;
+    },
+    onGone(listener) {
+      if (gone) {
+        listener();
+        return () => {};
+      }
+      const onClose = () => {
+        if (left()) listener();
+      };
+      res.once('close', onClose);
+      return () => res.off('close', onClose);
+    },
+  };
 }

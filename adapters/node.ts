@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
 import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
 import { DEFAULT_BODY_IDLE_MS, nodeBodyReader, receivedInFull } from './node-body.js';
-import { FORBIDDEN_METHODS, nodeRequest } from './node-request.js';
+import { clientGone, FORBIDDEN_METHODS, nodeRequest } from './node-request.js';
 
 export interface NodeBridgeOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
@@ -274,8 +274,13 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
     return bridgeError(req, res, target, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${target}.`), { allow: allow.join(', ') });
   }
   let headers = req.headers;
-  const signal = abortOnClose(res);
-  const context: HandleContext = { signal };
+  const client = clientGone(res);
+  const context: HandleContext = {
+    get signal() {
+      return client.signal();
+    },
+    onClientGone: client.onGone,
+  };
   if (method !== 'GET' && method !== 'HEAD') {
     const reused = parsedBody(req, opts.body);
     if (reused) {
@@ -298,7 +303,7 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
       });
     }
   }
-  const request = nodeRequest(method, FIXED_ORIGIN + target, headers, signal);
+  const request = nodeRequest(method, FIXED_ORIGIN + target, headers, client.signal);
   const principal = opts.context?.principal ?? opts.principal?.(req);
   if (principal) context.principal = principal;
   // A wrapper written before reply() existed (handle() only) still works, through a Response.

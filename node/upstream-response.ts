@@ -7,14 +7,19 @@
  * ReadableStream plus a Response per call cost more than reading a JSON answer itself.
  */
 
+import { DIRECT_BODY_READER, type BodyReader } from '../src/upstream/direct-body.js';
+
 /** Bytes held before the socket is paused while nobody reads the body yet. */
 const HOLD_BYTES = 64 * 1024;
 
 const decoder = new TextDecoder();
 
+type ReadWaiter = { resolve: (r: ReadableStreamReadResult<Uint8Array>) => void; reject: (e: unknown) => void };
+
 /**
  * One answer's body as it arrives: buffered until a reader comes, then handed to it whole
- * (`all()`) or as a stream (`stream()`).
+ * (`all()`), as a stream (`stream()`), or chunk by chunk without a Web stream (`reader()`, what
+ * the stream pump uses).
  */
 export class UpstreamBody {
   #chunks: Buffer[] = [];
@@ -24,6 +29,9 @@ export class UpstreamBody {
   #whole: { resolve: (b: Buffer) => void; reject: (e: unknown) => void } | undefined;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #stream: ReadableStream<Uint8Array> | undefined;
+  /** `reader()` was taken; `#waiter` is its pending read. */
+  #direct = false;
+  #waiter: ReadWaiter | undefined;
   #used = false;
   #paused = false;
   #scheduled = false;
@@ -41,6 +49,14 @@ export class UpstreamBody {
     if (this.#ended || this.#failed) return true;
     this.#chunks.push(chunk);
     this.#size += chunk.length;
+    if (this.#direct) {
+      // Chunks that arrive in the same tick go to the pending read together.
+      if (this.#waiter && !this.#scheduled) {
+        this.#scheduled = true;
+        queueMicrotask(() => this.#flushRead());
+      }
+      return this.#waiter || this.#size < HOLD_BYTES ? true : this.#pause();
+    }
     if (this.#controller) {
       // Chunks that arrive in the same tick are enqueued together.
       if (!this.#scheduled) {
@@ -57,7 +73,10 @@ export class UpstreamBody {
   end(): void {
     if (this.#ended || this.#failed) return;
     this.#ended = true;
-    if (this.#controller) {
+    if (this.#direct) {
+      // With bytes still held, the scheduled flush hands them over; the next read sees the end.
+      if (this.#waiter && this.#size === 0) this.#settleRead({ done: true, value: undefined });
+    } else if (this.#controller) {
       this.#flush();
       this.#controller.close();
     } else if (this.#whole) this.#whole.resolve(this.#take());
@@ -67,7 +86,12 @@ export class UpstreamBody {
     if (this.#ended || this.#failed) return;
     this.#failed = { error };
     this.#chunks = [];
-    if (this.#controller) this.#controller.error(error);
+    this.#size = 0;
+    if (this.#waiter) {
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      waiter.reject(error);
+    } else if (this.#controller) this.#controller.error(error);
     else if (this.#whole) this.#whole.reject(error);
   }
 
@@ -118,6 +142,59 @@ export class UpstreamBody {
       },
     });
     return this.#stream;
+  }
+
+  /**
+   * The body chunk by chunk, as a ReadableStreamDefaultReader would give it, without building a
+   * Web stream (undefined once the body was taken another way). Cancelling it before the end
+   * stops the call.
+   */
+  reader(): BodyReader | undefined {
+    if (this.#used || this.#stream) return undefined;
+    this.#used = true;
+    this.#direct = true;
+    return {
+      read: () => this.#read(),
+      cancel: (reason) => {
+        this.#cancelRead(reason);
+        return Promise.resolve();
+      },
+    };
+  }
+
+  #read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    if (this.#failed) return Promise.reject(this.#failed.error);
+    if (this.#waiter) return Promise.reject(new TypeError('A read is already pending.'));
+    if (this.#size) {
+      const value = this.#take();
+      this.#unpause();
+      return Promise.resolve({ done: false, value });
+    }
+    if (this.#ended) return Promise.resolve({ done: true, value: undefined });
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+      this.#unpause();
+    });
+  }
+
+  #flushRead(): void {
+    this.#scheduled = false;
+    if (this.#size) this.#settleRead({ done: false, value: this.#take() });
+  }
+
+  #settleRead(result: ReadableStreamReadResult<Uint8Array>): void {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.resolve(result);
+  }
+
+  #cancelRead(reason: unknown): void {
+    if (this.#ended || this.#failed) return;
+    this.#ended = true;
+    this.#chunks = [];
+    this.#size = 0;
+    this.#settleRead({ done: true, value: undefined });
+    this.#cancel(reason);
   }
 
   #flush(): void {
@@ -192,6 +269,11 @@ class UpstreamResponse {
 
   get body(): ReadableStream<Uint8Array> | null {
     return this.#body ? this.#body.stream() : null;
+  }
+
+  /** The body without a Web stream, for the stream pump (src/upstream/direct-body.ts). */
+  [DIRECT_BODY_READER](): BodyReader | undefined {
+    return this.#body?.reader();
   }
 
   get bodyUsed(): boolean {

@@ -11,6 +11,7 @@ import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
 import { Telemetry } from './observability/telemetry.js';
 import { scrubContent } from './upstream/redact.js';
+import { followClientGone } from './upstream/call.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
 import { ModelRegistry } from './routing/model-registry.js';
@@ -151,6 +152,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
     const traceId = rt.newId();
     const requestId = request.headers.get('request-id') ?? undefined;
+    let signal: AbortSignal | undefined;
     const event: RequestContext['event'] = { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) };
     const ctx: RequestContext = {
       rt,
@@ -160,12 +162,16 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       requestId,
       startedAt,
       hostPrincipal: context.principal,
-      signal: context.signal ?? request.signal,
+      // Read only when something needs it (upstream calls can follow context.onClientGone instead).
+      get signal() {
+        return (signal ??= context.signal ?? request.signal);
+      },
       body: requestBody(request, context, rt.config.limits.maxBodyBytes),
       event,
       obs: new RequestObserver({ hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(ctx)) }, event, startedAt, request.headers),
       errorShape: shapeForPath(url.pathname),
     };
+    if (context.onClientGone) followClientGone(ctx, context.onClientGone);
     let response: Reply;
     try {
       if (closed) throw new GatewayError('unavailable', 'The gateway is shutting down.');

@@ -61,6 +61,9 @@ export interface GatewayOptions {
   storeTimeoutMs?: number;
 }
 
+/** Registers a listener for the client going away; returns its unregister function (HandleContext.onClientGone). */
+export type OnClientGone = (listener: () => void) => () => void;
+
 export interface HandleContext {
   /** An identity the host already authenticated; skips the key check. */
   principal?: Principal;
@@ -69,6 +72,14 @@ export interface HandleContext {
    * a Request that follows a signal costs about 40 µs more) and pass it here; default: request.signal.
    */
   signal?: AbortSignal;
+  /**
+   * For a bridge that hears of the client leaving from its own events (the node bridge: the
+   * response's `close`): registers `listener`, called once if the client goes away before the
+   * answer is sent (at once if it already has), and returns a function that unregisters it.
+   * Upstream calls then follow the client through it, and `signal` is read only when something
+   * else needs it (on Node 20, an AbortSignal and its listeners cost a few µs each).
+   */
+  onClientGone?: OnClientGone;
   /**
    * The request body, when the host already holds it as bytes; the endpoints then read these
    * instead of `request.body` (a bridge can skip building a body stream, which on Node costs more

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve } from '../adapters/node.js';
 import { createGateway } from '../src/index.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
+import { bodyReader, DIRECT_BODY_READER } from '../src/upstream/direct-body.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI } from './helpers/mock-openai.js';
 
@@ -233,6 +234,65 @@ describe('createUndiciFetch', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
     await expect(fetchImpl(`http://127.0.0.1:${port}/x`, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(Error);
+  });
+});
+
+/** The stream pump's reader of a createUndiciFetch body: the parser's chunks, no Web stream. */
+describe('createUndiciFetch: the direct body reader', () => {
+  const directReader = async (path: string, signal?: AbortSignal) => {
+    const res = await fetchImpl(`${base}${path}`, { method: 'POST', body: '{}', ...(signal ? { signal } : {}) });
+    expect(typeof (res as unknown as Record<symbol, unknown>)[DIRECT_BODY_READER]).toBe('function');
+    const reader = bodyReader(res);
+    if (!reader) throw new Error('no reader');
+    return { res, reader };
+  };
+  const readAll = async (reader: { read(): Promise<ReadableStreamReadResult<Uint8Array>> }, pauseEvery = 0) => {
+    const decoder = new TextDecoder();
+    let text = '';
+    let reads = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      text += decoder.decode(value, { stream: true });
+      if (pauseEvery && ++reads % pauseEvery === 0) await new Promise((r) => setImmediate(r));
+    }
+  };
+
+  it('reads a streamed body as it arrives, and the body then counts as used', async () => {
+    const { res, reader } = await directReader('/stream');
+    expect(res.bodyUsed).toBe(true);
+    expect(bodyReader(res)).toBeDefined(); // the Web stream of a used body: empty
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    releaseSecondChunk();
+    expect(await readAll(reader)).toBe('data: second\n\n');
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+  });
+
+  it('decompresses, and reads a large body slowly, complete and in order (the socket paused and resumed)', async () => {
+    expect(await readAll((await directReader('/gzip')).reader)).toBe('{"compressed":true}');
+    const text = await readAll((await directReader('/big')).reader, 8);
+    expect(text).toBe(Array.from({ length: 2000 }, (_, i) => bigChunk(i)).join(''));
+  });
+
+  it('an abort mid-body rejects the pending read and closes the upstream connection', async () => {
+    const controller = new AbortController();
+    const wasClosed = closed();
+    const { reader } = await directReader('/hang-body', controller.signal);
+    await reader.read();
+    const pending = reader.read();
+    controller.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
+    await expect(pending).rejects.toMatchObject({ name: 'TimeoutError' });
+    await wasClosed;
+  });
+
+  it('cancelling ends a pending read and closes the upstream connection', async () => {
+    const wasClosed = closed();
+    const { reader } = await directReader('/hang-body');
+    await reader.read();
+    const pending = reader.read();
+    await reader.cancel(new Error('client gone'));
+    expect(await pending).toEqual({ done: true, value: undefined });
+    await wasClosed;
   });
 });
 

@@ -40,4 +40,20 @@ describe('sha256 (plain JS, used by the key store)', () => {
     expect(await store.lookup('sk-one-012345678')).toBeUndefined();
     expect(await store.lookup('')).toBeUndefined();
   });
+
+  it('finds non-ASCII, long and back-to-back keys (the reused ASCII buffer leaves nothing behind)', async () => {
+    const long = `sk-${'x'.repeat(300)}`;
+    const store = new KeyStore([
+      { id: 'u', key: 'clé-secrète-🔑-0123456789', models: ['*'] },
+      { id: 'l', key: long, models: ['*'] },
+      { id: 's', key: 'sk-ab', models: ['*'] },
+    ]);
+    expect(await store.lookup('clé-secrète-🔑-0123456789')).toEqual({ id: 'u', models: ['*'] });
+    expect(await store.lookup(long)).toEqual({ id: 'l', models: ['*'] });
+    expect(await store.lookup(long.slice(0, -1))).toBeUndefined();
+    // A longer token first, then a prefix of it: the prefix must not be read with the old tail.
+    expect(await store.lookup('sk-abcdef')).toBeUndefined();
+    expect(await store.lookup('sk-ab')).toEqual({ id: 's', models: ['*'] });
+    expect(await store.lookup('sk-a')).toBeUndefined();
+  });
 });

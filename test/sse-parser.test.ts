@@ -1,7 +1,7 @@
 /** The gateway's own SSE parser (src/http/sse.ts) against eventsource-parser, on fixed and random streams split anywhere. */
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { readSSE, SSEParser, type SSEEvent } from '../src/http/sse.js';
+import { forEachRawEvent, readSSE, SSEEventSplitter, SSEParser, sseFrame, type SSEEvent } from '../src/http/sse.js';
 
 function reference(chunks: string[]): SSEEvent[] {
   const out: SSEEvent[] = [];
@@ -72,5 +72,57 @@ describe('SSEParser', () => {
     const events: SSEEvent[] = [];
     for await (const ev of readSSE(stream)) events.push(ev);
     expect(events).toEqual([{ data: 'ü😀' }, { event: 'e', data: 'x' }]);
+  });
+});
+
+/** Each whole event of the splitter's output, parsed on its own (a fresh parser: nothing carried over). */
+function splitEvents(chunks: string[]): { events: SSEEvent[]; pieces: string[] } {
+  const splitter = new SSEEventSplitter();
+  const pieces = [...chunks.map((c) => splitter.feed(c)), splitter.end()].filter(Boolean);
+  const events: SSEEvent[] = [];
+  for (const piece of pieces) {
+    forEachRawEvent(piece, (raw) => {
+      const found = new SSEParser().feed(raw);
+      expect(found.length).toBeLessThanOrEqual(1);
+      events.push(...found);
+    });
+  }
+  return { events, pieces };
+}
+
+describe('sseFrame', () => {
+  it('frames multi-line data as one data line per line', () => {
+    expect(new SSEParser().feed(sseFrame('a\n\nb', 'e'))).toEqual([{ event: 'e', data: 'a\n\nb' }]);
+  });
+});
+
+describe('SSEEventSplitter', () => {
+  it('gives whole events as they came, holding back the unfinished one', () => {
+    const splitter = new SSEEventSplitter();
+    expect(splitter.feed('data: 1\n\nda')).toBe('data: 1\n\n');
+    expect(splitter.feed('ta: 2\n')).toBe('');
+    expect(splitter.feed('\n: c\n\ndata: 3')).toBe('data: 2\n\n: c\n\n');
+    expect(splitter.end()).toBe('data: 3\n\n');
+    expect(splitter.end()).toBe('');
+  });
+
+  it('makes CR and CRLF line ends LF, also split between chunks', () => {
+    const splitter = new SSEEventSplitter();
+    expect(splitter.feed('data: a\r')).toBe('');
+    expect(splitter.feed('\ndata: b\r\n\r')).toBe('data: a\ndata: b\n\n');
+    expect(splitter.feed('\ndata: c\r\r')).toBe('data: c\n\n');
+  });
+
+  it('cuts only between events: the same events as eventsource-parser on random streams split at random places', () => {
+    const rnd = random(7);
+    for (let round = 0; round < 400; round++) {
+      let text = '';
+      const lines = 1 + Math.floor(rnd() * 20);
+      for (let i = 0; i < lines; i++) text += (PIECES[Math.floor(rnd() * PIECES.length)] as string) + (ENDS[Math.floor(rnd() * ENDS.length)] as string);
+      const chunks = splitRandomly(text, rnd);
+      const { events, pieces } = splitEvents(chunks);
+      expect(events, JSON.stringify(chunks)).toEqual(reference(chunks));
+      for (const piece of pieces) expect(piece.endsWith('\n\n')).toBe(true);
+    }
   });
 });

@@ -59,7 +59,10 @@ function streamOf(
   return pumpReply({
     upstream,
     transform,
-    clientSignal: ctx.signal,
+    // Read only if the stream fails (whether the client had left): most streams never build the signal.
+    get clientSignal() {
+      return ctx.signal;
+    },
     secrets: requestSecrets(ctx),
     headers: sse ? { ...SSE_HEADERS, ...extra } : { 'content-type': call.streamContentType as string, 'cache-control': 'no-cache', ...extra },
     keepAlive: sse,
@@ -98,7 +101,7 @@ async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   const protocol = call.model.provider.chatProtocol;
   const accepts = route ? (m: ResolvedModel) => route.target(m) !== undefined : call.ir ? (m: ResolvedModel) => m.provider.chatProtocol === protocol : undefined;
   const admitFallback = (model: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, model, () => estimateChatRequest(call.parsed)) : Promise.resolve());
-  return runAttempts(ctx, candidateModels(ctx, call.model, chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts, admitFallback);
+  return runAttempts(ctx, candidateModels(ctx, call.model, () => chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts, admitFallback);
 }
 
 /** One upstream attempt of a chat call (`call.model` routed to one deployment): pass-through or translated. */
@@ -154,17 +157,13 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
     return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
-  let first = true;
+  const nextLook = relay.nextLook?.bind(relay);
   const transform = sseTransform({
-    event: (ev) => {
-      if (first) {
-        first = false;
-        ctx.obs.answer(streamStartFacts(ev.data));
-      }
-      return relay.relay(ev);
-    },
+    first: (ev) => ctx.obs.answer(streamStartFacts(ev.data)),
+    event: (ev, raw) => relay.relay(ev, raw),
     end: () => relay.end(),
     error: (err) => relay.error(err),
+    ...(nextLook ? { nextLook } : {}),
   });
   return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed));
 }

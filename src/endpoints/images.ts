@@ -57,7 +57,7 @@ async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageC
     // Over the model's deployments and its image-capable fallbacks, with retries (routing/attempts.ts).
     const needs = { capability: 'image' as const, image: call.kind === 'edit', pdf: false, tools: false };
     const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, fallback, () => ({ input: estimateInputTokens(prompt), output: 0 })) : Promise.resolve());
-    return await runAttempts(ctx, candidateModels(ctx, model, needs), (target) => routeImages(ctx, target, call), undefined, admitFallback);
+    return await runAttempts(ctx, candidateModels(ctx, model, () => needs), (target) => routeImages(ctx, target, call), undefined, admitFallback);
   } catch (err) {
     await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
     throw err;

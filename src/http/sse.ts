@@ -5,9 +5,10 @@ export interface SSEEvent {
 
 const encoder = new TextEncoder();
 
-/** One conservative SSE frame: optional `event:` line, one `data:` line, blank line. */
+/** One conservative SSE frame: optional `event:` line, a `data:` line per line of data, blank line. */
 export function sseFrame(data: string, event?: string): string {
-  return event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+  const lines = data.includes('\n') ? data.replaceAll('\n', '\ndata: ') : data;
+  return event ? `event: ${event}\ndata: ${lines}\n\n` : `data: ${lines}\n\n`;
 }
 
 export function encodeText(text: string): Uint8Array {
@@ -33,6 +34,7 @@ export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator
 }
 
 const LF = 10;
+const CR = 13;
 const COLON = 58;
 const SPACE = 32;
 const NONE: SSEEvent[] = [];
@@ -102,6 +104,62 @@ export class SSEParser {
     const value = colon === end ? '' : buf.slice(from, end);
     if (name === 'data') this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
     else if (name === 'event') this.#event = value;
+  }
+}
+
+const CR_LINE_ENDS = /\r\n?/g;
+
+/**
+ * Cuts SSE text into whole events as they came (each up to and including the blank line that
+ * ends it), holding an unfinished one back for the next chunk: for relays that forward events
+ * without re-framing them. CRLF and CR line ends become LF (the same line end to any SSE reader),
+ * also when a CRLF is split between chunks.
+ */
+export class SSEEventSplitter {
+  #pending = '';
+  #afterCR = false;
+
+  /** The whole events completed by `text`, with what was held back before them ('' when none). */
+  feed(text: string): string {
+    let t = text;
+    if (this.#afterCR) {
+      this.#afterCR = false;
+      if (t.charCodeAt(0) === LF) t = t.slice(1);
+    }
+    if (t.includes('\r')) {
+      this.#afterCR = t.charCodeAt(t.length - 1) === CR;
+      t = t.replace(CR_LINE_ENDS, '\n');
+    }
+    const buf = this.#pending ? this.#pending + t : t;
+    const cut = buf.lastIndexOf('\n\n') + 2;
+    if (cut === 1) {
+      this.#pending = buf;
+      return '';
+    }
+    if (cut === buf.length) {
+      this.#pending = '';
+      return buf;
+    }
+    this.#pending = buf.slice(cut);
+    return buf.slice(0, cut);
+  }
+
+  /** What was held back at the end, closed as a whole event ('' when it is only blank). */
+  end(): string {
+    const rest = this.#pending;
+    this.#pending = '';
+    return rest.trim() ? `${rest}\n\n` : '';
+  }
+}
+
+/** Calls `each` with every event of whole-event text from SSEEventSplitter, as it came, until it returns false. */
+export function forEachRawEvent(text: string, each: (raw: string) => boolean | void): void {
+  let pos = 0;
+  while (pos < text.length) {
+    const blank = text.indexOf('\n\n', pos);
+    const end = blank === -1 ? text.length : blank + 2;
+    if (each(text.slice(pos, end)) === false) return;
+    pos = end;
   }
 }
 

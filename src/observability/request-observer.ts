@@ -75,7 +75,8 @@ export class RequestObserver {
   private readonly spanContext: Context;
   private upstreamProtocol: ProtocolName | undefined;
   private passthrough: boolean | undefined;
-  private settings: RequestSettings = {};
+  private body: Record<string, unknown> | undefined;
+  private settings: RequestSettings | undefined; // read from `body` only when a recording span needs them
   private response: ResponseFacts = {};
   private attempts = 0;
   private openAttempt: OpenAttempt | undefined;
@@ -121,7 +122,8 @@ export class RequestObserver {
 
   /** The client's parsed request body: max tokens, temperature, top_p (and the prompt, with content capture on). */
   requestBody(body: Record<string, unknown>): void {
-    this.settings = requestSettings(body);
+    this.body = body;
+    this.settings = undefined;
     if (this.deps.telemetry.captureContent && this.span.isRecording()) {
       const messages = body.messages ?? body.contents ?? body.input ?? body.prompt;
       if (messages !== undefined) this.inputContent = this.deps.scrub(JSON.stringify(messages).slice(0, MAX_CONTENT_CHARS));
@@ -236,7 +238,7 @@ export class RequestObserver {
   }
 
   private putSettings(a: Attributes): void {
-    const s = this.settings;
+    const s = (this.settings ??= this.body ? requestSettings(this.body) : {});
     put(a, ATTR.maxTokens, s.maxTokens);
     put(a, ATTR.temperature, s.temperature);
     put(a, ATTR.topP, s.topP);

@@ -100,8 +100,14 @@ export interface PassthroughCodec {
 }
 
 export interface StreamRelay {
-  /** Wire text to send for this upstream event ('' to drop it). */
-  relay(ev: SSEEvent): string;
+  /** Wire text to send for this upstream event ('' to drop it); `raw`: the event as it came, to send when it stays as it is. */
+  relay(ev: SSEEvent, raw?: string): string;
+  /**
+   * Where the next text that may need `relay` starts in these whole events (as the upstream sent
+   * them), at or after `from`; -1 when none. Only the events holding such text are parsed; the rest
+   * are forwarded as they came. A relay without it sees every event parsed and re-framed.
+   */
+  nextLook?(events: string, from: number): number;
   end(): string;
   error(err: GatewayError): string;
   usage(): IRUsage | undefined;

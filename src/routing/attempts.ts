@@ -29,11 +29,13 @@ export function withDeployment(model: ResolvedModel, d: ResolvedDeployment): Res
  * The model asked for, then each of its `fallbacks` that this caller may use and that can serve
  * the request (with the caller's own provider keys applied, as for the model asked for).
  */
-export function candidateModels(ctx: RequestContext, model: ResolvedModel, needs: RequestNeeds): ResolvedModel[] {
+export function candidateModels(ctx: RequestContext, model: ResolvedModel, needsOf: () => RequestNeeds): ResolvedModel[] {
   const out = [model];
+  // Read from the body only when there is a fallback to check.
+  let needs: RequestNeeds | undefined;
   for (const id of model.fallbacks) {
     let fallback = ctx.rt.models.resolve(id);
-    if (!fallback || !canServe(fallback, needs)) continue;
+    if (!fallback || !canServe(fallback, (needs ??= needsOf()))) continue;
     const principal = ctx.principal;
     if (principal && !anyGlobMatch(principal.models ?? ['*'], fallback.id)) continue;
     if (principal?.providerKeys) fallback = withCallerKeys(fallback, principal.providerKeys, providerDeps(ctx.rt));
@@ -53,7 +55,7 @@ export async function runAttempts<T>(
   ctx: RequestContext,
   models: readonly ResolvedModel[],
   attempt: (target: ResolvedModel) => Promise<T>,
-  accepts: (target: ResolvedModel) => boolean = () => true,
+  accepts?: (target: ResolvedModel) => boolean,
   admitFallback?: (model: ResolvedModel) => Promise<void>,
 ): Promise<T> {
   const { retry, timeouts } = ctx.rt.config;
@@ -61,7 +63,7 @@ export async function runAttempts<T>(
   ctx.deadline ??= Date.now() + timeouts.totalMs;
   const deadline = ctx.deadline;
   let last: unknown;
-  const usable = models.map((model) => model.deployments.filter((d) => accepts(withDeployment(model, d))));
+  const usable = accepts ? models.map((model) => model.deployments.filter((d) => accepts(withDeployment(model, d)))) : models.map((model) => model.deployments);
   for (const [i, model] of models.entries()) {
     const deployments = usable[i] ?? [];
     if (deployments.length === 0) continue;

@@ -9,7 +9,7 @@ import type { ProtocolName } from '../ir/types.js';
 import { RequestObserver } from '../observability/request-observer.js';
 import { callerCredentialRefused } from '../providers/caller-credential.js';
 import type { Provider } from '../providers/types.js';
-import type { RequestContext } from '../runtime.js';
+import type { OnClientGone, RequestContext } from '../runtime.js';
 import { upstreamErrorText } from './error-message.js';
 import { upstreamFailure, type CredentialSource } from './failure.js';
 import { redact } from './redact.js';
@@ -68,6 +68,8 @@ export interface UpstreamRequest {
   protocol?: ProtocolName;
   /** Aborted when the caller goes away (none for background work such as task polls). */
   signal?: AbortSignal;
+  /** Instead of `signal`: the bridge's own word of the caller going away (HandleContext.onClientGone). */
+  onClientGone?: OnClientGone;
   /** Longest silence between chunks of a streamed answer, once `touch` was first called (ms). */
   idleMs?: number;
   /** Longest the whole exchange may take, body included (ms; the rest of the request's total time). */
@@ -76,10 +78,24 @@ export interface UpstreamRequest {
   observer?: RequestObserver;
 }
 
-/** An upstream request on behalf of this client request (its abort signal, the stream idle timeout, onRequest). */
+/**
+ * The bridges' client-gone hooks by request context. Only the context the gateway built for the
+ * request is here: a context derived from it (a background run, with a signal of its own) is not,
+ * so its upstream calls follow its own signal.
+ */
+const clientGoneHooks = new WeakMap<RequestContext, OnClientGone>();
+
+/** Upstream calls made for `ctx` learn of the client leaving through `hook` rather than `ctx.signal`. */
+export function followClientGone(ctx: RequestContext, hook: OnClientGone): void {
+  clientGoneHooks.set(ctx, hook);
+}
+
+/** An upstream request on behalf of this client request (the client leaving, the stream idle timeout, onRequest). */
 export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): UpstreamRequest {
   const total = ctx.deadline === undefined ? {} : { totalMs: Math.max(0, ctx.deadline - Date.now()) };
-  return { ...req, signal: ctx.signal, idleMs: ctx.rt.config.timeouts.streamIdleMs, observer: ctx.obs, ...total };
+  const onClientGone = clientGoneHooks.get(ctx);
+  const client = onClientGone ? { onClientGone } : { signal: ctx.signal };
+  return { ...req, ...client, idleMs: ctx.rt.config.timeouts.streamIdleMs, observer: ctx.obs, ...total };
 }
 
 /**
@@ -115,9 +131,18 @@ export async function callUpstream(provider: Provider, req: UpstreamRequest): Pr
 async function callOnce(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
   const controller = new AbortController();
   const clientSignal = req.signal;
-  const onClientAbort = () => controller.abort(new DOMException('Client disconnected', 'AbortError'));
-  if (clientSignal?.aborted) onClientAbort();
-  clientSignal?.addEventListener('abort', onClientAbort, { once: true });
+  let clientGone = false;
+  const onClientAbort = () => {
+    clientGone = true;
+    controller.abort(new DOMException('Client disconnected', 'AbortError'));
+  };
+  let unfollow: (() => void) | undefined;
+  if (req.onClientGone) unfollow = req.onClientGone(onClientAbort);
+  else if (clientSignal) {
+    if (clientSignal.aborted) onClientAbort();
+    clientSignal.addEventListener('abort', onClientAbort, { once: true });
+    unfollow = () => clientSignal.removeEventListener('abort', onClientAbort);
+  }
   let timedOut: UpstreamTimeout | undefined;
   const cut = (kind: UpstreamTimeout) => () => {
     timedOut ??= kind;
@@ -133,7 +158,8 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
     clear();
     if (totalTimer) clearTimeout(totalTimer);
     totalTimer = undefined;
-    clientSignal?.removeEventListener('abort', onClientAbort);
+    unfollow?.();
+    unfollow = undefined;
   };
 
   let response: Response;
@@ -151,7 +177,7 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
     done();
     if (timedOut === 'total') throw fromUpstream(new GatewayError('upstream_timeout', `The request's total time ran out before the upstream provider '${provider.id}' answered.`));
     if (timedOut) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`));
-    if (clientSignal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
+    if (clientGone || clientSignal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
     throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err }));
   }
   clear();

@@ -5,9 +5,11 @@
  * the idle timer, the client leaving, the in-band error and the end-of-stream bookkeeping.
  */
 import { GatewayError, toGatewayError } from '../errors.js';
-import { SSEParser, type SSEEvent } from '../http/sse.js';
+import { forEachRawEvent, SSEEventSplitter, SSEParser, type SSEEvent } from '../http/sse.js';
 import { textStreamReply, type Reply } from '../http/reply.js';
+import { utf8Stream } from '../http/utf8-stream.js';
 import type { UpstreamResult } from './call.js';
+import { bodyReader } from './direct-body.js';
 import { createContentScrubber, scrubError } from './redact.js';
 
 /** Adds wire text to what the pump sends next. */
@@ -43,8 +45,8 @@ export interface PumpOptions {
 
 /** The streamed reply of an upstream answer. */
 export function pumpReply(o: PumpOptions): Reply {
-  const body = o.upstream.response.body;
-  if (!body) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
+  const reader = bodyReader(o.upstream.response);
+  if (!reader) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
   let cancelled = false;
   const gen = (async function* () {
     let failure: GatewayError | undefined;
@@ -60,7 +62,6 @@ export function pumpReply(o: PumpOptions): Reply {
       out = '';
       return text ? scrubber.push(text) : '';
     };
-    const reader = body.getReader();
     // A read ends when the upstream is aborted (idle timeout, client gone), also with a fetch
     // whose body does not follow its signal: the abort cancels the reader, and a read that then
     // ends is the abort's failure, not the stream's end.
@@ -129,38 +130,101 @@ function midStreamError(clientSignal: AbortSignal, err: unknown, upstream: Upstr
   return g.code === 'internal' ? new GatewayError('bad_gateway', 'The upstream stream broke off.') : g;
 }
 
+/** What an SSE transform does with the upstream's events. */
+export interface SSEHandlers {
+  /** The wire text for one event; in raw mode `raw` is the event as it came, to return when it stays unchanged. */
+  event(ev: SSEEvent, raw?: string): string;
+  end(): string;
+  error?(err: GatewayError): string;
+  /** Sees the stream's first event (before `event`, also when `quiet` lets it pass unread). */
+  first?(ev: SSEEvent): void;
+  /**
+   * Raw mode: where the next text that may need a look starts in these whole events (as they came),
+   * at or after `from`; -1 when none. Events with nothing to look at go out as they are, unparsed;
+   * the event holding such text goes through `event`. Without it every event is parsed and `event`
+   * gives its wire text.
+   */
+  nextLook?(events: string, from: number): number;
+}
+
 /**
  * A transform over SSE events: events that arrived in the same network chunk are handled together
- * (one write instead of one per event). `onEvent` returns the wire text for one event.
+ * (one write instead of one per event).
  */
-export function sseTransform(handlers: { event(ev: SSEEvent): string; end(): string; error?(err: GatewayError): string }): StreamTransform {
+export function sseTransform(handlers: SSEHandlers): StreamTransform {
   const parser = new SSEParser();
-  const decoder = new TextDecoder();
-  const flush = (events: SSEEvent[], emit: Emit): void => {
-    for (const ev of events) emit(handlers.event(ev));
+  const decoder = utf8Stream();
+  let first = handlers.first;
+  const seeFirst = (ev: SSEEvent): void => {
+    const f = first;
+    first = undefined;
+    f?.(ev);
+  };
+  const error = handlers.error ? { error: handlers.error } : {};
+  const nextLook = handlers.nextLook;
+  if (!nextLook) {
+    const flush = (events: SSEEvent[], emit: Emit): void => {
+      for (const ev of events) {
+        if (first) seeFirst(ev);
+        emit(handlers.event(ev));
+      }
+    };
+    return {
+      push(chunk, emit) {
+        flush(parser.feed(decoder.decode(chunk)), emit);
+      },
+      end(emit) {
+        // A last event without its blank line still counts.
+        flush(parser.feed(`${decoder.end()}\n\n`), emit);
+        emit(handlers.end());
+      },
+      ...error,
+    };
+  }
+  const splitter = new SSEEventSplitter();
+  const relay = (text: string, emit: Emit): void => {
+    if (!text) return;
+    if (first) forEachRawEvent(text, (raw) => {
+      const ev = parser.feed(raw)[0];
+      if (ev) seeFirst(ev);
+      return !ev;
+    });
+    // Up to the event holding the next text to look at, the events go out as they came.
+    let pos = 0;
+    for (let at = nextLook(text, 0); at !== -1; at = nextLook(text, pos)) {
+      const before = text.lastIndexOf('\n\n', at - 2);
+      const start = before === -1 ? pos : Math.max(pos, before + 2);
+      const blank = text.indexOf('\n\n', at);
+      const end = blank === -1 ? text.length : blank + 2;
+      if (start > pos) emit(text.slice(pos, start));
+      const raw = text.slice(start, end);
+      const ev = parser.feed(raw)[0];
+      emit(ev ? handlers.event(ev, raw) : raw);
+      pos = end;
+    }
+    if (pos < text.length) emit(pos ? text.slice(pos) : text);
   };
   return {
     push(chunk, emit) {
-      flush(parser.feed(decoder.decode(chunk, { stream: true })), emit);
+      relay(splitter.feed(decoder.decode(chunk)), emit);
     },
     end(emit) {
-      // A last event without its blank line still counts.
-      flush(parser.feed(`${decoder.decode()}\n\n`), emit);
+      relay(splitter.feed(decoder.end()) + splitter.end(), emit);
       emit(handlers.end());
     },
-    ...(handlers.error ? { error: handlers.error } : {}),
+    ...error,
   };
 }
 
 /** A transform that relays the upstream's bytes as they are (decoded as UTF-8 text). */
 export function byteRelayTransform(): StreamTransform {
-  const decoder = new TextDecoder();
+  const decoder = utf8Stream();
   return {
     push(chunk, emit) {
-      emit(decoder.decode(chunk, { stream: true }));
+      emit(decoder.decode(chunk));
     },
     end(emit) {
-      emit(decoder.decode());
+      emit(decoder.end());
     },
   };
 }
