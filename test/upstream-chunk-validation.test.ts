@@ -1,5 +1,5 @@
 /**
- * Every upstream stream chunk is checked against its protocol's zod schema before it is read: a
+ * Every upstream stream chunk is checked (the fields its decoder reads) before it is read: a
  * chunk of the wrong shape (or one that is not JSON) ends the stream with the client protocol's
  * in-band error (a 502 bad_gateway), never a guess, a crash or a silently dropped event. Unit level
  * for each decoder, then end to end through the shipped upstream client against a leaky upstream.
@@ -21,9 +21,16 @@ const anthropicStart = { type: 'message_start', message: { id: 'msg_1', type: 'm
 const DECODERS: Array<[string, () => StreamDecoder, Array<{ event?: string; data: string }>, RegExp]> = [
   ['openai-chat: choices is not an array', createOpenAIChatStreamDecoder, [{ data: JSON.stringify(openAIStart) }, { data: '{"choices":"oops"}' }], /malformed OpenAI chat stream chunk/],
   ['openai-chat: tool call arguments are a number', createOpenAIChatStreamDecoder, [{ data: '{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":5}}]}}]}' }], /malformed OpenAI chat stream chunk/],
+  ['openai-chat: usage counts that are strings', createOpenAIChatStreamDecoder, [{ data: JSON.stringify(openAIStart) }, { data: '{"choices":[],"usage":{"prompt_tokens":"3"}}' }], /malformed OpenAI chat stream chunk/],
+  ['openai-chat: a choice that is not an object', createOpenAIChatStreamDecoder, [{ data: '{"id":"c","choices":[null]}' }], /malformed OpenAI chat stream chunk/],
+  ['openai-chat: a model that is not text', createOpenAIChatStreamDecoder, [{ data: '{"id":"c","model":7,"choices":[]}' }], /malformed OpenAI chat stream chunk/],
   ['openai-chat: not JSON', createOpenAIChatStreamDecoder, [{ data: JSON.stringify(openAIStart) }, { data: '{"choices":[' }], /malformed OpenAI chat stream chunk/],
   ['anthropic: a text delta that is not text', createAnthropicStreamDecoder, [{ event: 'message_start', data: JSON.stringify(anthropicStart) }, { event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":5}}' }], /malformed Anthropic stream event/],
   ['anthropic: usage counts that are strings', createAnthropicStreamDecoder, [{ event: 'message_delta', data: '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":"many"}}' }], /malformed Anthropic stream event/],
+  ['anthropic: a block without its type', createAnthropicStreamDecoder, [{ event: 'content_block_start', data: '{"type":"content_block_start","index":0,"content_block":{"text":""}}' }], /malformed Anthropic stream event/],
+  ['anthropic: a message id that is not text', createAnthropicStreamDecoder, [{ event: 'message_start', data: '{"type":"message_start","message":{"id":1}}' }], /malformed Anthropic stream event/],
+  ['anthropic: a delta that is an array', createAnthropicStreamDecoder, [{ event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":["text"]}' }], /malformed Anthropic stream event/],
+  ['anthropic: an index that is text', createAnthropicStreamDecoder, [{ event: 'content_block_stop', data: '{"type":"content_block_stop","index":"0"}' }], /malformed Anthropic stream event/],
   ['anthropic: not JSON', createAnthropicStreamDecoder, [{ event: 'message_start', data: 'message_start' }], /malformed Anthropic stream event/],
   ['gemini: parts is not an array', createGeminiStreamDecoder, [{ data: '{"candidates":[{"content":{"parts":"oops"}}]}' }], /malformed Gemini stream chunk/],
   ['gemini: not JSON', createGeminiStreamDecoder, [{ data: '{"candidates":' }], /malformed Gemini stream chunk/],
@@ -55,6 +62,14 @@ describe('stream decoders validate every chunk', () => {
     expect(openai.event({ data: '' })).toEqual([]);
     expect(anthropic.event({ event: 'ping', data: ' ' })).toEqual([]);
     expect(createGeminiStreamDecoder().event({ data: '' })).toEqual([]);
+  });
+
+  it('null where OpenAI leaves a field out passes (compatible servers), and the finish still counts', () => {
+    const openai = createOpenAIChatStreamDecoder();
+    openai.event({ data: JSON.stringify(openAIStart) });
+    const out = openai.event({ data: '{"id":null,"model":null,"usage":null,"choices":[{"index":null,"delta":null,"finish_reason":"stop"}]}' });
+    expect(out).toEqual([{ type: 'text-end', id: 't0' }]);
+    expect(openai.event({ data: '[DONE]' })).toMatchObject([{ type: 'finish', finishReason: { unified: 'stop' } }]);
   });
 });
 

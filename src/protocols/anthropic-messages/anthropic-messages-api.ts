@@ -5,6 +5,7 @@
  * `contentBlockSchema` etc. check each block strictly when the request is translated.
  */
 import { z } from 'zod';
+import { bySchema, num, nullish, object, optional, str } from '../shared/wire-check.js';
 
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
@@ -173,25 +174,24 @@ export const messageResponseSchema = z.looseObject({
 
 /**
  * One event of an upstream Messages stream (loose: event types added later pass, and are ignored).
- * The fields the decoder reads are checked; `error` events are read whatever their shape.
+ * The fields the decoder reads are checked, in place (a check per event, not a schema copy: see
+ * shared/wire-check.ts); `error` events are read whatever their shape.
  */
-export const streamEventSchema = z.looseObject({
-  type: z.string().optional(),
-  index: z.number().optional(),
-  message: z.looseObject({ id: z.string().optional(), model: z.string().optional(), usage: anthropicUsageSchema.nullish() }).optional(),
-  content_block: z
-    .looseObject({ type: z.string(), id: z.string().optional(), name: z.string().optional(), text: z.string().optional(), thinking: z.string().optional() })
-    .optional(),
-  delta: z
-    .looseObject({
-      type: z.string().optional(),
-      text: z.string().optional(),
-      thinking: z.string().optional(),
-      signature: z.string().optional(),
-      partial_json: z.string().optional(),
-      stop_reason: z.string().nullish(),
-      stop_sequence: z.string().nullish(),
-    })
-    .optional(),
-  usage: anthropicUsageSchema.nullish(),
+export const isStreamEvent = object({
+  type: optional(str),
+  index: optional(num),
+  message: optional(object({ id: optional(str), model: optional(str), usage: nullish(bySchema(anthropicUsageSchema)) })),
+  content_block: optional(object({ type: str, id: optional(str), name: optional(str), text: optional(str), thinking: optional(str) })),
+  delta: optional(
+    object({
+      type: optional(str),
+      text: optional(str),
+      thinking: optional(str),
+      signature: optional(str),
+      partial_json: optional(str),
+      stop_reason: nullish(str),
+      stop_sequence: nullish(str),
+    }),
+  ),
+  usage: nullish(bySchema(anthropicUsageSchema)),
 });

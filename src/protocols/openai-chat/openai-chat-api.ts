@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { arrayOf, bySchema, nullish, num as isNumber, object, str } from '../shared/wire-check.js';
 
 const num = (min: number, max: number) => z.number().min(min).max(max).nullish();
 
@@ -148,34 +149,28 @@ export type UsageWire = z.output<typeof usageSchema>;
 /**
  * One `chat.completion.chunk` of an upstream stream (loose like the answer: extra fields are fine,
  * and compatible servers send null where OpenAI leaves a field out). Error chunks are read before.
+ * The fields the decoder reads are checked, in place (a check per chunk, not a schema copy: see
+ * shared/wire-check.ts).
  */
-export const chatChunkSchema = z.looseObject({
-  id: z.string().nullish(),
-  model: z.string().nullish(),
-  usage: usageSchema.nullish(),
-  choices: z
-    .array(
-      z.looseObject({
-        index: z.number().nullish(),
-        delta: z
-          .looseObject({
-            content: z.string().nullish(),
-            reasoning_content: z.string().nullish(),
-            reasoning: z.string().nullish(),
-            refusal: z.string().nullish(),
-            tool_calls: z
-              .array(
-                z.looseObject({
-                  index: z.number().nullish(),
-                  id: z.string().nullish(),
-                  function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
-                }),
-              )
-              .nullish(),
-          })
-          .nullish(),
-        finish_reason: z.string().nullish(),
+export const isChatChunk = object({
+  id: nullish(str),
+  model: nullish(str),
+  usage: nullish(bySchema(usageSchema)),
+  choices: nullish(
+    arrayOf(
+      object({
+        index: nullish(isNumber),
+        delta: nullish(
+          object({
+            content: nullish(str),
+            reasoning_content: nullish(str),
+            reasoning: nullish(str),
+            refusal: nullish(str),
+            tool_calls: nullish(arrayOf(object({ index: nullish(isNumber), id: nullish(str), function: nullish(object({ name: nullish(str), arguments: nullish(str) })) }))),
+          }),
+        ),
+        finish_reason: nullish(str),
       }),
-    )
-    .nullish(),
+    ),
+  ),
 });

@@ -14,14 +14,23 @@ import { toAnthropicUsage } from './usage.js';
 
 interface Block {
   start: Record<string, unknown>;
-  deltas: Array<Record<string, unknown>>;
+  /** Deltas held while another block is current, as their JSON text. */
+  deltas: string[];
   ended: boolean;
-  index?: number;
+  /** Its Anthropic index once live (-1 while it waits). */
+  index: number;
 }
 
 function frame(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
+
+// The frames of every token are written by template: only the delta's own value is stringified.
+const deltaFrame = (index: number, deltaJson: string): string =>
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":${JSON.stringify(index)},"delta":${deltaJson}}\n\n`;
+const stopFrame = (index: number): string => `event: content_block_stop\ndata: {"type":"content_block_stop","index":${JSON.stringify(index)}}\n\n`;
+const textDelta = (text: string): string => `{"type":"text_delta","text":${JSON.stringify(text)}}`;
+const thinkingDelta = (thinking: string): string => `{"type":"thinking_delta","thinking":${JSON.stringify(thinking)}}`;
 
 export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder {
   let id = meta.newId('msg_');
@@ -48,9 +57,9 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
     const index = nextIndex++;
     b.index = index;
     let out = frame('content_block_start', { index, content_block: b.start });
-    for (const d of b.deltas) out += frame('content_block_delta', { index, delta: d });
+    for (const d of b.deltas) out += deltaFrame(index, d);
     b.deltas = [];
-    if (b.ended) out += frame('content_block_stop', { index });
+    if (b.ended) out += stopFrame(index);
     else current = b;
     return out;
   };
@@ -62,7 +71,7 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
   };
 
   const startBlock = (key: string, start: Record<string, unknown>): string => {
-    const b: Block = { start, deltas: [], ended: false };
+    const b: Block = { start, deltas: [], ended: false, index: -1 };
     open.set(key, b);
     if (current) {
       pending.push(b);
@@ -71,7 +80,7 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
     return messageStart() + goLive(b);
   };
 
-  const delta = (key: string, d: Record<string, unknown>, implicitStart?: Record<string, unknown>): string => {
+  const delta = (key: string, d: string, implicitStart?: Record<string, unknown>): string => {
     let out = '';
     let b = open.get(key);
     if (!b) {
@@ -79,7 +88,7 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
       out += startBlock(key, implicitStart);
       b = open.get(key) as Block;
     }
-    if (b === current) return out + frame('content_block_delta', { index: b.index, delta: d });
+    if (b === current) return out + deltaFrame(b.index, d);
     b.deltas.push(d);
     return out;
   };
@@ -91,7 +100,7 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
     b.ended = true;
     if (b !== current) return '';
     current = undefined;
-    return frame('content_block_stop', { index: b.index }) + promote();
+    return stopFrame(b.index) + promote();
   };
 
   const closeAll = (): string => {
@@ -99,7 +108,7 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
     for (const b of open.values()) b.ended = true;
     open.clear();
     if (current) {
-      out += frame('content_block_stop', { index: current.index });
+      out += stopFrame(current.index);
       current = undefined;
     }
     return out + promote();
@@ -119,21 +128,21 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
         case 'text-start':
           return startBlock(`text:${ev.id}`, { type: 'text', text: '' });
         case 'text-delta':
-          return ev.delta ? delta(`text:${ev.id}`, { type: 'text_delta', text: ev.delta }, { type: 'text', text: '' }) : '';
+          return ev.delta ? delta(`text:${ev.id}`, textDelta(ev.delta), { type: 'text', text: '' }) : '';
         case 'text-end':
           return endBlock(`text:${ev.id}`);
         case 'reasoning-start':
           return startBlock(`reasoning:${ev.id}`, { type: 'thinking', thinking: '', signature: '' });
         case 'reasoning-delta':
-          return ev.delta ? delta(`reasoning:${ev.id}`, { type: 'thinking_delta', thinking: ev.delta }, { type: 'thinking', thinking: '', signature: '' }) : '';
+          return ev.delta ? delta(`reasoning:${ev.id}`, thinkingDelta(ev.delta), { type: 'thinking', thinking: '', signature: '' }) : '';
         case 'reasoning-signature':
-          return delta(`reasoning:${ev.id}`, { type: 'signature_delta', signature: ev.signature });
+          return delta(`reasoning:${ev.id}`, JSON.stringify({ type: 'signature_delta', signature: ev.signature }));
         case 'reasoning-end':
           return endBlock(`reasoning:${ev.id}`);
         case 'tool-call-start':
           return startBlock(`tool:${ev.index}`, { type: 'tool_use', id: ev.id, name: ev.name, input: {} });
         case 'tool-call-delta':
-          return ev.delta ? delta(`tool:${ev.index}`, { type: 'input_json_delta', partial_json: ev.delta }) : '';
+          return ev.delta ? delta(`tool:${ev.index}`, `{"type":"input_json_delta","partial_json":${JSON.stringify(ev.delta)}}`) : '';
         case 'tool-call-end':
           return endBlock(`tool:${ev.index}`);
         case 'web-search-start':

@@ -9,7 +9,7 @@ import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRCitation, IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import type { StreamDecoder } from '../../types.js';
-import { streamEventSchema, type AnthropicUsage } from '../anthropic-messages-api.js';
+import { isStreamEvent, type AnthropicUsage } from '../anthropic-messages-api.js';
 import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
 import { errorFromAnthropicEvent } from '../errors.js';
 import { webCitations, webSearchOutcome, webSearchQueries } from './decode-response.js';
@@ -62,9 +62,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       if (json === NOT_JSON) return fail(malformed());
       const type = ev.event ?? (json as { type?: unknown } | null)?.type;
       if (type === 'error') return fail(errorFromAnthropicEvent(json));
-      const parsed = streamEventSchema.safeParse(json);
-      if (!parsed.success) return fail(malformed());
-      const data = parsed.data;
+      if (!isStreamEvent(json)) return fail(malformed());
+      const data = json;
       const out: IRStreamEvent[] = [];
       switch (type) {
         case 'message_start': {
@@ -100,7 +99,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         case 'content_block_delta': {
           const index = data.index ?? -1;
           const b = blocks.get(index);
-          const d = data.delta ?? {};
+          const d = data.delta;
+          if (!d) break;
           const search = searchBlocks.get(index);
           if (search && d.type === 'input_json_delta' && d.partial_json) search.json += d.partial_json;
           if (!b) break;

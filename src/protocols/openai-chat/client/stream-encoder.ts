@@ -14,13 +14,18 @@ export function createOpenAIChatStreamEncoder(meta: ResponseMeta): StreamEncoder
   let started = false;
   let finished = false;
 
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): string =>
-    sseFrame(JSON.stringify({ id, object: 'chat.completion.chunk', created: meta.created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] }));
+  // Every chunk is the same JSON around its delta: the text before the delta is built once per
+  // stream (again if message-start renames it), the delta is the only part stringified per event.
+  let head = '';
+  const chunk = (deltaJson: string, finishReason: string | null = null): string => {
+    head ||= `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(meta.created)},"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":`;
+    return `${head}${deltaJson},"logprobs":null,"finish_reason":${finishReason === null ? 'null' : JSON.stringify(finishReason)}}]}\n\n`;
+  };
 
   const start = (): string => {
     if (started) return '';
     started = true;
-    return chunk({ role: 'assistant', content: '' });
+    return chunk('{"role":"assistant","content":""}');
   };
 
   return {
@@ -29,19 +34,20 @@ export function createOpenAIChatStreamEncoder(meta: ResponseMeta): StreamEncoder
         case 'message-start':
           if (ev.id) id = ev.id.startsWith('chatcmpl') ? ev.id : `chatcmpl-${ev.id}`;
           if (ev.model) model = ev.model;
+          head = '';
           return start();
         case 'text-delta':
-          return ev.delta ? start() + chunk({ content: ev.delta }) : '';
+          return ev.delta ? start() + chunk(`{"content":${JSON.stringify(ev.delta)}}`) : '';
         case 'reasoning-delta':
-          return ev.delta ? start() + chunk({ reasoning_content: ev.delta }) : '';
+          return ev.delta ? start() + chunk(`{"reasoning_content":${JSON.stringify(ev.delta)}}`) : '';
         case 'tool-call-start':
-          return start() + chunk({ tool_calls: [{ index: ev.index, id: ev.id, type: 'function', function: { name: ev.name, arguments: '' } }] });
+          return start() + chunk(JSON.stringify({ tool_calls: [{ index: ev.index, id: ev.id, type: 'function', function: { name: ev.name, arguments: '' } }] }));
         case 'tool-call-delta':
-          return ev.delta ? chunk({ tool_calls: [{ index: ev.index, function: { arguments: ev.delta } }] }) : '';
+          return ev.delta ? chunk(`{"tool_calls":[{"index":${JSON.stringify(ev.index)},"function":{"arguments":${JSON.stringify(ev.delta)}}}]}`) : '';
         case 'finish': {
           if (finished) return '';
           finished = true;
-          let out = start() + chunk({}, toOpenAIFinishReason(ev.finishReason));
+          let out = start() + chunk('{}', toOpenAIFinishReason(ev.finishReason));
           if (includeUsage) {
             const usage = toOpenAIUsage(ev.usage) ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
             out += sseFrame(JSON.stringify({ id, object: 'chat.completion.chunk', created: meta.created, model, choices: [], usage }));

@@ -8,12 +8,14 @@ import type { SSEEvent } from '../../../http/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
 import type { StreamDecoder, UpstreamTarget } from '../../types.js';
-import { chatChunkSchema } from '../openai-chat-api.js';
+import { isChatChunk } from '../openai-chat-api.js';
 import { openAIChunkError } from '../errors.js';
 import { fromOpenAIFinishReason } from './map-finish-reason.js';
 import { fromOpenAIUsage } from './usage.js';
 import { NOT_JSON, parseJsonOr } from '../../shared/json.js';
 
+/** For a chunk without choices or tool calls: one shared empty list instead of one per chunk. */
+const NONE: never[] = [];
 const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed OpenAI chat stream chunk.');
 
 export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): StreamDecoder {
@@ -47,30 +49,29 @@ export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): Stre
       if (json === NOT_JSON) return fail(malformed());
       const failure = openAIChunkError(json);
       if (failure) return fail(failure);
-      const parsed = chatChunkSchema.safeParse(json);
-      if (!parsed.success) return fail(malformed());
-      const chunk = parsed.data;
+      if (!isChatChunk(json)) return fail(malformed());
+      const chunk = json;
       const out: IRStreamEvent[] = [];
       if (!started) {
         started = true;
         out.push({ type: 'message-start', id: chunk.id ?? 'chatcmpl-upstream', model: chunk.model ?? 'unknown' });
       }
       if (chunk.usage) usage = fromOpenAIUsage(chunk.usage);
-      for (const choice of chunk.choices ?? []) {
+      for (const choice of chunk.choices ?? NONE) {
         if ((choice.index ?? 0) !== 0) continue;
-        const delta = choice.delta ?? {};
-        const reasoning = delta.reasoning_content ?? delta.reasoning;
+        const delta = choice.delta;
+        const reasoning = delta?.reasoning_content ?? delta?.reasoning;
         if (reasoning) {
           blocks.open(out, 'r0', { kind: 'reasoning', id: 'r0' });
           out.push({ type: 'reasoning-delta', id: 'r0', delta: reasoning });
         }
-        const text = delta.content ?? delta.refusal;
+        const text = delta?.content ?? delta?.refusal;
         if (text) {
           blocks.close(out, 'r0');
           blocks.open(out, 't0', { kind: 'text', id: 't0' });
           out.push({ type: 'text-delta', id: 't0', delta: text });
         }
-        for (const tc of delta.tool_calls ?? []) {
+        for (const tc of delta?.tool_calls ?? NONE) {
           const index = tc.index ?? 0;
           let call = blocks.get(index);
           if (!call) {
