@@ -77,7 +77,7 @@ function relayed(chunks: Uint8Array[], raw: boolean, clientWantsUsage = false): 
     event: (ev, rawEvent) => relay.relay(ev, rawEvent),
     end: () => relay.end(),
     error: (err) => relay.error(err),
-    ...(raw ? { quiet: (text: string) => relay.quiet?.(text) ?? false } : {}),
+    ...(raw ? { nextLook: (text: string, from: number) => relay.nextLook?.(text, from) ?? from } : {}),
   });
   let text = '';
   const emit = (t: string) => void (text += t);
@@ -135,7 +135,7 @@ describe('OpenAI chat pass-through, raw relay', () => {
   it('forwards events needing no look byte for byte', () => {
     const text = `data: ${chunk('{"content":"a"}', null)}\n\n: ping\n\nid: 4\ndata: ${chunk('{"content":"b"}', null)}\n\n`;
     const relay = openAIChatPassthrough.createRelay({ clientWantsUsage: false });
-    const transform = sseTransform({ event: (ev, raw) => relay.relay(ev, raw), end: () => relay.end(), quiet: (t) => relay.quiet?.(t) ?? false });
+    const transform = sseTransform({ event: (ev, raw) => relay.relay(ev, raw), end: () => relay.end(), nextLook: (t, from) => relay.nextLook?.(t, from) ?? from });
     let out = '';
     transform.push(new TextEncoder().encode(text), (t) => void (out += t));
     expect(out).toBe(text);

@@ -157,13 +157,13 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
     return upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
-  const quiet = relay.quiet?.bind(relay);
+  const nextLook = relay.nextLook?.bind(relay);
   const transform = sseTransform({
     first: (ev) => ctx.obs.answer(streamStartFacts(ev.data)),
     event: (ev, raw) => relay.relay(ev, raw),
     end: () => relay.end(),
     error: (err) => relay.error(err),
-    ...(quiet ? { quiet } : {}),
+    ...(nextLook ? { nextLook } : {}),
   });
   return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed));
 }

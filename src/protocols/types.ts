@@ -103,10 +103,11 @@ export interface StreamRelay {
   /** Wire text to send for this upstream event ('' to drop it); `raw`: the event as it came, to send when it stays as it is. */
   relay(ev: SSEEvent, raw?: string): string;
   /**
-   * True when none of these whole events (text as the upstream sent it) needs `relay`: they are
-   * forwarded unparsed. A relay without it sees every event parsed and re-framed.
+   * Where the next text that may need `relay` starts in these whole events (as the upstream sent
+   * them), at or after `from`; -1 when none. Only the events holding such text are parsed; the rest
+   * are forwarded as they came. A relay without it sees every event parsed and re-framed.
    */
-  quiet?(events: string): boolean;
+  nextLook?(events: string, from: number): number;
   end(): string;
   error(err: GatewayError): string;
   usage(): IRUsage | undefined;

@@ -7,6 +7,7 @@
 import { GatewayError, toGatewayError } from '../errors.js';
 import { forEachRawEvent, SSEEventSplitter, SSEParser, type SSEEvent } from '../http/sse.js';
 import { textStreamReply, type Reply } from '../http/reply.js';
+import { utf8Stream } from '../http/utf8-stream.js';
 import type { UpstreamResult } from './call.js';
 import { bodyReader } from './direct-body.js';
 import { createContentScrubber, scrubError } from './redact.js';
@@ -138,11 +139,12 @@ export interface SSEHandlers {
   /** Sees the stream's first event (before `event`, also when `quiet` lets it pass unread). */
   first?(ev: SSEEvent): void;
   /**
-   * Raw mode: true when none of these whole events (as they came) needs a look, so they go out
-   * as they are, unparsed; else each goes through `event`. Without it every event is parsed and
-   * `event` gives its wire text.
+   * Raw mode: where the next text that may need a look starts in these whole events (as they came),
+   * at or after `from`; -1 when none. Events with nothing to look at go out as they are, unparsed;
+   * the event holding such text goes through `event`. Without it every event is parsed and `event`
+   * gives its wire text.
    */
-  quiet?(events: string): boolean;
+  nextLook?(events: string, from: number): number;
 }
 
 /**
@@ -151,7 +153,7 @@ export interface SSEHandlers {
  */
 export function sseTransform(handlers: SSEHandlers): StreamTransform {
   const parser = new SSEParser();
-  const decoder = new TextDecoder();
+  const decoder = utf8Stream();
   let first = handlers.first;
   const seeFirst = (ev: SSEEvent): void => {
     const f = first;
@@ -159,8 +161,8 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
     f?.(ev);
   };
   const error = handlers.error ? { error: handlers.error } : {};
-  const quiet = handlers.quiet;
-  if (!quiet) {
+  const nextLook = handlers.nextLook;
+  if (!nextLook) {
     const flush = (events: SSEEvent[], emit: Emit): void => {
       for (const ev of events) {
         if (first) seeFirst(ev);
@@ -169,11 +171,11 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
     };
     return {
       push(chunk, emit) {
-        flush(parser.feed(decoder.decode(chunk, { stream: true })), emit);
+        flush(parser.feed(decoder.decode(chunk)), emit);
       },
       end(emit) {
         // A last event without its blank line still counts.
-        flush(parser.feed(`${decoder.decode()}\n\n`), emit);
+        flush(parser.feed(`${decoder.end()}\n\n`), emit);
         emit(handlers.end());
       },
       ...error,
@@ -187,18 +189,27 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
       if (ev) seeFirst(ev);
       return !ev;
     });
-    if (quiet(text)) return emit(text);
-    forEachRawEvent(text, (raw) => {
+    // Up to the event holding the next text to look at, the events go out as they came.
+    let pos = 0;
+    for (let at = nextLook(text, 0); at !== -1; at = nextLook(text, pos)) {
+      const before = text.lastIndexOf('\n\n', at - 2);
+      const start = before === -1 ? pos : Math.max(pos, before + 2);
+      const blank = text.indexOf('\n\n', at);
+      const end = blank === -1 ? text.length : blank + 2;
+      if (start > pos) emit(text.slice(pos, start));
+      const raw = text.slice(start, end);
       const ev = parser.feed(raw)[0];
       emit(ev ? handlers.event(ev, raw) : raw);
-    });
+      pos = end;
+    }
+    if (pos < text.length) emit(pos ? text.slice(pos) : text);
   };
   return {
     push(chunk, emit) {
-      relay(splitter.feed(decoder.decode(chunk, { stream: true })), emit);
+      relay(splitter.feed(decoder.decode(chunk)), emit);
     },
     end(emit) {
-      relay(splitter.feed(decoder.decode()) + splitter.end(), emit);
+      relay(splitter.feed(decoder.end()) + splitter.end(), emit);
       emit(handlers.end());
     },
     ...error,
@@ -207,13 +218,13 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
 
 /** A transform that relays the upstream's bytes as they are (decoded as UTF-8 text). */
 export function byteRelayTransform(): StreamTransform {
-  const decoder = new TextDecoder();
+  const decoder = utf8Stream();
   return {
     push(chunk, emit) {
-      emit(decoder.decode(chunk, { stream: true }));
+      emit(decoder.decode(chunk));
     },
     end(emit) {
-      emit(decoder.decode());
+      emit(decoder.end());
     },
   };
 }

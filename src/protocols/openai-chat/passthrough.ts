@@ -13,9 +13,22 @@ import { streamEndedEarly } from '../shared/stream-blocks.js';
  * the gateway also asks for the usage chunk (so it always knows usage) and drops it again when the
  * client did not ask for it.
  */
-const FINISHED = /"finish_reason"\s*:\s*"/;
+const FINISHED = /"finish_reason"\s*:\s*"/g;
 /** Only the usage chunk carries a usage object (other chunks may say `"usage":null`). */
-const USAGE_OBJECT = /"usage": ?\{/;
+const USAGE_OBJECT = /"usage": ?\{/g;
+
+/** Index of `re`'s first match in `text` at or after `from`, or -1. */
+function searchFrom(re: RegExp, text: string, from: number): number {
+  re.lastIndex = from;
+  return re.exec(text)?.index ?? -1;
+}
+
+/** The smallest index that is not -1, or -1. */
+function firstOf(...at: number[]): number {
+  let min = -1;
+  for (const i of at) if (i !== -1 && (min === -1 || i < min)) min = i;
+  return min;
+}
 
 /** `data: {"error": {...}}` from an OpenAI-compatible upstream mid-stream, as a GatewayError. */
 function inBandError(data: string): GatewayError | undefined {
@@ -53,18 +66,19 @@ export const openAIChatPassthrough: PassthroughCodec = {
     let sawDone = false;
     let sawFinish = false;
     return {
-      // Events with none of these go out as they came, unparsed (most of a stream).
-      quiet: (events) => !events.includes('[DONE]') && !events.includes('"error"') && !USAGE_OBJECT.test(events) && (sawFinish || !FINISHED.test(events)),
+      // Only events with one of these are parsed; the rest (most of a stream) go out as they came.
+      nextLook: (events, from) =>
+        firstOf(events.indexOf('[DONE]', from), events.indexOf('"error"', from), searchFrom(USAGE_OBJECT, events, from), sawFinish ? -1 : searchFrom(FINISHED, events, from)),
       relay(ev: SSEEvent, raw?: string): string {
         if (ev.data === '[DONE]') sawDone = true;
-        else if (!sawFinish && FINISHED.test(ev.data)) sawFinish = true;
+        else if (!sawFinish && searchFrom(FINISHED, ev.data, 0) !== -1) sawFinish = true;
         // An in-band error chunk ends the relay as a failure, like the other relays: the pipeline
         // writes it (credentials scrubbed) and hooks see an incomplete stream.
         if (ev.data.includes('"error"')) {
           const failure = inBandError(ev.data);
           if (failure) throw failure;
         }
-        if (USAGE_OBJECT.test(ev.data)) {
+        if (searchFrom(USAGE_OBJECT, ev.data, 0) !== -1) {
           try {
             const chunk = JSON.parse(ev.data) as { usage?: UsageWire; choices?: unknown[] };
             if (chunk.usage) usage = fromOpenAIUsage(chunk.usage);
