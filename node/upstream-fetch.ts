@@ -15,7 +15,7 @@ import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from
 import { Agent } from 'undici';
 import { directBody, isDirectBody, prepareBody, type PreparedBody } from './upstream-fetch-body.js';
 import { UpstreamBody, upstreamResponse } from './upstream-response.js';
-import type { FetchLike } from '../src/providers/types.js';
+import { ABORT_HOOK, type AbortHook, type FetchLike } from '../src/providers/types.js';
 
 /** The standalone server's upstream client: a fetch plus `close()` for its connection pool. */
 export type NodeUpstreamFetch = FetchLike & {
@@ -65,8 +65,12 @@ interface Call {
   headers: Record<string, string>;
   body: PreparedBody;
   signal: AbortSignal | null | undefined;
+  /** The caller's abort without a signal (ABORT_HOOK), alone or besides `signal`. */
+  abortHook: AbortHook | undefined;
   redirect: RequestRedirect | undefined;
 }
+
+type HookedInit = RequestInit & { [ABORT_HOOK]?: AbortHook };
 
 function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
   const { url, method, signal } = call;
@@ -82,14 +86,26 @@ function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
     let settled = false; // the Response (or an error) was handed out
     let ignoreBody = false;
     let decoder: ReturnType<typeof decoderFor>;
+    let listening = true;
 
-    const onAbort = () => {
-      abortReason = abortError(signal?.reason);
+    const abortWith = (reason: unknown) => {
+      if (!listening || abortReason !== undefined) return;
+      abortReason = abortError(reason);
       upload.cancel?.(abortReason);
       abortCall?.(asError(abortReason));
     };
+    const onAbort = () => abortWith(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const cleanup = () => signal?.removeEventListener('abort', onAbort);
+    const cleanup = () => {
+      listening = false;
+      signal?.removeEventListener('abort', onAbort);
+    };
+    // A hook may cut at once (the caller aborted before the call was made).
+    call.abortHook?.(abortWith);
+    if (abortReason !== undefined) {
+      cleanup();
+      return reject(abortReason);
+    }
 
     const close = () => {
       cleanup();
@@ -171,7 +187,7 @@ function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
 }
 
 /** fetch(Request, init): init's fields win; a Request's body is read whole (its length is then known). */
-async function fromRequest(request: Request, init: RequestInit | undefined): Promise<{ url: string; init: RequestInit }> {
+async function fromRequest(request: Request, init: HookedInit | undefined): Promise<{ url: string; init: HookedInit }> {
   const body = init?.body != null ? init.body : request.body ? new Uint8Array(await request.arrayBuffer()) : null;
   return {
     url: request.url,
@@ -181,7 +197,8 @@ async function fromRequest(request: Request, init: RequestInit | undefined): Pro
       signal: init?.signal ?? request.signal,
       redirect: init?.redirect ?? request.redirect,
       body,
-    },
+      ...(init?.[ABORT_HOOK] ? { [ABORT_HOOK]: init[ABORT_HOOK] } : {}),
+    } as HookedInit,
   };
 }
 
@@ -195,7 +212,7 @@ export interface UndiciFetchOptions {
 export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstreamFetch {
   const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
 
-  const upstreamFetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+  const upstreamFetch = async (input: Request | string | URL, init?: HookedInit): Promise<Response> => {
     if (input instanceof Request) ({ url: input, init } = await fromRequest(input, init));
     const url = new URL(input);
     const method = (init?.method ?? 'GET').toUpperCase();
@@ -204,7 +221,7 @@ export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstrea
     // Chat calls (string/bytes) skip the async extraction step.
     const body = isDirectBody(raw) ? directBody(raw) : await prepareBody(raw);
     const headers = plainHeaders(init?.headers, url.protocol === 'https:', body.contentType);
-    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, redirect: init?.redirect });
+    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, abortHook: init?.[ABORT_HOOK], redirect: init?.redirect });
   };
-  return Object.assign(upstreamFetch, { close: () => dispatcher.destroy() });
+  return Object.assign(upstreamFetch, { close: () => dispatcher.destroy(), [ABORT_HOOK]: true });
 }

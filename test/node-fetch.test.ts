@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve } from '../adapters/node.js';
 import { createGateway } from '../src/index.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
+import { ABORT_HOOK, takesAbortHook, type AbortHook } from '../src/providers/types.js';
 import { bodyReader, DIRECT_BODY_READER } from '../src/upstream/direct-body.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI } from './helpers/mock-openai.js';
@@ -234,6 +235,59 @@ describe('createUndiciFetch', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
     await expect(fetchImpl(`http://127.0.0.1:${port}/x`, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(Error);
+  });
+});
+
+describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
+  /** An init whose abort hook hands the call's abort function to the test. */
+  const hooked = (init: RequestInit): { init: RequestInit; abort: (reason?: unknown) => void } => {
+    let cut: ((reason?: unknown) => void) | undefined;
+    const hook: AbortHook = (abort) => {
+      cut = abort;
+    };
+    return { init: { ...init, [ABORT_HOOK]: hook } as RequestInit, abort: (reason) => cut?.(reason) };
+  };
+
+  it('is marked as taking the hook', () => {
+    expect(takesAbortHook(fetchImpl)).toBe(true);
+    expect(takesAbortHook((input, init) => fetch(input, init))).toBe(false);
+  });
+
+  it('aborting before the answer rejects with the reason and closes the upstream connection', async () => {
+    const wasClosed = closed();
+    const call = hooked({ method: 'POST', body: '{}' });
+    const hangs = seen.filter((s) => s.url === '/hang').length;
+    const pending = fetchImpl(`${base}/hang`, call.init);
+    while (seen.filter((s) => s.url === '/hang').length === hangs) await new Promise((r) => setImmediate(r));
+    call.abort(new DOMException('Client disconnected', 'AbortError'));
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError', message: 'Client disconnected' });
+    await wasClosed;
+  });
+
+  it('aborting mid-body errors the body stream and closes the upstream connection', async () => {
+    const wasClosed = closed();
+    const call = hooked({ method: 'POST', body: '{}' });
+    const res = await fetchImpl(`${base}/hang-body`, call.init);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    call.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
+    await expect(reader.read()).rejects.toMatchObject({ name: 'TimeoutError' });
+    await wasClosed;
+  });
+
+  it('a hook that cuts at once (aborted before the call) rejects without sending anything', async () => {
+    const before = seen.length;
+    const hook: AbortHook = (abort) => abort();
+    await expect(fetchImpl(`${base}/echo`, { method: 'POST', body: '{}', [ABORT_HOOK]: hook } as RequestInit)).rejects.toMatchObject({ name: 'AbortError' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen.length).toBe(before);
+  });
+
+  it('an abort after the answer was read changes nothing', async () => {
+    const call = hooked({ method: 'POST', body: 'x' });
+    const res = await fetchImpl(`${base}/echo`, call.init);
+    expect(await res.json()).toEqual({ method: 'POST', body: 'x' });
+    call.abort(new Error('late'));
   });
 });
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../src/errors.js';
 import { createProvider } from '../src/providers/registry.js';
-import type { FetchLike } from '../src/providers/types.js';
+import { ABORT_HOOK, type AbortHook, type FetchLike } from '../src/providers/types.js';
 import { callUpstream, readUpstreamJson } from '../src/upstream/call.js';
 import { byteRelayTransform, pumpReply, sseTransform } from '../src/upstream/stream-pump.js';
 import { toResponse } from '../src/http/reply.js';
@@ -71,6 +71,73 @@ describe('callUpstream', () => {
     const err = await caught(callUpstream(p, { url: 'http://upstream.test/b', headers: new Headers(), body: '{}' }).then((r) => readUpstreamJson(r, p.id)));
     expect(err.status).toBe(502);
     expect(methods).toEqual(['GET', 'POST']);
+  });
+});
+
+describe('callUpstream with a fetch that takes an abort hook (no AbortSignal)', () => {
+  /** A fetch marked with ABORT_HOOK that answers when told to and records how it was cut. */
+  function hookedFetch() {
+    const seen: { signal: unknown; cuts: unknown[] } = { signal: 'unset', cuts: [] };
+    let answer: ((res: Response) => void) | undefined;
+    const fetch = Object.assign(
+      (_input: Request | string | URL, init?: RequestInit) =>
+        new Promise<Response>((resolve, reject) => {
+          seen.signal = init?.signal;
+          answer = resolve;
+          (init as { [ABORT_HOOK]?: AbortHook })[ABORT_HOOK]?.((reason) => {
+            seen.cuts.push(reason);
+            reject(reason);
+          });
+        }),
+      { [ABORT_HOOK]: true },
+    );
+    return { fetch, seen, answer: (res: Response) => answer?.(res) };
+  }
+
+  it('passes no signal, and an answered call builds none until the result is asked for it', async () => {
+    const f = hookedFetch();
+    const pending = callUpstream(provider('openai', f.fetch), { url: 'http://upstream.test/a', headers: new Headers(), body: '{}' });
+    await new Promise((r) => setImmediate(r));
+    f.answer(new Response('{"ok":true}'));
+    const result = await pending;
+    expect(f.seen.signal).toBeUndefined();
+    expect(await readUpstreamJson(result, 'p-openai')).toEqual({ ok: true });
+    expect(result.signal.aborted).toBe(false);
+    result.abort(new Error('late'));
+    expect(result.signal.aborted).toBe(true);
+    expect(f.seen.cuts).toHaveLength(1);
+  });
+
+  it('the client leaving (onClientGone) cuts the call: 499, once', async () => {
+    const f = hookedFetch();
+    let leave: () => void = () => {};
+    const onClientGone = (listener: () => void) => {
+      leave = listener;
+      return () => {
+        leave = () => {};
+      };
+    };
+    const pending = caught(callUpstream(provider('openai', f.fetch), { url: 'http://upstream.test/a', headers: new Headers(), body: '{}', onClientGone }));
+    await new Promise((r) => setImmediate(r));
+    leave();
+    const err = await pending;
+    expect(err.code).toBe('client_closed');
+    expect(f.seen.cuts).toEqual([expect.objectContaining({ name: 'AbortError', message: 'Client disconnected' })]);
+  });
+
+  it('a client already gone cuts the call before it is made', async () => {
+    const f = hookedFetch();
+    const err = await caught(callUpstream(provider('openai', f.fetch), { url: 'http://upstream.test/a', headers: new Headers(), body: '{}', onClientGone: (listener) => (listener(), () => {}) }));
+    expect(err.code).toBe('client_closed');
+    expect(f.seen.cuts).toHaveLength(1);
+  });
+
+  it('no answer within the timeout: the call is cut with a TimeoutError and the caller gets a 504', async () => {
+    const f = hookedFetch();
+    const p = createProvider({ id: 'p-slow', type: 'openai', baseURL: 'http://upstream.test', apiKey: SECRET, timeoutMs: 20 }, { fetch: f.fetch, now: () => 0, defaultTimeoutMs: 20 });
+    const err = await caught(callUpstream(p, { url: 'http://upstream.test/a', headers: new Headers(), body: '{}' }));
+    expect(err.code).toBe('upstream_timeout');
+    expect(f.seen.cuts).toEqual([expect.objectContaining({ name: 'TimeoutError' })]);
   });
 });
 

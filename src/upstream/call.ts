@@ -8,7 +8,7 @@ import { GatewayError, isAbortError, toGatewayError } from '../errors.js';
 import type { ProtocolName } from '../ir/types.js';
 import { RequestObserver } from '../observability/request-observer.js';
 import { callerCredentialRefused } from '../providers/caller-credential.js';
-import type { Provider } from '../providers/types.js';
+import { ABORT_HOOK, takesAbortHook, type AbortHook, type Provider } from '../providers/types.js';
 import type { OnClientGone, RequestContext } from '../runtime.js';
 import { upstreamErrorText } from './error-message.js';
 import { upstreamFailure, type CredentialSource } from './failure.js';
@@ -119,22 +119,46 @@ export async function callUpstream(provider: Provider, req: UpstreamRequest): Pr
   }
   attempt.answered(result.response.status);
   const done = result.done;
-  return {
-    ...result,
-    done: () => {
-      done();
-      attempt.ended();
-    },
+  // In place: a copy would read `signal` (and build it).
+  result.done = () => {
+    done();
+    attempt.ended();
   };
+  return result;
+}
+
+/**
+ * The abort of one upstream exchange. Node builds an AbortController's signal only when it is
+ * read: a fetch that takes an abort hook (ABORT_HOOK) is cut through it instead, so an exchange
+ * that ends normally builds no signal (the stream pump reads it; sync calls do not).
+ */
+function exchangeAbort(fetch: Provider['fetch']): { abort: (reason?: unknown) => void; init: Pick<RequestInit, 'signal'> & { [ABORT_HOOK]?: AbortHook }; controller: AbortController } {
+  const controller = new AbortController();
+  if (!takesAbortHook(fetch)) return { abort: (reason) => controller.abort(reason), init: { signal: controller.signal }, controller };
+  let cutFetch: ((reason?: unknown) => void) | undefined;
+  let cut: { reason: unknown } | undefined;
+  const hook: AbortHook = (cutCall) => {
+    if (cut) cutCall(cut.reason);
+    else cutFetch = cutCall;
+  };
+  const abort = (reason?: unknown) => {
+    if (!cut) {
+      cut = { reason };
+      // The fetch first, as when it listened on the signal.
+      cutFetch?.(reason);
+    }
+    controller.abort(reason);
+  };
+  return { abort, init: { [ABORT_HOOK]: hook }, controller };
 }
 
 async function callOnce(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
-  const controller = new AbortController();
+  const { abort, init: abortInit, controller } = exchangeAbort(provider.fetch);
   const clientSignal = req.signal;
   let clientGone = false;
   const onClientAbort = () => {
     clientGone = true;
-    controller.abort(new DOMException('Client disconnected', 'AbortError'));
+    abort(new DOMException('Client disconnected', 'AbortError'));
   };
   let unfollow: (() => void) | undefined;
   if (req.onClientGone) unfollow = req.onClientGone(onClientAbort);
@@ -146,7 +170,7 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
   let timedOut: UpstreamTimeout | undefined;
   const cut = (kind: UpstreamTimeout) => () => {
     timedOut ??= kind;
-    controller.abort(new DOMException(`Upstream ${kind} timeout`, 'TimeoutError'));
+    abort(new DOMException(`Upstream ${kind} timeout`, 'TimeoutError'));
   };
   let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(cut('headers'), provider.timeoutMs);
   let totalTimer = req.totalMs === undefined ? undefined : setTimeout(cut('total'), req.totalMs);
@@ -168,7 +192,7 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
       method: req.method ?? (req.body ? 'POST' : 'GET'),
       headers: req.headers,
       body: req.body ?? null,
-      signal: controller.signal,
+      ...abortInit,
       redirect: UPSTREAM_REDIRECT,
       // Node's fetch needs this to stream a ReadableStream request body.
       ...(req.body instanceof ReadableStream ? { duplex: 'half' } : {}),
@@ -215,7 +239,17 @@ async function callOnce(provider: Provider, req: UpstreamRequest): Promise<Upstr
     clear();
     timer = setTimeout(onIdle, idleMs);
   };
-  return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, touch, done, timedOut: () => timedOut };
+  return {
+    response,
+    abort,
+    // Built when read (the stream pump reads it); aborted already if the exchange was.
+    get signal() {
+      return controller.signal;
+    },
+    touch,
+    done,
+    timedOut: () => timedOut,
+  };
 }
 
 /** The upstream's `retry-after-ms` (OpenAI, Anthropic) or `retry-after` (seconds or an HTTP date), in seconds. */
