@@ -3,7 +3,6 @@
  * operation a route or protocol performs, the vendor's `gen_ai.provider.name`, the request
  * settings worth recording (never the content), and id, model and finish reasons of an answer.
  */
-import type { Attributes } from '@opentelemetry/api';
 import type { ProtocolName } from '../ir/types.js';
 import type { ProviderType } from '../config/schema.js';
 
@@ -115,23 +114,6 @@ export interface ResponseFacts {
   model?: string;
   finishReasons?: string[];
 }
-
-/** Facts of an answer, or how to read them (called only if a span or metric needs them: a parse is not free). */
-export type FactsSource = ResponseFacts | (() => ResponseFacts);
-
-/** What was learned of an answer, in order: later values win. */
-export function foldFacts(sources: readonly FactsSource[]): ResponseFacts {
-  let out: ResponseFacts = {};
-  for (const s of sources) out = { ...out, ...(typeof s === 'function' ? s() : s) };
-  return out;
-}
-
-/** Sets an attribute only when it has a value. */
-export function put(a: Attributes, key: string, value: string | number | boolean | undefined): void {
-  if (value !== undefined) a[key] = value;
-}
-
-export const epochMs = (): number => performance.timeOrigin + performance.now();
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 

@@ -11,7 +11,7 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context
 import type { GatewayError } from '../errors.js';
 import type { IRUsage, ProtocolName } from '../ir/types.js';
 import type { ProviderType } from '../config/schema.js';
-import { ATTR, epochMs, foldFacts, genAiProviderName, operationOfProtocol, put, requestSettings, routeFacts, type FactsSource, type RequestSettings, type ResponseFacts } from './genai.js';
+import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
 import { isTextStream, Reply } from '../http/reply.js';
 import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } from './hooks.js';
 import { extractParent, injectContext, type Telemetry } from './telemetry.js';
@@ -60,6 +60,13 @@ interface OpenAttempt {
   doneAt?: number;
 }
 
+const epochMs = () => performance.timeOrigin + performance.now();
+
+/** Sets an attribute only when it has a value. */
+function put(a: Attributes, key: string, value: string | number | boolean | undefined): void {
+  if (value !== undefined) a[key] = value;
+}
+
 export class RequestObserver {
   private requested = false;
   private finished = false;
@@ -70,8 +77,7 @@ export class RequestObserver {
   private passthrough: boolean | undefined;
   private body: Record<string, unknown> | undefined;
   private settings: RequestSettings | undefined; // read from `body` only when a recording span needs them
-  /** What handlers learned of the answer, folded (and functions called) only when a span or metric reads it. */
-  private answers: FactsSource[] = [];
+  private response: ResponseFacts = {};
   private attempts = 0;
   private openAttempt: OpenAttempt | undefined;
   private firstTokenAt: number | undefined;
@@ -124,15 +130,9 @@ export class RequestObserver {
     }
   }
 
-  /** The answer's id, model and finish reasons (also from a stream's events); later values win. */
-  answer(facts: FactsSource): void {
-    this.answers.push(facts);
-  }
-
-  private response(): ResponseFacts {
-    const facts = foldFacts(this.answers);
-    this.answers = [facts];
-    return facts;
+  /** The answer's id, model and finish reasons (also from a stream's events; a function is called only if a span or metrics hear them); later values win. */
+  answer(facts: ResponseFacts | (() => ResponseFacts)): void {
+    this.response = { ...this.response, ...(typeof facts !== 'function' ? facts : this.span.isRecording() || this.openAttempt?.span.isRecording() || this.deps.telemetry.instruments.enabled ? facts() : {}) };
   }
 
   /** A whole (non-streamed) answer, for content capture only. */
@@ -245,7 +245,7 @@ export class RequestObserver {
   }
 
   private putAnswer(a: Attributes): void {
-    const r = this.response();
+    const r = this.response;
     const u = this.outcome.usage;
     put(a, ATTR.responseId, r.id);
     put(a, ATTR.responseModel, r.model);
@@ -382,7 +382,7 @@ export class RequestObserver {
     const genAi: Attributes = { [ATTR.operation]: facts.operation, [ATTR.requestModel]: this.requestedModel ?? e.model };
     put(genAi, ATTR.providerId, e.provider);
     put(genAi, ATTR.providerName, this.providerName);
-    put(genAi, ATTR.responseModel, this.response().model);
+    put(genAi, ATTR.responseModel, this.response.model);
     put(genAi, ATTR.serverAddress, this.serverAddress);
     const duration = errorType ? { ...genAi, [ATTR.errorType]: errorType } : genAi;
     m.duration.record(latencyMs / 1000, duration);

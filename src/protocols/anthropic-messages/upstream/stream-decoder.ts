@@ -16,6 +16,7 @@ import { webCitations, webSearchOutcome, webSearchQueries } from './decode-respo
 import { fromAnthropicStopReason } from './map-finish-reason.js';
 import { fromAnthropicUsage, mergeAnthropicUsage } from './usage.js';
 import { NOT_JSON, parseJsonOr } from '../../shared/json.js';
+import { readTextDelta } from './text-delta.js';
 
 const malformed = (): GatewayError => new GatewayError('bad_gateway', 'The upstream sent a malformed Anthropic stream event.');
 
@@ -50,6 +51,16 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     wireUsage = mergeAnthropicUsage(wireUsage, u);
   };
 
+  /** A text block's next text (from the quick read of a text delta or from a parsed event). */
+  const textDelta = (out: IRStreamEvent[], index: number, delta: string | undefined): IRStreamEvent[] => {
+    const b = blocks.get(index);
+    if (b?.kind !== 'text' || !delta) return out;
+    const text = texts.get(index);
+    if (text) text.length += delta.length;
+    out.push({ type: 'text-delta', id: b.id, delta });
+    return out;
+  };
+
   const fail = (error: GatewayError): IRStreamEvent[] => {
     done = true;
     return [{ type: 'error', error }];
@@ -57,7 +68,12 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
 
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
-      if (done || ev.data.trim() === '') return [];
+      if (done) return [];
+      if (ev.event === undefined || ev.event === 'content_block_delta') {
+        const quick = readTextDelta(ev.data);
+        if (quick) return textDelta([], quick.index, quick.text);
+      }
+      if (ev.data.trim() === '') return [];
       const json = parseJsonOr(ev.data);
       if (json === NOT_JSON) return fail(malformed());
       const type = ev.event ?? (json as { type?: unknown } | null)?.type;
@@ -98,17 +114,17 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         }
         case 'content_block_delta': {
           const index = data.index ?? -1;
-          const b = blocks.get(index);
           const d = data.delta;
           if (!d) break;
+          if (d.type === 'text_delta') {
+            textDelta(out, index, d.text);
+            break;
+          }
+          const b = blocks.get(index);
           const search = searchBlocks.get(index);
           if (search && d.type === 'input_json_delta' && d.partial_json) search.json += d.partial_json;
           if (!b) break;
-          const text = texts.get(index);
-          if (b.kind === 'text' && d.type === 'text_delta' && d.text) {
-            if (text) text.length += d.text.length;
-            out.push({ type: 'text-delta', id: b.id, delta: d.text });
-          } else if (b.kind === 'text' && d.type === 'citations_delta') text?.citations.push(...webCitations([d.citation]));
+          if (b.kind === 'text' && d.type === 'citations_delta') texts.get(index)?.citations.push(...webCitations([d.citation]));
           else if (b.kind === 'reasoning' && d.type === 'thinking_delta' && d.thinking) out.push({ type: 'reasoning-delta', id: b.id, delta: d.thinking });
           else if (b.kind === 'reasoning' && d.type === 'signature_delta' && d.signature) out.push({ type: 'reasoning-signature', id: b.id, signature: d.signature });
           else if (b.kind === 'tool' && d.type === 'input_json_delta' && d.partial_json) out.push({ type: 'tool-call-delta', id: b.id, index: b.index, delta: d.partial_json });
