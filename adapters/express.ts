@@ -1,7 +1,7 @@
 /** Express middleware: `app.use('/ai', modelgate(gateway))`. Paths that are not gateway routes go to next(). */
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import type { Gateway, Principal } from '../src/index.js';
-import { handleNode } from './node.js';
+import { handleNode, type NodeBridgeOptions } from './node.js';
 
 export interface ExpressOptions {
   /** Turns `req.user` (or anything on req) into the gateway principal, skipping the key check. */
@@ -13,19 +13,20 @@ export interface ExpressOptions {
 }
 
 export function modelgate(gateway: Gateway, opts: ExpressOptions = {}) {
+  const limits: NodeBridgeOptions = {
+    ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+    ...(opts.bodyIdleTimeoutMs !== undefined ? { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs } : {}),
+  };
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
     // Under app.use('/ai', ...) Express has already stripped the mount path from req.url.
     const path = req.url || '/';
-    if (!gateway.matches(path.split('?')[0] ?? '/')) {
+    const query = path.indexOf('?');
+    if (!gateway.matches(query < 0 ? path : path.slice(0, query))) {
       next();
       return;
     }
     const principal = opts.principal?.(req);
-    handleNode(gateway, req, res, path, {
-      ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
-      ...(opts.bodyIdleTimeoutMs !== undefined ? { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs } : {}),
-      ...(principal ? { context: { principal } } : {}),
-    }).catch(next);
+    handleNode(gateway, req, res, path, principal ? { ...limits, context: { principal } } : limits).catch(next);
   };
 }
 

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
 import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
-import { DEFAULT_BODY_IDLE_MS, nodeBodyReader } from './node-body.js';
+import { DEFAULT_BODY_IDLE_MS, nodeBodyReader, receivedInFull } from './node-body.js';
 import { clientGone, FORBIDDEN_METHODS, nodeRequest } from './node-request.js';
 
 export interface NodeBridgeOptions {
@@ -308,7 +308,7 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
   if (principal) context.principal = principal;
   // A wrapper written before reply() existed (handle() only) still works, through a Response.
   const reply = typeof gateway.reply === 'function' ? await gateway.reply(request, context) : Reply.of(await gateway.handle(request, context));
-  await writeReply(res, reply, { close: !req.complete });
+  await writeReply(res, reply, { close: !receivedInFull(req) });
 }
 
 /** A node:http request listener serving the gateway (404 for paths outside `prefix`). */

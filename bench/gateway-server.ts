@@ -27,6 +27,8 @@ if (host === 'node') {
   // Imported only here so the node-bridge child loads exactly what the standalone server loads.
   const [{ default: express }, { modelgate }] = await Promise.all([import('express'), import('../adapters/express.js')]);
   const app = express();
+  // BENCH_EXPRESS_JSON=1: express.json() in front, as many apps have it (the adapter reuses its parse).
+  if (process.env.BENCH_EXPRESS_JSON === '1') app.use(express.json({ limit: '32mb' }));
   app.use(modelgate(gateway));
   serveChild(createServer(app));
 } else if (host === 'koa') {

@@ -172,6 +172,35 @@ describe.each(EDGE_HOSTS)('HTTP edge on %s', (hostName) => {
     conn.socket.destroy();
   });
 
+  it('keeps the connection open after an error answer to a body read in full (400 for invalid JSON)', async () => {
+    const conn = await rawConnect(host.port);
+    const body = '{"model": nope}';
+    conn.socket.write(hostHead(`POST ${path('/v1/chat/completions')} HTTP/1.1`, { host: 'localhost', ...JSON_AUTH, 'content-length': body.length }) + body);
+    const res = await conn.response();
+    expect(res.status).toBe(400);
+    expect(res.headers.connection).not.toBe('close');
+    conn.socket.destroy();
+  });
+
+  it('reads a chunked body that arrived in full in several pieces whole, and one past the limit is a 413', async () => {
+    const conn = await rawConnect(host.port);
+    const body = chatBody('several pieces');
+    const pieces = [body.slice(0, 7), body.slice(7, 30), body.slice(30)].map((p) => `${Buffer.byteLength(p).toString(16)}\r\n${p}\r\n`);
+    // Head, every chunk and the last chunk in one write: the body is complete before the gateway asks for it.
+    conn.socket.write(hostHead(`POST ${path('/v1/chat/completions')} HTTP/1.1`, { host: 'localhost', ...JSON_AUTH, 'transfer-encoding': 'chunked' }) + pieces.join('') + '0\r\n\r\n');
+    expect((await conn.response()).status).toBe(200);
+    expect(mock.requests.at(-1)?.body).toMatchObject({ messages: [{ role: 'user', content: 'several pieces' }] });
+    const big = chatBody('x'.repeat(LIMIT));
+    const before = mock.requests.length;
+    const rest = await rawConnect(host.port);
+    rest.socket.write(hostHead(`POST ${path('/v1/chat/completions')} HTTP/1.1`, { host: 'localhost', ...JSON_AUTH, 'transfer-encoding': 'chunked' }) + `${Buffer.byteLength(big).toString(16)}\r\n${big}\r\n0\r\n\r\n`);
+    const res = await rest.response();
+    expect(res.status).toBe(413);
+    expect(mock.requests.length).toBe(before);
+    conn.socket.destroy();
+    rest.socket.destroy();
+  });
+
   it('refuses text/plain, form and Content-Type-less bodies with 415 in each protocol shape', async () => {
     const before = mock.requests.length;
     const endpoints = [
