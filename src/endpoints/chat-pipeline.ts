@@ -159,7 +159,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
   const nextLook = relay.nextLook?.bind(relay);
   const transform = sseTransform({
-    first: (ev) => ctx.obs.answer(streamStartFacts(ev.data)),
+    first: (ev) => ctx.obs.answer(() => streamStartFacts(ev.data)),
     event: (ev, raw) => relay.relay(ev, raw),
     end: () => relay.end(),
     error: (err) => relay.error(err),

@@ -130,9 +130,9 @@ export class RequestObserver {
     }
   }
 
-  /** The answer's id, model and finish reasons (also from a stream's events); later values win. */
-  answer(facts: ResponseFacts): void {
-    this.response = { ...this.response, ...facts };
+  /** The answer's id, model and finish reasons (also from a stream's events; a function is called only if a span or metrics hear them); later values win. */
+  answer(facts: ResponseFacts | (() => ResponseFacts)): void {
+    this.response = { ...this.response, ...(typeof facts !== 'function' ? facts : this.span.isRecording() || this.openAttempt?.span.isRecording() || this.deps.telemetry.instruments.enabled ? facts() : {}) };
   }
 
   /** A whole (non-streamed) answer, for content capture only. */

@@ -23,6 +23,37 @@ function searchFrom(re: RegExp, text: string, from: number): number {
   return re.exec(text)?.index ?? -1;
 }
 
+/**
+ * A finder of `token` that searches for it from its `lead`-th character: most JSON tokens start
+ * with a quote, and a search that starts on a character this common is several times slower.
+ */
+function tokenFinder(token: string, lead: number): (text: string, from: number) => number {
+  const tail = token.slice(lead);
+  const head = token.slice(0, lead);
+  return (text, from) => {
+    for (let i = text.indexOf(tail, from + lead); i !== -1; i = text.indexOf(tail, i + 1)) if (text.startsWith(head, i - lead)) return i - lead;
+    return -1;
+  };
+}
+
+/** `find`, remembering its last match while the same text is searched further on (each event looked at asks again). */
+function rememberedFinder(find: (text: string, from: number) => number): (text: string, from: number) => number {
+  let last = '';
+  let searchedFrom = 0;
+  let at = -1;
+  return (text, from) => {
+    if (text !== last || from < searchedFrom || (at !== -1 && at < from)) {
+      last = text;
+      searchedFrom = from;
+      at = find(text, from);
+    }
+    return at;
+  };
+}
+
+const findDone = tokenFinder('[DONE]', 1);
+const findErrorKey = tokenFinder('"error"', 2);
+
 /** The smallest index that is not -1, or -1. */
 function firstOf(...at: number[]): number {
   let min = -1;
@@ -65,10 +96,13 @@ export const openAIChatPassthrough: PassthroughCodec = {
     let usage: IRUsage | undefined;
     let sawDone = false;
     let sawFinish = false;
+    const done = rememberedFinder(findDone);
+    const error = rememberedFinder(findErrorKey);
+    const usageObject = rememberedFinder((text, from) => searchFrom(USAGE_OBJECT, text, from));
+    const finish = rememberedFinder((text, from) => searchFrom(FINISHED, text, from));
     return {
       // Only events with one of these are parsed; the rest (most of a stream) go out as they came.
-      nextLook: (events, from) =>
-        firstOf(events.indexOf('[DONE]', from), events.indexOf('"error"', from), searchFrom(USAGE_OBJECT, events, from), sawFinish ? -1 : searchFrom(FINISHED, events, from)),
+      nextLook: (events, from) => firstOf(done(events, from), error(events, from), usageObject(events, from), sawFinish ? -1 : finish(events, from)),
       relay(ev: SSEEvent, raw?: string): string {
         if (ev.data === '[DONE]') sawDone = true;
         else if (!sawFinish && searchFrom(FINISHED, ev.data, 0) !== -1) sawFinish = true;
