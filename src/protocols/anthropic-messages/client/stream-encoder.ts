@@ -21,14 +21,17 @@ interface Block {
   index: number;
 }
 
-function frame(type: string, data: Record<string, unknown>): string {
-  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+/**
+ * One frame: `type` first, then `members` (the JSON text of the other fields). Frames are written
+ * by template, so per token only the delta's own value is stringified.
+ */
+function frame(type: string, members = ''): string {
+  return `event: ${type}\ndata: {"type":"${type}"${members && ','}${members}}\n\n`;
 }
 
-// The frames of every token are written by template: only the delta's own value is stringified.
-const deltaFrame = (index: number, deltaJson: string): string =>
-  `event: content_block_delta\ndata: {"type":"content_block_delta","index":${JSON.stringify(index)},"delta":${deltaJson}}\n\n`;
-const stopFrame = (index: number): string => `event: content_block_stop\ndata: {"type":"content_block_stop","index":${JSON.stringify(index)}}\n\n`;
+const deltaFrame = (index: number, deltaJson: string): string => frame('content_block_delta', `"index":${index},"delta":${deltaJson}`);
+const stopFrame = (index: number): string => frame('content_block_stop', `"index":${index}`);
+const MESSAGE_STOP = frame('message_stop');
 const textDelta = (text: string): string => `{"type":"text_delta","text":${JSON.stringify(text)}}`;
 const thinkingDelta = (thinking: string): string => `{"type":"thinking_delta","thinking":${JSON.stringify(thinking)}}`;
 
@@ -47,16 +50,15 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
     if (started) return '';
     started = true;
     const u = toAnthropicUsage(usage);
-    return frame('message_start', {
-      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: usage.outputTokens ?? 0 } },
-    });
+    const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: usage.outputTokens ?? 0 } };
+    return frame('message_start', `"message":${JSON.stringify(message)}`);
   };
 
   /** Writes a block's start and buffered deltas; it stays current unless it already ended. */
   const goLive = (b: Block): string => {
     const index = nextIndex++;
     b.index = index;
-    let out = frame('content_block_start', { index, content_block: b.start });
+    let out = frame('content_block_start', `"index":${index},"content_block":${JSON.stringify(b.start)}`);
     for (const d of b.deltas) out += deltaFrame(index, d);
     b.deltas = [];
     if (b.ended) out += stopFrame(index);
@@ -165,14 +167,12 @@ export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder 
             deltaUsage.cache_creation_input_tokens = u.cache_creation_input_tokens as number;
             deltaUsage.cache_read_input_tokens = u.cache_read_input_tokens as number;
           }
+          const stop = { stop_reason: stopReason, stop_sequence: stopReason === 'stop_sequence' ? (ev.finishReason.stopSequence ?? null) : null };
           return (
             messageStart() +
             closeAll() +
-            frame('message_delta', {
-              delta: { stop_reason: stopReason, stop_sequence: stopReason === 'stop_sequence' ? (ev.finishReason.stopSequence ?? null) : null },
-              usage: deltaUsage,
-            }) +
-            frame('message_stop', {})
+            frame('message_delta', `"delta":${JSON.stringify(stop)},"usage":${JSON.stringify(deltaUsage)}`) +
+            MESSAGE_STOP
           );
         }
         case 'error':
