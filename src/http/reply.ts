@@ -23,6 +23,16 @@ export interface TextStream {
   readonly keepAlive: boolean;
 }
 
+/**
+ * Optional on a text stream's `chunks`: `chunk` is called as each chunk is handed out and `finish`
+ * once the source is over (ended, failed or returned), so an observer needs no wrapper (and no
+ * promise hop per chunk) around it. False when the source cannot take them (already hooked or started).
+ */
+export const CHUNK_HOOKS = Symbol('modelgate.chunkHooks');
+export interface HookableChunks {
+  [CHUNK_HOOKS]?(chunk: () => void, finish: () => void): boolean;
+}
+
 export type ReplyBody = string | Uint8Array | ReadableStream<Uint8Array> | TextStream | null;
 
 export class Reply {

@@ -1,3 +1,5 @@
+import { CHUNK_HOOKS, type HookableChunks } from '../http/reply.js';
+
 /**
  * `source`, with `chunk` called for each chunk and `finish` once it is over: ended, failed, or
  * returned by its reader (also when the reader returns it before reading anything, e.g. a client
@@ -5,6 +7,8 @@
  * per chunk.
  */
 export function finishing(source: AsyncGenerator<string>, chunk: () => void, finish: () => void): AsyncGenerator<string> {
+  // A source that takes the hooks itself (the stream pump) is not wrapped.
+  if ((source as HookableChunks)[CHUNK_HOOKS]?.(chunk, finish)) return source;
   const seen = <T>(result: IteratorResult<string, T>): IteratorResult<string, T> => {
     if (result.done) finish();
     else chunk();

@@ -10,7 +10,7 @@ import { textStreamReply, type Reply } from '../http/reply.js';
 import { utf8Stream } from '../http/utf8-stream.js';
 import type { UpstreamResult } from './call.js';
 import { bodyReader } from './direct-body.js';
-import { createContentScrubber, scrubError } from './redact.js';
+import { pumpSource } from './pump-source.js';
 
 /** Adds wire text to what the pump sends next. */
 type Emit = (text: string) => void;
@@ -48,71 +48,7 @@ export function pumpReply(o: PumpOptions): Reply {
   const reader = bodyReader(o.upstream.response);
   if (!reader) throw new GatewayError('bad_gateway', 'The upstream answered a stream request without a body.');
   let cancelled = false;
-  const gen = (async function* () {
-    let failure: GatewayError | undefined;
-    let completed = false;
-    let out = '';
-    const emit: Emit = (text) => {
-      out += text;
-    };
-    // The scrubber works here, in the pump's one generator (not as another generator around it).
-    const scrubber = createContentScrubber(o.secrets);
-    const take = (): string => {
-      const text = out;
-      out = '';
-      return text ? scrubber.push(text) : '';
-    };
-    // A read ends when the upstream is aborted (idle timeout, client gone), also with a fetch
-    // whose body does not follow its signal: the abort cancels the reader, and a read that then
-    // ends is the abort's failure, not the stream's end. A reader that follows the abort itself
-    // needs no listener (and the signal is not built: see upstream/call.ts).
-    const signal = reader.followsAbort ? undefined : o.upstream.signal;
-    const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      o.upstream.touch();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (signal?.aborted) throw signal.reason ?? new DOMException('Aborted', 'AbortError');
-        if (done) break;
-        o.upstream.touch();
-        let text: string;
-        try {
-          o.transform.push(value, emit);
-        } catch (err) {
-          if ((text = take())) yield text;
-          throw err;
-        }
-        if ((text = take())) yield text;
-      }
-      let text: string;
-      try {
-        o.transform.end(emit);
-      } catch (err) {
-        if ((text = take())) yield text;
-        throw err;
-      }
-      if ((text = take())) yield text;
-      if ((text = scrubber.end())) yield text;
-      // Set only after the last byte was handed over: a client that leaves early or an upstream
-      // failure leaves it false.
-      completed = true;
-    } catch (err) {
-      failure = cancelled ? undefined : midStreamError(o.clientSignal, err, o.upstream);
-      if (failure) {
-        if (!o.transform.error) throw failure;
-        emit(o.transform.error(scrubError(failure, o.secrets)));
-        const text = take() + scrubber.end();
-        if (text) yield text;
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      reader.cancel().catch(() => undefined);
-      o.upstream.done();
-      await o.onEnd(failure, completed);
-    }
-  })();
+  const gen = pumpSource(o, reader, () => cancelled, (err) => midStreamError(o.clientSignal, err, o.upstream));
   const onCancel = (): void => {
     cancelled = true;
     o.upstream.abort(new DOMException('Client disconnected', 'AbortError'));
