@@ -3,7 +3,7 @@
  * `Bun.serve({ fetch: createFetchHandler(gateway, { prefix: '/ai' }) })`.
  */
 import type { Gateway, HandleContext, Principal } from '../src/index.js';
-import { requestURL } from '../src/host.js';
+import { bodyTooLarge, requestURL } from '../src/host.js';
 
 export interface FetchHandlerOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
@@ -30,9 +30,26 @@ export function createFetchHandler(gateway: Gateway, opts: FetchHandlerOptions =
       url.pathname = url.pathname.slice(prefix.length) || '/';
       req = new Request(url, request);
     }
-    const principal = await opts.principal?.(request);
+    const principal = opts.principal ? await opts.principal(request) : undefined;
     const context: HandleContext = principal ? { principal } : {};
+    const readBody = knownLengthBody(req);
+    if (readBody) context.readBody = readBody;
     return gateway.handle(req, context);
+  };
+}
+
+/**
+ * A body with a Content-Length, read whole by the runtime once the gateway asks for it (after the
+ * key and route checks, which also refused a length over the limit): on Bun `arrayBuffer()` is
+ * native, where the gateway's generic path reads the body stream chunk by chunk. Other bodies
+ * (chunked) stay on that path, which cuts them at the limit.
+ */
+function knownLengthBody(request: Request): ((limit: number) => Promise<Uint8Array>) | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD' || request.headers.get('content-length') === null) return undefined;
+  return async (limit) => {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > limit) throw bodyTooLarge(limit);
+    return bytes;
   };
 }
 

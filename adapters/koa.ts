@@ -1,7 +1,7 @@
 /** Koa middleware: `app.use(modelgate(gateway, { prefix: '/ai' }))`. Other paths go to next(). */
 import type { Context, Next } from 'koa';
 import type { Gateway, Principal } from '../src/index.js';
-import { handleNode, stripPrefix } from './node.js';
+import { handleNode, stripPrefix, type NodeBridgeOptions } from './node.js';
 
 export interface KoaOptions {
   /** Mount path to strip, e.g. `/ai` (not needed under koa-mount, which strips it already). */
@@ -15,9 +15,14 @@ export interface KoaOptions {
 }
 
 export function modelgate(gateway: Gateway, opts: KoaOptions = {}) {
+  const limits: NodeBridgeOptions = {
+    ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+    ...(opts.bodyIdleTimeoutMs !== undefined ? { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs } : {}),
+  };
   return async (ctx: Context, next: Next): Promise<void> => {
-    const path = stripPrefix(ctx.url, opts.prefix);
-    if (path === undefined || !gateway.matches(path.split('?')[0] ?? '/')) {
+    const path = stripPrefix(ctx.req.url ?? '/', opts.prefix);
+    const query = path === undefined ? -1 : path.indexOf('?');
+    if (path === undefined || !gateway.matches(query < 0 ? path : path.slice(0, query))) {
       await next();
       return;
     }
@@ -25,12 +30,8 @@ export function modelgate(gateway: Gateway, opts: KoaOptions = {}) {
     const parsed = (ctx.request as { body?: unknown }).body;
     const principal = opts.principal?.(ctx);
     ctx.respond = false;
-    await handleNode(gateway, ctx.req, ctx.res, path, {
-      ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
-      ...(opts.bodyIdleTimeoutMs !== undefined ? { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs } : {}),
-      ...(parsed !== undefined && ctx.req.readableEnded ? { body: parsed } : {}),
-      ...(principal ? { context: { principal } } : {}),
-    });
+    const body = parsed !== undefined && ctx.req.readableEnded ? { body: parsed } : undefined;
+    await handleNode(gateway, ctx.req, ctx.res, path, body || principal ? { ...limits, ...body, ...(principal ? { context: { principal } } : {}) } : limits);
   };
 }
 

@@ -154,6 +154,8 @@ export class UpstreamBody {
     this.#used = true;
     this.#direct = true;
     return {
+      // createUndiciFetch fails the body when its call is aborted (also through ABORT_HOOK).
+      followsAbort: true,
       read: () => this.#read(),
       cancel: (reason) => {
         this.#cancelRead(reason);

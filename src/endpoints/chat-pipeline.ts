@@ -150,7 +150,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
   const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body, protocol: codec.protocol }));
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
-    ctx.obs.answer(responseFacts(json));
+    ctx.obs.answer(() => responseFacts(json));
     ctx.obs.answerContent(json);
     const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
     await finishEvent(ctx, call, usage);

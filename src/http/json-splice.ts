@@ -29,7 +29,9 @@ export function findTopLevelValue(text: string, field: string): { start: number;
     if (ch === 34 /* " */) {
       const end = skipString(text, i);
       if (depth === 1 && expectKey) {
-        const key = JSON.parse(text.slice(i, end)) as string;
+        const literal = text.slice(i, end);
+        // Decoded only when it has an escape (`"mod\u0065l"` is `model`).
+        const key = literal.length >= 2 && literal.endsWith('"') && !literal.includes('\\') ? literal.slice(1, -1) : (JSON.parse(literal) as string);
         let j = end;
         while (j < n && isSpace(text.charCodeAt(j))) j++;
         if (text.charCodeAt(j) !== 58 /* : */) return undefined;
@@ -60,15 +62,17 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
+/** Index just past the closing quote of the string at `start` (text.length if unterminated); found with indexOf, not char by char. */
 function skipString(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === 92) i += 2;
-    else if (c === 34) return i + 1;
-    else i++;
+  let from = start + 1;
+  for (;;) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return text.length;
+    let slashes = 0;
+    for (let k = q - 1; k > start && text.charCodeAt(k) === 92; k--) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    from = q + 1;
   }
-  return i;
 }
 
 function skipValue(text: string, start: number): number {

@@ -15,6 +15,8 @@ export const FIXED_ORIGIN = 'http://localhost';
  * Express route) would see another route than the gateway serves. Bridges refuse such targets.
  */
 export function hasDotSegment(target: string): boolean {
+  // Without a dot, a `%` or a backslash there is no dot segment (the common case, checked first).
+  if (!/[.%\\]/.test(target)) return false;
   const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
   return path.split(/[\\/]/).some((segment) => {
     const s = segment.replace(/%2e/gi, '.');

@@ -23,12 +23,16 @@ export interface HttpApi {
 /** A configured provider speaking `api`, with the vendor's credential and capabilities. */
 export function httpProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: number, vendor: HttpVendor, api: HttpApi): Provider {
   const base = (cfg.baseURL ?? vendor.defaultBaseURL ?? '').replace(/\/+$/, '');
-  const headers = (): Headers => {
+  let template: Headers | undefined;
+  const build = (): Headers => {
     const h = new Headers({ 'content-type': 'application/json' });
     for (const [k, v] of Object.entries(cfg.headers ?? {})) h.set(k, v);
     if (cfg.apiKey) vendor.authorize(h, cfg.apiKey);
     return h;
   };
+  // Built on first use (a bring-your-own-key provider lives for one request), then a copy per call
+  // (callers add to it): cheaper than building and authorizing anew.
+  const headers = (): Headers => new Headers((template ??= build()));
   const { defaultBaseURL: _base, authorize: _authorize, ...capabilities } = vendor;
   return {
     ...capabilities,

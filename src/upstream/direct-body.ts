@@ -10,6 +10,11 @@ export interface BodyReader {
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
   /** Stops the body (and the upstream call, unless it ended); a pending read then ends. */
   cancel(reason?: unknown): Promise<void>;
+  /**
+   * True when aborting the upstream call fails a pending read by itself (the fetch that made the
+   * body fails it), so the reader needs no listener on the call's signal.
+   */
+  readonly followsAbort?: boolean;
 }
 
 export const DIRECT_BODY_READER: unique symbol = Symbol.for('modelgate.directBodyReader');

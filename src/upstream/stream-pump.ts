@@ -64,16 +64,17 @@ export function pumpReply(o: PumpOptions): Reply {
     };
     // A read ends when the upstream is aborted (idle timeout, client gone), also with a fetch
     // whose body does not follow its signal: the abort cancels the reader, and a read that then
-    // ends is the abort's failure, not the stream's end.
-    const signal = o.upstream.signal;
-    const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    // ends is the abort's failure, not the stream's end. A reader that follows the abort itself
+    // needs no listener (and the signal is not built: see upstream/call.ts).
+    const signal = reader.followsAbort ? undefined : o.upstream.signal;
+    const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     try {
       o.upstream.touch();
       for (;;) {
         const { done, value } = await reader.read();
-        if (signal.aborted) throw signal.reason ?? new DOMException('Aborted', 'AbortError');
+        if (signal?.aborted) throw signal.reason ?? new DOMException('Aborted', 'AbortError');
         if (done) break;
         o.upstream.touch();
         let text: string;
@@ -106,7 +107,7 @@ export function pumpReply(o: PumpOptions): Reply {
         if (text) yield text;
       }
     } finally {
-      signal.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       reader.cancel().catch(() => undefined);
       o.upstream.done();
       await o.onEnd(failure, completed);
