@@ -19,6 +19,10 @@ function endOf(b: OpenBlock): IRStreamEvent {
   return { type: b.kind === 'text' ? 'text-end' : 'reasoning-end', id: b.id };
 }
 
+/** The one text block and the one reasoning block of a single-choice answer (OpenAI chat, Gemini): shared, never changed. */
+export const TEXT_BLOCK: OpenBlock = Object.freeze({ kind: 'text', id: 't0' });
+export const REASONING_BLOCK: OpenBlock = Object.freeze({ kind: 'reasoning', id: 'r0' });
+
 export interface OpenBlocks<K> {
   get(key: K): OpenBlock | undefined;
   /** The block open under `key`, or opens `block` there (pushing its start event; `name` for a tool call). */

@@ -6,7 +6,7 @@
 import { codeForStatus, GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
-import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
+import { createOpenBlocks, REASONING_BLOCK, streamEndedEarly, TEXT_BLOCK } from '../../shared/stream-blocks.js';
 import type { StreamDecoder } from '../../types.js';
 import { decodeResponsePart } from './decode-response.js';
 import { generateContentResponseSchema, type GenerateContentResponseWire } from '../gemini-api.js';
@@ -92,7 +92,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       for (const p of candidate?.content?.parts ?? []) {
         if (p.thought && (p.text !== undefined || p.thoughtSignature)) {
           blocks.close(out, 't0');
-          blocks.open(out, 'r0', { kind: 'reasoning', id: 'r0' });
+          blocks.open(out, 'r0', REASONING_BLOCK);
           if (p.text) out.push({ type: 'reasoning-delta', id: 'r0', delta: p.text });
           if (p.thoughtSignature) out.push({ type: 'reasoning-signature', id: 'r0', signature: p.thoughtSignature });
           continue;
@@ -109,7 +109,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
         } else if (part.type === 'text') {
           blocks.close(out, 'r0');
           if (!blocks.get('t0')) blockStart = allText.length;
-          blocks.open(out, 't0', { kind: 'text', id: 't0' });
+          blocks.open(out, 't0', TEXT_BLOCK);
           allText += part.text;
           out.push({ type: 'text-delta', id: 't0', delta: part.text });
         }

@@ -6,7 +6,7 @@
 import { GatewayError } from '../../../errors.js';
 import type { SSEEvent } from '../../../http/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
-import { createOpenBlocks, streamEndedEarly } from '../../shared/stream-blocks.js';
+import { createOpenBlocks, REASONING_BLOCK, streamEndedEarly, TEXT_BLOCK } from '../../shared/stream-blocks.js';
 import type { StreamDecoder, UpstreamTarget } from '../../types.js';
 import { isChatChunk } from '../openai-chat-api.js';
 import { openAIChunkError } from '../errors.js';
@@ -62,13 +62,13 @@ export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): Stre
         const delta = choice.delta;
         const reasoning = delta?.reasoning_content ?? delta?.reasoning;
         if (reasoning) {
-          blocks.open(out, 'r0', { kind: 'reasoning', id: 'r0' });
+          blocks.open(out, 'r0', REASONING_BLOCK);
           out.push({ type: 'reasoning-delta', id: 'r0', delta: reasoning });
         }
         const text = delta?.content ?? delta?.refusal;
         if (text) {
           blocks.close(out, 'r0');
-          blocks.open(out, 't0', { kind: 'text', id: 't0' });
+          blocks.open(out, 't0', TEXT_BLOCK);
           out.push({ type: 'text-delta', id: 't0', delta: text });
         }
         for (const tc of delta?.tool_calls ?? NONE) {
