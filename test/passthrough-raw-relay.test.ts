@@ -10,6 +10,7 @@ import type { GatewayError } from '../src/errors.js';
 import type { SSEEvent } from '../src/http/sse.js';
 import { openAIChatPassthrough } from '../src/protocols/openai-chat/passthrough.js';
 import { sseTransform } from '../src/upstream/stream-pump.js';
+import { seededRandom } from './helpers/seeded-random.js';
 
 const head = '"id":"c1","object":"chat.completion.chunk","created":1,"model":"m"';
 const chunk = (delta: string, finish: string | null) => `{${head},"choices":[{"index":0,"delta":${delta},"finish_reason":${finish === null ? 'null' : `"${finish}"`}}],"usage":null}`;
@@ -39,16 +40,7 @@ function upstreamText(opts: { eol?: string; done?: boolean; usage?: boolean; err
   return lines.join(eol) + eol;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 function byteChunks(text: string, rnd: () => number): Uint8Array[] {
   const bytes = new TextEncoder().encode(text);

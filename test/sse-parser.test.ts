@@ -2,6 +2,7 @@
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { forEachRawEvent, readSSE, SSEEventSplitter, SSEParser, sseFrame, type SSEEvent } from '../src/http/sse.js';
+import { seededRandom } from './helpers/seeded-random.js';
 
 function reference(chunks: string[]): SSEEvent[] {
   const out: SSEEvent[] = [];
@@ -16,16 +17,7 @@ function ours(chunks: string[]): SSEEvent[] {
   return [...chunks, '\n\n'].flatMap((c) => parser.feed(c));
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 function splitRandomly(text: string, rnd: () => number): string[] {
   const chunks: string[] = [];

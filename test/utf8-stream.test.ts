@@ -1,6 +1,7 @@
 /** The pump's UTF-8 decoder decodes whole chunks where it can; it must give what one streaming TextDecoder gives, however the bytes are cut. */
 import { describe, expect, it } from 'vitest';
 import { utf8Stream } from '../src/http/utf8-stream.js';
+import { seededRandom } from './helpers/seeded-random.js';
 
 function reference(chunks: Uint8Array[]): string {
   const d = new TextDecoder();
@@ -12,16 +13,7 @@ function ours(chunks: Uint8Array[]): string {
   return chunks.map((c) => d.decode(c)).join('') + d.end();
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const PIECES = ['data: ', 'héllo', ' 😀', '\n\n', '\uFEFF', '→', 'a', '€uro', '\n'];
 
