@@ -13,7 +13,7 @@ export type Check<T> = (v: unknown) => v is T;
 
 type Shape = Record<string, Check<unknown>>;
 type Checked<C> = C extends Check<infer T> ? T : never;
-/** The object a shape checks: its listed fields typed, any other field unknown (loose, like the wire). */
+/** The object a shape checks: its listed fields typed, every other field unknown (loose, like the wire). */
 type ObjectOf<S extends Shape> = { [K in keyof S]: Checked<S[K]> } & Record<string, unknown>;
 
 export const str = (v: unknown): v is string => typeof v === 'string';
