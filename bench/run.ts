@@ -179,8 +179,8 @@ async function main(): Promise<void> {
     const unknown = settings.scenarios.filter((id) => id !== 'none' && !SCENARIOS.some((s) => s.id === id));
     if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
     const upstream = await started(launch.mock());
-    const floor = await started(launch.floor(upstream));
     const profileArgs = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`, '--cpu-prof-interval=250'] : [];
+    const floor = await started(launch.floor(upstream, {}, process.env.BENCH_PROFILE_FLOOR ? profileArgs : []));
     if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
     const gateway = await started(launch.gateway(upstream, 'node', {}, profileArgs));
     const wantsPeer = peer.installed && (wanted.some((s) => s.peer) || settings.sweepConnections.length > 0);

@@ -34,8 +34,8 @@ export function launcher(ctx: LaunchContext) {
         },
         pinning,
       ),
-    floor: (upstream: BenchChild, env: Record<string, string> = {}): Promise<BenchChild> =>
-      startChild({ name: 'floor', file: entry('floor-proxy'), env: { BENCH_UPSTREAM: upstream.url, ...env }, cpu: onTarget }, pinning),
+    floor: (upstream: BenchChild, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchChild> =>
+      startChild({ name: 'floor', file: entry('floor-proxy'), env: { BENCH_UPSTREAM: upstream.url, ...env }, nodeArgs, cpu: onTarget }, pinning),
     /** modelgate on node: the node:http bridge (`node`), Express or Koa. */
     gateway: (upstream: BenchChild, host: NodeHost, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchChild> =>
       startChild(

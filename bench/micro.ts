@@ -1,0 +1,135 @@
+/**
+ * In-process micro benchmark of the gateway's own work per request: `gateway.reply()` with the
+ * node bridge's request object and an upstream fetch that answers at once from memory (the node
+ * client's Response class), so no socket, no HTTP parser and no load generator share the numbers.
+ * It tells which change moves the gateway's CPU per request; `npm run bench` tells what a
+ * deployment gets. Usage:
+ *   node --import tsx bench/micro.ts [scenario] [rounds]      (scenario: sync | stream | to-anthropic-sync | to-anthropic-stream)
+ * MICRO_CONCURRENCY (default 64) requests are in flight at a time, as at 64 connections.
+ */
+import { nodeRequest } from '../adapters/node-request.js';
+import { createGateway } from '../src/gateway.js';
+import { isTextStream, type Reply } from '../src/http/reply.js';
+import { ABORT_HOOK } from '../src/providers/types.js';
+import { UpstreamBody, upstreamResponse } from '../node/upstream-response.js';
+import { gatewayConfig, MODEL_VIA_ANTHROPIC, MODEL_VIA_OPENAI, PLATFORM_KEY, REPLY_WORDS } from './settings.js';
+import { openAIBody } from './scenarios.js';
+
+const TEXT = REPLY_WORDS.join('');
+const OPENAI_SYNC = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1_700_000_000,
+  model: 'gpt-bench',
+  choices: [{ index: 0, message: { role: 'assistant', content: TEXT, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 },
+});
+const ANTHROPIC_SYNC = JSON.stringify({
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-bench',
+  content: [{ type: 'text', text: TEXT }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 30, output_tokens: 9 },
+});
+function openAIStream(): string[] {
+  const head = '{"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1700000000,"model":"gpt-bench",';
+  const frame = (choices: string, extra = '') => `data: ${head}"choices":${choices}${extra}}\n\n`;
+  const choice = (delta: string, finish: string | null) => `[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]`;
+  return [
+    frame(choice('{"role":"assistant","content":""}', null)),
+    ...REPLY_WORDS.map((w) => frame(choice(`{"content":${JSON.stringify(w)}}`, null))),
+    frame(choice('{}', 'stop')),
+    frame('[]', ',"usage":{"prompt_tokens":30,"completion_tokens":9,"total_tokens":39}'),
+    'data: [DONE]\n\n',
+  ];
+}
+function anthropicStream(): string[] {
+  const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  return [
+    ev('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 30, output_tokens: 1 } } }),
+    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ...REPLY_WORDS.map((w) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } })),
+    ev('content_block_stop', { index: 0 }),
+    ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }),
+    ev('message_stop', {}),
+  ];
+}
+
+const scenarios = {
+  sync: { model: MODEL_VIA_OPENAI, stream: false, answer: [OPENAI_SYNC] },
+  stream: { model: MODEL_VIA_OPENAI, stream: true, answer: openAIStream() },
+  'to-anthropic-sync': { model: MODEL_VIA_ANTHROPIC, stream: false, answer: [ANTHROPIC_SYNC] },
+  'to-anthropic-stream': { model: MODEL_VIA_ANTHROPIC, stream: true, answer: anthropicStream() },
+} as const;
+type ScenarioId = keyof typeof scenarios;
+
+const id = (process.argv[2] ?? 'sync') as ScenarioId;
+const scenario = scenarios[id];
+if (!scenario) throw new Error(`scenario must be one of ${Object.keys(scenarios).join(', ')}`);
+const rounds = Number(process.argv[3] ?? 7);
+const concurrency = Number(process.env.MICRO_CONCURRENCY ?? 64);
+const perRound = Number(process.env.MICRO_REQUESTS ?? 20_000);
+
+const chunks = scenario.answer.map((s) => Buffer.from(s));
+const contentType = scenario.stream ? 'text/event-stream' : 'application/json';
+const fetch = Object.assign(
+  async (_url: string, init?: RequestInit): Promise<Response> => {
+    // The request body is what the real client would write.
+    if (typeof init?.body !== 'string') throw new Error('expected a string body');
+    const body = new UpstreamBody(
+      () => {},
+      () => {},
+    );
+    const res = upstreamResponse(200, [['content-type', contentType]], body);
+    // The chunks arrive on later turns, as from a socket.
+    setImmediate(() => {
+      for (const c of chunks) body.push(c);
+      body.end();
+    });
+    return res;
+  },
+  { [ABORT_HOOK]: true },
+);
+
+const gateway = createGateway(gatewayConfig('http://127.0.0.1:9'), { fetch: fetch as unknown as typeof globalThis.fetch, env: {} });
+const requestBody = new TextEncoder().encode(openAIBody(scenario.model, scenario.stream));
+const headers = { host: '127.0.0.1', 'content-type': 'application/json', 'content-length': String(requestBody.byteLength), authorization: `Bearer ${PLATFORM_KEY}` };
+
+async function drain(reply: Reply): Promise<number> {
+  const body = reply.body;
+  if (typeof body === 'string') return body.length;
+  if (isTextStream(body)) {
+    let n = 0;
+    for await (const c of body.chunks) n += c.length;
+    return n;
+  }
+  throw new Error(`unexpected body (status ${reply.status})`);
+}
+
+async function one(): Promise<void> {
+  const request = nodeRequest('POST', 'http://127.0.0.1/v1/chat/completions', headers, () => new AbortController().signal);
+  const reply = await gateway.reply(request, { body: requestBody, onClientGone: () => () => {} });
+  if (reply.status !== 200) throw new Error(`status ${reply.status}: ${String(reply.body)}`);
+  await drain(reply);
+}
+
+async function round(n: number): Promise<number> {
+  let left = n;
+  const start = process.cpuUsage();
+  const worker = async () => {
+    while (left-- > 0) await one();
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / n;
+}
+
+await round(5000);
+const results: number[] = [];
+for (let r = 0; r < rounds; r++) results.push(await round(perRound));
+results.sort((a, b) => a - b);
+console.log(`${id}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
+await gateway.close();
