@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream';
 import { Pool } from 'undici';
 import { serveChild } from './child-ipc.js';
 import { UPSTREAM_KEY } from './settings.js';
+import { variantServer } from './floor-variants.js';
 
 const upstream = process.env.BENCH_UPSTREAM;
 if (!upstream) throw new Error('BENCH_UPSTREAM is required');
@@ -38,4 +39,4 @@ const server = createServer((req, res) => {
       res.end();
     });
 });
-serveChild(server);
+serveChild(process.env.BENCH_FLOOR_MODE ? variantServer(process.env.BENCH_FLOOR_MODE, upstream) : server);

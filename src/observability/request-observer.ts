@@ -7,15 +7,17 @@
  * response is complete (for a streamed body: when it ended, failed or was cancelled by the client).
  * The same moments open and close the server span, the client span of each attempt and the metrics.
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { GatewayError } from '../errors.js';
 import type { IRUsage, ProtocolName } from '../ir/types.js';
-import type { ProviderType } from '../config/schema.js';
 import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
 import { isTextStream, Reply } from '../http/reply.js';
 import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } from './hooks.js';
-import { extractParent, injectContext, type Telemetry } from './telemetry.js';
+import { extractParent, injectContext, NOOP_SPAN, NOOP_SPAN_CONTEXT, type Telemetry } from './telemetry.js';
 import { finishing } from './finishing.js';
+import { UNOBSERVED, type AttemptTarget, type UpstreamAttempt } from './attempt.js';
+
+export type { AttemptTarget, UpstreamAttempt } from './attempt.js';
 
 /** What handlers learn about the outcome while serving a request. */
 export interface RequestOutcome {
@@ -32,23 +34,6 @@ export interface ObserverDeps {
   telemetry: Telemetry;
   /** Secrets scrubbed from captured content (only read when content capture is on). */
   scrub: (text: string) => string;
-}
-
-/** The provider an upstream attempt goes to (a subset of Provider, so the observer needs no routing types). */
-export interface AttemptTarget {
-  id: string;
-  type: ProviderType;
-  chatProtocol: ProtocolName;
-}
-
-/** One upstream call: a client span, its traceparent in the outgoing headers, an outcome. */
-export interface UpstreamAttempt {
-  /** The call failed (no answer, an error status, a redirect): ends the span with the error type. */
-  failed(err: { code: string; status?: number }): void;
-  /** Headers arrived with a success status; the span stays open until `ended` (a stream may follow). */
-  answered(status: number): void;
-  /** The exchange is over (the body was read or the stream ended). */
-  ended(): void;
 }
 
 const MAX_CONTENT_CHARS = 64_000;
@@ -97,6 +82,12 @@ export class RequestObserver {
     headers: Headers,
   ) {
     const parent = extractParent(headers);
+    if (parent === ROOT_CONTEXT && deps.telemetry.tracingOff) {
+      // What the no-op tracer would start under no parent, without starting it.
+      this.span = NOOP_SPAN;
+      this.spanContext = NOOP_SPAN_CONTEXT;
+      return;
+    }
     this.span = deps.telemetry.tracer.startSpan(event.method, { kind: SpanKind.SERVER }, parent);
     if (this.span.isRecording()) this.span.setAttributes({ [ATTR.httpMethod]: event.method, [ATTR.urlPath]: event.path, [ATTR.traceId]: event.traceId });
     this.spanContext = trace.setSpan(parent, this.span);
@@ -157,13 +148,18 @@ export class RequestObserver {
     this.attempts += 1;
     this.requestedModel ??= this.event.model;
     const telemetry = this.deps.telemetry;
+    this.providerName = genAiProviderName(target.type);
+    const metrics = telemetry.instruments;
+    if (this.span === NOOP_SPAN && !metrics.enabled && telemetry.tracingOff) {
+      // Its span would be a no-op without a trace to carry on, and nothing counts it.
+      this.openAttempt = undefined;
+      return UNOBSERVED;
+    }
     const protocol = this.upstreamProtocol ?? target.chatProtocol;
     // A chat call is named by the upstream's protocol; images and video by the route.
     const operation = this.upstreamProtocol ? operationOfProtocol(protocol) : (routeFacts(this.event.route, this.event.path)?.operation ?? operationOfProtocol(protocol));
     const model = this.event.upstreamModel;
-    this.providerName = genAiProviderName(target.type);
     const span = telemetry.tracer.startSpan(model ? `${operation} ${model}` : operation, { kind: SpanKind.CLIENT }, this.spanContext);
-    const metrics = telemetry.instruments;
     let port: number | undefined;
     if (span.isRecording() || metrics.enabled) {
       try {

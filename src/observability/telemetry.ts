@@ -6,8 +6,11 @@
  */
 import {
   createNoopMeter,
+  INVALID_SPAN_CONTEXT,
   metrics,
   propagation,
+  ProxyTracer,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   trace,
   ValueType,
@@ -66,6 +69,17 @@ export interface Instruments {
 
 const NOOP_COUNTER = createNoopMeter().createCounter('noop');
 
+/** The API's no-op tracer provider: what the global proxy delegates to until an SDK registers. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * What the no-op tracer makes of a span without a parent (a non-recording span with the invalid
+ * span context), and the root context holding it: one of each serves every request while no SDK
+ * listens, since neither holds state.
+ */
+export const NOOP_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+export const NOOP_SPAN_CONTEXT: Context = trace.setSpan(ROOT_CONTEXT, NOOP_SPAN);
+
 function createInstruments(provider: MeterProvider): Instruments {
   const meter = provider.getMeter(SCOPE, VERSION);
   const requests = meter.createCounter('modelgate.requests', { description: 'Requests served, by route and status.', unit: '{request}', valueType: ValueType.INT });
@@ -105,10 +119,23 @@ export class Telemetry {
   readonly captureContent: boolean;
   private meterProvider: MeterProvider | undefined;
   private cached: Instruments | undefined;
+  /** The API's proxy provider when `tracer` is its proxy tracer (no SDK yet when the gateway was made). */
+  private readonly proxy: ProxyTracerProvider | undefined;
 
   constructor(private readonly options: TelemetryOptions = {}) {
-    this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION);
+    const provider = options.tracerProvider ?? trace.getTracerProvider();
+    this.tracer = provider.getTracer(SCOPE, VERSION);
+    this.proxy = provider instanceof ProxyTracerProvider && this.tracer instanceof ProxyTracer ? provider : undefined;
     this.captureContent = options.captureContent === true;
+  }
+
+  /**
+   * True while `tracer` is the API's no-op (no SDK registered yet): every span it starts is then
+   * a non-recording one that only carries its parent's span context. Asked per request, so an SDK
+   * registered later is heard at once.
+   */
+  get tracingOff(): boolean {
+    return this.proxy !== undefined && this.proxy.getDelegate() === NOOP_TRACER_PROVIDER;
   }
 
   /** The instruments of the current meter provider (a host that registers its SDK after creating the gateway is still heard). */
