@@ -36,5 +36,21 @@ walk(profile.head, []);
 const rows = [...bySite].sort((a, b) => b[1] - a[1]);
 console.log(`sampled allocations: ${(total / 1e6).toFixed(1)} MB`);
 for (const [site, bytes] of rows.filter(([s]) => !s.startsWith('  ')).slice(0, 40)) console.log(`${((100 * bytes) / total).toFixed(1).padStart(5)}%  ${site}`);
+const who = process.env.MICRO_HEAP_WHO;
+if (who) {
+  const parents = new Map<string, number>();
+  const find = (n: HeapNode, stack: string[]) => {
+    const f = n.callFrame;
+    const here = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(src|adapters|node|bench|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;
+    if (n.selfSize && here.startsWith(who)) {
+      const key = stack.slice(0, 3).join(' < ');
+      parents.set(key, (parents.get(key) ?? 0) + n.selfSize);
+    }
+    for (const c of n.children) find(c, [here, ...stack]);
+  };
+  find(profile.head, []);
+  console.log(`\ncallers of ${who}:`);
+  for (const [k, b] of [...parents].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`${((100 * b) / total).toFixed(1).padStart(5)}%  ${k}`);
+}
 console.log('\nby nearest own frame:');
 for (const [site, bytes] of rows.filter(([s]) => s.startsWith('  ')).slice(0, 40)) console.log(`${((100 * bytes) / total).toFixed(1).padStart(5)}% ${site}`);

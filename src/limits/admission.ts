@@ -47,14 +47,15 @@ function nameOf(scope: Scope, what: string): string {
 }
 
 /** Step 1: the key's requests per minute, counted for every authenticated request. */
-export async function admitKey(ctx: RequestContext, principal: Principal): Promise<void> {
+export function admitKey(ctx: RequestContext, principal: Principal): Promise<void> | undefined {
   const state = requestLimits(ctx);
-  if (state.keyAdmitted) return;
+  if (state.keyAdmitted) return undefined;
   state.keyAdmitted = true;
   const rpm = principal.limits?.requestsPerMinute;
-  if (!rpm) return;
+  // Most keys have no limit: no promise, no store call.
+  if (!rpm) return undefined;
   const scope: Scope = { kind: 'key', id: principal.id };
-  await run(ctx, [{ check: { kind: 'window', name: nameOf(scope, 'rpm'), limit: rpm, windowMs: MINUTE_MS, amount: 1 }, scope, what: 'requests' }]);
+  return run(ctx, [{ check: { kind: 'window', name: nameOf(scope, 'rpm'), limit: rpm, windowMs: MINUTE_MS, amount: 1 }, scope, what: 'requests' }]).then(() => undefined);
 }
 
 /**
@@ -66,6 +67,7 @@ export async function admitModelCall(ctx: RequestContext, principal: Principal, 
   const state = requestLimits(ctx);
   if (state.modelAdmitted) return;
   state.modelAdmitted = true;
+  if (!principal.limits && (model.direct || !model.limits)) return;
   const checks = new Checks(ctx, model, estimate);
   // The key's requests were counted in step 1.
   checks.add({ kind: 'key', id: principal.id }, principal.limits, false);

@@ -352,8 +352,8 @@ export function retryAfterSeconds(headers: Headers, now: number): number | undef
   return Number.isNaN(at) ? undefined : Math.max(0, (at - now) / 1000);
 }
 
-/** Reads and parses an upstream JSON object answer; anything else is a 502. */
-export async function readUpstreamJson(result: UpstreamResult, providerId: string): Promise<Record<string, unknown>> {
+/** Reads and parses an upstream JSON object answer; anything else is a 502. `raw.text` gets the text as read. */
+export async function readUpstreamJson(result: UpstreamResult, providerId: string, raw?: { text: string }): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await result.response.text();
@@ -364,6 +364,7 @@ export async function readUpstreamJson(result: UpstreamResult, providerId: strin
     throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${providerId}' broke off its answer.`));
   }
   result.done();
+  if (raw) raw.text = text;
   try {
     const json = JSON.parse(text) as unknown;
     if (json && typeof json === 'object' && !Array.isArray(json)) return json as Record<string, unknown>;

@@ -83,16 +83,33 @@ export interface ContentScrubber {
 /** Length of the longest end of `text` that is the start of some secret (and not all of it). */
 function pendingSecretStart(text: string, secrets: readonly string[]): number {
   let keep = 0;
+  const n = text.length;
+  if (n === 0) return 0;
+  const last = text.charCodeAt(n - 1);
   for (const secret of secrets) {
+    // A text that ends in a character the secret does not have ends no start of it (SSE chunks end in a newline).
+    if (!hasCharCode(secret, last)) continue;
     const first = secret.charCodeAt(0);
-    for (let i = Math.max(0, text.length - secret.length + 1); i < text.length - keep; i++) {
-      if (text.charCodeAt(i) === first && secret.startsWith(text.slice(i))) {
-        keep = text.length - i;
+    for (let i = Math.max(0, n - secret.length + 1); i < n - keep; i++) {
+      if (text.charCodeAt(i) === first && isPrefixAt(secret, text, i)) {
+        keep = n - i;
         break;
       }
     }
   }
   return keep;
+}
+
+function hasCharCode(s: string, code: number): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === code) return true;
+  return false;
+}
+
+/** Whether `text` from `from` to its end is the start of `secret` (no substring built). */
+function isPrefixAt(secret: string, text: string, from: number): boolean {
+  if (text.length - from > secret.length) return false;
+  for (let j = from; j < text.length; j++) if (text.charCodeAt(j) !== secret.charCodeAt(j - from)) return false;
+  return true;
 }
 
 /** Scrubs a stream of text chunks, also when a secret is split across two chunks. */

@@ -1,6 +1,6 @@
 /** Anthropic Messages request -> IR (the client side of the protocol). */
 import type { IRChatRequest, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
-import { parseOrThrow } from '../../shared/zod-error.js';
+import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import { countTokensRequestSchema, customToolSchema, messagesRequestSchema, type CountTokensRequest, type MessagesRequest } from '../anthropic-messages-api.js';
 import { decodeMessageContent, decodeTextBlock, extrasOf } from './convert-from-anthropic-content.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
@@ -11,13 +11,16 @@ const MODELED = new Set([
   'tool_choice', 'thinking', 'metadata',
 ]);
 
+const compiledMessagesRequest = compiledOnFirstUse(messagesRequestSchema);
+const compiledCountTokensRequest = compiledOnFirstUse(countTokensRequestSchema);
+
 /** The body checked against the Messages schema: a 400 naming the field. */
 export function validateMessagesRequest(body: Record<string, unknown>): MessagesRequest {
-  return parseOrThrow(messagesRequestSchema, body);
+  return parseOrThrow(compiledMessagesRequest(), body);
 }
 
 export function validateCountTokensRequest(body: Record<string, unknown>): CountTokensRequest {
-  return parseOrThrow(countTokensRequestSchema, body);
+  return parseOrThrow(compiledCountTokensRequest(), body);
 }
 
 /** Anthropic request -> IR. */

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../../errors.js';
 import { sourceFromUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
-import { parseOrThrow } from '../../shared/zod-error.js';
+import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import { chatRequestSchema, DEFAULT_MAX_TOKENS, type ChatMessage, type ChatRequest } from '../openai-chat-api.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
 
@@ -12,9 +12,11 @@ const MODELED = new Set([
   'parallel_tool_calls', 'reasoning_effort', 'user',
 ]);
 
+const compiledChatRequest = compiledOnFirstUse(chatRequestSchema);
+
 /** The body checked against the chat schema: a 400 naming the field. */
 export function validateChatRequest(body: Record<string, unknown>): ChatRequest {
-  return parseOrThrow(chatRequestSchema, body);
+  return parseOrThrow(compiledChatRequest(), body);
 }
 
 /** OpenAI chat request -> IR. `req` is the body as the endpoint validated it (validated here when absent). */

@@ -2,7 +2,7 @@
 import { GatewayError } from '../../../errors.js';
 import type { IRChatRequest, IRMessage, IRTextPart, ProtocolName } from '../../../ir/types.js';
 import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
-import { parseOrThrow } from '../../shared/zod-error.js';
+import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../openai-responses-api.js';
 import { decodeInputItems, keepOwnSignatures, type DecodedItems } from './convert-input-items.js';
 import { decodeTools, type ToolNames } from './decode-tools.js';
@@ -15,9 +15,11 @@ const MODELED = new Set([
   'include', 'user', 'prompt',
 ]);
 
+const compiledResponsesRequest = compiledOnFirstUse(responsesRequestSchema);
+
 /** The body checked against the Responses schema: a 400 naming the field. */
 export function validateResponsesRequest(body: Record<string, unknown>): ResponsesRequest {
-  return parseOrThrow(responsesRequestSchema, body);
+  return parseOrThrow(compiledResponsesRequest(), body);
 }
 
 export interface ResponsesDecodeOptions {
