@@ -11,7 +11,7 @@ import { responseFacts, streamStartFacts } from '../observability/genai.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
-import { requestSecrets, scrubError, upstreamJsonResponse } from './common.js';
+import { requestSecrets, scrubError, upstreamJsonResponse, upstreamJsonTextResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import type { Reply } from '../http/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
@@ -149,12 +149,13 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
   const body = codec.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
   const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body, protocol: codec.protocol }));
   if (!call.stream) {
-    const json = await readUpstreamJson(upstream, provider.id);
+    const raw = { text: '' };
+    const json = await readUpstreamJson(upstream, provider.id, raw);
     ctx.obs.answer(() => responseFacts(json));
     ctx.obs.answerContent(json);
-    const { body: out, usage } = codec.finishSyncBody(json, ctx.traceId);
+    const { body: out, usage, asSent } = codec.finishSyncBody(json, ctx.traceId);
     await finishEvent(ctx, call, usage);
-    return upstreamJsonResponse(ctx, out);
+    return asSent ? upstreamJsonTextResponse(ctx, raw.text, out) : upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
   const nextLook = relay.nextLook?.bind(relay);

@@ -2,6 +2,7 @@ import { extractToken } from '../auth/extract-token.js';
 import { anyGlobMatch } from '../auth/glob.js';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
+import { appendTopLevelField } from '../http/json-splice.js';
 import { Reply } from '../http/reply.js';
 import { errorBodyFor } from '../protocols/shared/error-bodies.js';
 import { scrubContent, scrubError as scrubGatewayError } from '../upstream/redact.js';
@@ -87,6 +88,20 @@ export function requestSecrets(ctx: RequestContext): string[] {
 /** The gateway's one error scrubber (src/upstream/redact.ts) with this request's secrets. */
 export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError {
   return scrubGatewayError(err, requestSecrets(ctx));
+}
+
+/**
+ * An upstream's JSON object answer as it came, with the traceId as its last member: the JSON
+ * upstreamJsonResponse(json) sends, without writing the answer out again. Taken when the answer has
+ * no traceId of its own and no `\u` or `\/` escape (then every string reads the same in both texts,
+ * so the same secrets are scrubbed); otherwise the answer is written out by upstreamJsonResponse.
+ */
+export function upstreamJsonTextResponse(ctx: RequestContext, text: string, json: Record<string, unknown>): Reply {
+  if (!Object.hasOwn(json, 'traceId') && !text.includes('\\u') && !text.includes('\\/')) {
+    const out = appendTopLevelField(text, 'traceId', JSON.stringify(ctx.traceId));
+    if (out !== undefined) return new Reply(200, new Headers({ 'content-type': 'application/json' }), scrubContent(out, requestSecrets(ctx)));
+  }
+  return upstreamJsonResponse(ctx, json);
 }
 
 /** A JSON answer built from what an upstream sent: the configured secrets are scrubbed from it. */

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { quoteInput } from '../quote-input.js';
-import { duplicateKeyError, inspectJson, tooDeepError } from './json-guard.js';
+import { duplicateKeyError, inspectJson, tooDeepError, topLevelKeyCount } from './json-guard.js';
 
 /** Reads the raw (still content-encoded) body, failing with a 413 GatewayError past `limit` bytes. */
 export type BodyReader = (limit: number) => Promise<Uint8Array>;
@@ -129,18 +129,23 @@ export function tooLarge(limit: number): GatewayError {
  * parsing, so no parser or walker ever sees a deeper body.
  */
 export function parseJsonObject(text: string): Record<string, unknown> {
-  if (text.trim() === '') throw new GatewayError('invalid_request', 'Request body is empty; expected a JSON object.');
-  const shape = inspectJson(text);
-  if (shape.tooDeep) throw tooDeepError('Request body');
+  const keys = topLevelKeyCount(text);
+  if (keys < 0) throw tooDeepError('Request body');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
+    // Checked only now: a blank text nests nothing and fails to parse.
+    if (text.trim() === '') throw new GatewayError('invalid_request', 'Request body is empty; expected a JSON object.');
     throw new GatewayError('invalid_request', `Request body is not valid JSON: ${quoteInput((err as Error).message, 200)}`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new GatewayError('invalid_request', 'Request body must be a JSON object.');
   }
-  if (shape.duplicateKey !== undefined) throw duplicateKeyError(shape.duplicateKey);
+  // JSON.parse keeps one of each key: fewer than the text lists means one came twice.
+  if (keys !== Object.keys(value).length) {
+    const duplicate = inspectJson(text).duplicateKey;
+    if (duplicate !== undefined) throw duplicateKeyError(duplicate);
+  }
   return value as Record<string, unknown>;
 }

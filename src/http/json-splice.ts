@@ -18,6 +18,22 @@ export function insertTopLevelField(text: string, field: string, json: string): 
   return `${text.slice(0, open + 1)}${JSON.stringify(field)}:${json}${empty ? '' : ','}${rest}`;
 }
 
+/**
+ * Appends `"field":<json>` as the last member of a JSON object text (one JSON.parse accepted as an
+ * object, without that field), keeping the rest as it is; undefined when the text is no object.
+ */
+export function appendTopLevelField(text: string, field: string, json: string): string | undefined {
+  let close = text.length - 1;
+  while (close >= 0 && isSpace(text.charCodeAt(close))) close--;
+  if (text.charCodeAt(close) !== 125 /* } */) return undefined;
+  let last = close - 1;
+  while (last >= 0 && isSpace(text.charCodeAt(last))) last--;
+  if (last < 0) return undefined;
+  // Right after the last value (or the opening brace of an empty object).
+  const empty = text.charCodeAt(last) === 123; /* { */
+  return `${text.slice(0, last + 1)}${empty ? '' : ','}${JSON.stringify(field)}:${json}${text.slice(last + 1)}`;
+}
+
 /** Finds the [start, end) span of a top-level member's value in a JSON object text. */
 export function findTopLevelValue(text: string, field: string): { start: number; end: number } | undefined {
   let depth = 0;

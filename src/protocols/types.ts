@@ -93,8 +93,11 @@ export interface PassthroughCodec {
   protocol: ProtocolName;
   /** The body to send upstream: the client's bytes with the model rewritten (and little else). */
   prepareBody(raw: string, parsed: Record<string, unknown>, upstreamModel: string, stream: boolean): string;
-  /** Reads usage from a sync JSON answer (the endpoint adds traceId when it answers). */
-  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined };
+  /**
+   * Reads usage from a sync JSON answer (the endpoint adds traceId when it answers). `asSent`: the
+   * body is the upstream's answer unchanged, so its text can go out as it came (with the traceId).
+   */
+  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined; asSent?: boolean };
   /** Relays stream events; can drop gateway-added events. */
   createRelay(ctx: { clientWantsUsage: boolean; options?: ClientOptions; traceId?: string; target?: UpstreamTarget }): StreamRelay;
 }

@@ -22,7 +22,7 @@ export const anthropicPassthrough: PassthroughCodec = {
   },
   finishSyncBody(json) {
     const usage = json.usage && typeof json.usage === 'object' ? fromAnthropicUsage(json.usage as AnthropicUsage) : undefined;
-    return { body: json, usage };
+    return { body: json, usage, asSent: true };
   },
   createRelay({ traceId }): StreamRelay {
     let wire: AnthropicUsage | undefined;

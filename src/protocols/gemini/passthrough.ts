@@ -21,7 +21,7 @@ export const geminiPassthrough: PassthroughCodec = {
   },
   finishSyncBody(json) {
     const meta = json.usageMetadata as UsageMetadataWire | undefined;
-    return { body: json, usage: meta ? fromGeminiUsage(meta) : undefined };
+    return { body: json, usage: meta ? fromGeminiUsage(meta) : undefined, asSent: true };
   },
   createRelay({ options, traceId }): StreamRelay {
     const framer = createGeminiFramer(options);

@@ -86,10 +86,9 @@ export const openAIChatPassthrough: PassthroughCodec = {
     }
     return body;
   },
-  finishSyncBody(json, traceId) {
-    json.traceId = traceId;
+  finishSyncBody(json) {
     const usage = json.usage ? fromOpenAIUsage(json.usage as UsageWire) : undefined;
-    return { body: json, usage };
+    return { body: json, usage, asSent: true };
   },
   createRelay({ clientWantsUsage, traceId = '', target = {} }): StreamRelay {
     const doneRequired = target.streamTerminator === 'done-required';
