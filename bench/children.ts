@@ -73,9 +73,14 @@ export function bunBinary(repoRoot: string): string | undefined {
   return existsSync(bin) ? realpathSync(bin) : undefined;
 }
 
+/** BENCH_NODE_FLAGS: V8/node flags given to every node child alike (floor, peer, gateway, hosts, mock). */
+export function nodeFlags(): string[] {
+  return (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 export async function startChild(spec: ChildSpec, pinning: Pinning, bun?: string): Promise<BenchChild> {
   const { name, file } = spec;
-  const runtimeArgs = spec.runtime === 'bun' ? [] : [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), ...(spec.nodeArgs ?? [])];
+  const runtimeArgs = spec.runtime === 'bun' ? [] : [...nodeFlags(), ...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), ...(spec.nodeArgs ?? [])];
   const runtime = spec.runtime === 'bun' ? bun : process.execPath;
   if (!runtime) throw new Error(`${name}: no bun binary (node_modules/.bin/bun)`);
   const pinned = pinning.enabled && pinning.taskset && spec.cpu !== undefined;

@@ -4,7 +4,7 @@
  * client's Response class), so no socket, no HTTP parser and no load generator share the numbers.
  * It tells which change moves the gateway's CPU per request; `npm run bench` tells what a
  * deployment gets. Usage:
- *   node --import tsx bench/micro.ts [scenario] [rounds]      (scenario: sync | stream | to-anthropic-sync | to-anthropic-stream)
+ *   node --import tsx bench/micro.ts [scenario] [rounds]      (scenario: sync | stream | to-anthropic-sync | to-anthropic-stream | anthropic-to-openai-sync | anthropic-to-openai-stream)
  * MICRO_CONCURRENCY (default 64) requests are in flight at a time, as at 64 connections.
  */
 import { nodeRequest } from '../adapters/node-request.js';
@@ -13,7 +13,7 @@ import { isTextStream, type Reply } from '../src/http/reply.js';
 import { ABORT_HOOK } from '../src/providers/types.js';
 import { UpstreamBody, upstreamResponse } from '../node/upstream-response.js';
 import { gatewayConfig, MODEL_VIA_ANTHROPIC, MODEL_VIA_OPENAI, PLATFORM_KEY, REPLY_WORDS } from './settings.js';
-import { openAIBody } from './scenarios.js';
+import { anthropicBody, openAIBody } from './scenarios.js';
 
 const TEXT = REPLY_WORDS.join('');
 const OPENAI_SYNC = JSON.stringify({
@@ -63,6 +63,8 @@ const scenarios = {
   stream: { model: MODEL_VIA_OPENAI, stream: true, answer: openAIStream() },
   'to-anthropic-sync': { model: MODEL_VIA_ANTHROPIC, stream: false, answer: [ANTHROPIC_SYNC] },
   'to-anthropic-stream': { model: MODEL_VIA_ANTHROPIC, stream: true, answer: anthropicStream() },
+  'anthropic-to-openai-sync': { model: MODEL_VIA_OPENAI, stream: false, answer: [OPENAI_SYNC], client: 'anthropic' },
+  'anthropic-to-openai-stream': { model: MODEL_VIA_OPENAI, stream: true, answer: openAIStream(), client: 'anthropic' },
 } as const;
 type ScenarioId = keyof typeof scenarios;
 
@@ -95,8 +97,15 @@ const fetch = Object.assign(
 );
 
 const gateway = createGateway(gatewayConfig('http://127.0.0.1:9'), { fetch: fetch as unknown as typeof globalThis.fetch, env: {} });
-const requestBody = new TextEncoder().encode(openAIBody(scenario.model, scenario.stream));
-const headers = { host: '127.0.0.1', 'content-type': 'application/json', 'content-length': String(requestBody.byteLength), authorization: `Bearer ${PLATFORM_KEY}` };
+const anthropicClient = 'client' in scenario && scenario.client === 'anthropic';
+const requestBody = new TextEncoder().encode(anthropicClient ? anthropicBody(scenario.model, scenario.stream) : openAIBody(scenario.model, scenario.stream));
+const path = anthropicClient ? '/v1/messages' : '/v1/chat/completions';
+const headers = {
+  host: '127.0.0.1',
+  'content-type': 'application/json',
+  'content-length': String(requestBody.byteLength),
+  ...(anthropicClient ? { 'x-api-key': PLATFORM_KEY, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${PLATFORM_KEY}` }),
+};
 
 async function drain(reply: Reply): Promise<number> {
   const body = reply.body;
@@ -110,7 +119,7 @@ async function drain(reply: Reply): Promise<number> {
 }
 
 async function one(): Promise<void> {
-  const request = nodeRequest('POST', 'http://127.0.0.1/v1/chat/completions', headers, () => new AbortController().signal);
+  const request = nodeRequest('POST', `http://127.0.0.1${path}`, headers, () => new AbortController().signal);
   const reply = await gateway.reply(request, { body: requestBody, onClientGone: () => () => {} });
   if (reply.status !== 200) throw new Error(`status ${reply.status}: ${String(reply.body)}`);
   await drain(reply);

@@ -13,7 +13,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildChildren } from './build-children.js';
-import { bunBinary, type BenchChild } from './children.js';
+import { bunBinary, nodeFlags, type BenchChild } from './children.js';
 import { probe, runLoad } from './load.js';
 import { fmtRun, measureTarget, singlePhase } from './measure.js';
 import { runMemory, type MemoryReport, type MemoryTarget } from './memory.js';
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
   if (useTsx && sourceRoot !== repoRoot) throw new Error('BENCH_SOURCE_ROOT needs the compiled children (unset BENCH_CHILD_RUNTIME)');
   if (!useTsx) console.log(`compiled ${buildChildren(repoRoot, buildDir, sourceRoot)} files from ${sourceRoot} to ${buildDir}`);
   if (sourceRoot !== repoRoot) environment.commit = `src/adapters from ${sourceRoot}`;
-  environment.childRuntime = useTsx ? 'tsx (TypeScript sources)' : 'plain node (compiled JS)';
+  environment.childRuntime = `${useTsx ? 'tsx (TypeScript sources)' : 'plain node (compiled JS)'}${nodeFlags().length ? `, every node child with ${nodeFlags().join(' ')}` : ''}`;
   const launch = launcher({ settings, pinning, peer, entryDir: useTsx ? benchDir : join(buildDir, 'bench'), extension: useTsx ? '.ts' : '.js', bun: bunBinary(repoRoot) });
   const started = async (c: Promise<BenchChild>) => {
     const child = await c;

@@ -55,7 +55,7 @@ export function openAIBody(model: string, stream: boolean): string {
   return JSON.stringify({ model, messages: [{ role: 'system', content: SYSTEM }, ...TURNS], temperature: 0.7, max_tokens: 256, stream });
 }
 
-function anthropicBody(model: string, stream: boolean): string {
+export function anthropicBody(model: string, stream: boolean): string {
   return JSON.stringify({ model, max_tokens: 256, system: SYSTEM, messages: TURNS, temperature: 0.7, stream });
 }
 

@@ -4,11 +4,12 @@
  * too), secrets scrubbed, redirects refused, and the pump's byte relay and SSE transform both
  * ending in the same bookkeeping (completed flag, in-band error, timers released).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../src/errors.js';
 import { createProvider } from '../src/providers/registry.js';
 import { ABORT_HOOK, type AbortHook, type FetchLike } from '../src/providers/types.js';
-import { callUpstream, readUpstreamJson } from '../src/upstream/call.js';
+import { callUpstream, followClientGone, readUpstreamJson, upstreamRequest } from '../src/upstream/call.js';
+import type { RequestContext } from '../src/runtime.js';
 import { byteRelayTransform, pumpReply, sseTransform } from '../src/upstream/stream-pump.js';
 import { toResponse } from '../src/http/reply.js';
 
@@ -138,6 +139,124 @@ describe('callUpstream with a fetch that takes an abort hook (no AbortSignal)', 
     const err = await caught(callUpstream(p, { url: 'http://upstream.test/a', headers: new Headers(), body: '{}' }));
     expect(err.code).toBe('upstream_timeout');
     expect(f.seen.cuts).toEqual([expect.objectContaining({ name: 'TimeoutError' })]);
+  });
+});
+
+describe('callUpstream timeouts (one timer for the headers and the total time)', () => {
+  /** A hooked fetch that answers at once with a body that never ends, or never answers. */
+  function stalling(answers: boolean) {
+    const cuts: unknown[] = [];
+    const fetch = Object.assign(
+      (_input: Request | string | URL, init?: RequestInit) =>
+        new Promise<Response>((resolve, reject) => {
+          (init as { [ABORT_HOOK]?: AbortHook })[ABORT_HOOK]?.((reason) => {
+            cuts.push(reason);
+            reject(reason);
+          });
+          if (answers) resolve(new Response(stream(['{"a":'], true)));
+        }),
+      { [ABORT_HOOK]: true },
+    );
+    const p = createProvider({ id: 'p-t', type: 'openai', baseURL: 'http://upstream.test', apiKey: SECRET, timeoutMs: 1000 }, { fetch, now: () => 0, defaultTimeoutMs: 1000 });
+    return { p, cuts };
+  }
+  const call = (p: ReturnType<typeof stalling>['p'], extra: { totalMs?: number; idleMs?: number } = {}) => callUpstream(p, { url: 'http://upstream.test/a', headers: new Headers(), body: '{}', ...extra });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('no answer: the headers timeout when it comes first (or at the same time), else the total time', async () => {
+    vi.useFakeTimers();
+    for (const [totalMs, message] of [
+      [undefined, /did not answer within 1000 ms/],
+      [5000, /did not answer within 1000 ms/],
+      [1000, /did not answer within 1000 ms/],
+      [400, /total time ran out before/],
+    ] as const) {
+      const s = stalling(false);
+      const pending = caught(call(s.p, totalMs === undefined ? {} : { totalMs }));
+      await vi.advanceTimersByTimeAsync(Math.min(totalMs ?? 1000, 1000) - 1);
+      expect(s.cuts).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      const err = await pending;
+      expect([totalMs, err.code, err.message]).toEqual([totalMs, 'upstream_timeout', expect.stringMatching(message)]);
+      expect(s.cuts).toEqual([expect.objectContaining({ name: 'TimeoutError' })]);
+      expect(vi.getTimerCount()).toBe(0);
+    }
+  });
+
+  it('headers in time: the headers timeout no longer cuts; the total time still does, to the ms', async () => {
+    vi.useFakeTimers();
+    const s = stalling(true);
+    const result = await call(s.p, { totalMs: 2500 });
+    await vi.advanceTimersByTimeAsync(2499);
+    expect([s.cuts, result.timedOut(), result.signal.aborted]).toEqual([[], undefined, false]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(result.timedOut()).toBe('total');
+    expect(result.signal.reason).toEqual(expect.objectContaining({ name: 'TimeoutError', message: 'Upstream total timeout' }));
+    expect(s.cuts).toHaveLength(1);
+    result.done();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('headers in time, no total time: no timer is left; done() before the total time leaves none either', async () => {
+    vi.useFakeTimers();
+    const s = stalling(true);
+    await call(s.p);
+    expect(vi.getTimerCount()).toBe(0);
+    const result = await call(s.p, { totalMs: 2500 });
+    await vi.advanceTimersByTimeAsync(1500);
+    result.done();
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect([s.cuts, result.timedOut()]).toEqual([[], undefined]);
+  });
+
+  it('a stream that goes silent after touch(): the idle timeout, restarted by each touch', async () => {
+    vi.useFakeTimers();
+    const s = stalling(true);
+    const result = await call(s.p, { totalMs: 60_000, idleMs: 300 });
+    result.touch();
+    await vi.advanceTimersByTimeAsync(299);
+    result.touch();
+    await vi.advanceTimersByTimeAsync(299);
+    expect(result.timedOut()).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(result.timedOut()).toBe('idle');
+    expect(s.cuts).toEqual([expect.objectContaining({ name: 'TimeoutError', message: 'Upstream idle timeout' })]);
+    result.done();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('the signal read after a cut is aborted with the first reason', async () => {
+    const s = stalling(true);
+    const result = await call(s.p);
+    const first = new Error('first');
+    result.abort(first);
+    result.abort(new Error('second'));
+    expect(result.signal.aborted).toBe(true);
+    expect(result.signal.reason).toBe(first);
+    expect(s.cuts).toEqual([first]);
+    result.done();
+  });
+});
+
+describe('upstreamRequest', () => {
+  it("keeps the caller's fields, follows the bridge's client-gone hook on the request's own context only", () => {
+    const hook = () => () => {};
+    const signal = new AbortController().signal;
+    const ctx = { rt: { config: { timeouts: { streamIdleMs: 123 } } }, obs: {}, signal, deadline: undefined } as unknown as RequestContext;
+    const req = { url: 'http://upstream.test/a', method: 'PUT', headers: new Headers(), body: 'x', credential: 'caller', protocol: 'gemini', totalMs: 5 } as const;
+    expect(upstreamRequest(ctx, { ...req })).toEqual({ ...req, signal, onClientGone: undefined, idleMs: 123, observer: ctx.obs });
+    followClientGone(ctx, hook);
+    const own = upstreamRequest(ctx, { ...req });
+    expect([own.onClientGone, own.signal]).toEqual([hook, undefined]);
+    // A context derived by a spread (a background run) follows its own signal.
+    const runSignal = new AbortController().signal;
+    const derived = upstreamRequest({ ...ctx, signal: runSignal, deadline: Date.now() + 60_000 }, { ...req });
+    expect([derived.onClientGone, derived.signal]).toEqual([undefined, runSignal]);
+    expect(derived.totalMs).toBeGreaterThan(59_000);
   });
 });
 

@@ -6,14 +6,14 @@
  */
 import { GatewayError, isAbortError, toGatewayError } from '../errors.js';
 import type { ProtocolName } from '../ir/types.js';
-import { RequestObserver } from '../observability/request-observer.js';
+import { RequestObserver, type UpstreamAttempt } from '../observability/request-observer.js';
 import { callerCredentialRefused } from '../providers/caller-credential.js';
 import { ABORT_HOOK, takesAbortHook, type AbortHook, type Provider } from '../providers/types.js';
 import type { OnClientGone, RequestContext } from '../runtime.js';
 import { upstreamErrorText } from './error-message.js';
 import { upstreamFailure, type CredentialSource } from './failure.js';
 import { redact } from './redact.js';
-import { UPSTREAM_REDIRECT, upstreamRedirectError } from './redirect.js';
+import { isRedirect, UPSTREAM_REDIRECT, upstreamRedirectError } from './redirect.js';
 
 export interface UpstreamResult {
   response: Response;
@@ -78,24 +78,48 @@ export interface UpstreamRequest {
   observer?: RequestObserver;
 }
 
-/**
- * The bridges' client-gone hooks by request context. Only the context the gateway built for the
- * request is here: a context derived from it (a background run, with a signal of its own) is not,
- * so its upstream calls follow its own signal.
- */
-const clientGoneHooks = new WeakMap<RequestContext, OnClientGone>();
+/** The bridge's client-gone hook of the request context it was set on (see followClientGone). */
+const CLIENT_GONE = Symbol('modelgate.clientGone');
 
-/** Upstream calls made for `ctx` learn of the client leaving through `hook` rather than `ctx.signal`. */
-export function followClientGone(ctx: RequestContext, hook: OnClientGone): void {
-  clientGoneHooks.set(ctx, hook);
+interface ClientGone {
+  /** The context the hook was set on: a context derived from it by a spread copies this, and is not it. */
+  ctx: RequestContext;
+  hook: OnClientGone;
 }
+
+type FollowingContext = RequestContext & { [CLIENT_GONE]?: ClientGone };
+
+/**
+ * Upstream calls made for `ctx` learn of the client leaving through `hook` rather than `ctx.signal`.
+ * Only the context the gateway built for the request follows it: a context derived from it (a
+ * background run, with a signal of its own) does not, so its upstream calls follow its own signal.
+ */
+export function followClientGone(ctx: RequestContext, hook: OnClientGone): void {
+  (ctx as FollowingContext)[CLIENT_GONE] = { ctx, hook };
+}
+
+/** Every field of T named (so a field added to UpstreamRequest is not dropped by upstreamRequest). */
+type AllFields<T> = { [K in keyof Required<T>]: T[K] };
 
 /** An upstream request on behalf of this client request (the client leaving, the stream idle timeout, onRequest). */
 export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): UpstreamRequest {
-  const total = ctx.deadline === undefined ? {} : { totalMs: Math.max(0, ctx.deadline - Date.now()) };
-  const onClientGone = clientGoneHooks.get(ctx);
-  const client = onClientGone ? { onClientGone } : { signal: ctx.signal };
-  return { ...req, ...client, idleMs: ctx.rt.config.timeouts.streamIdleMs, observer: ctx.obs, ...total };
+  const following = (ctx as FollowingContext)[CLIENT_GONE];
+  const onClientGone = following?.ctx === ctx ? following.hook : undefined;
+  // One object of one shape: adding fields to the caller's object (or spreading it) costs more.
+  const out: AllFields<UpstreamRequest> = {
+    url: req.url,
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    credential: req.credential,
+    protocol: req.protocol,
+    signal: onClientGone ? req.signal : ctx.signal,
+    onClientGone: onClientGone ?? req.onClientGone,
+    idleMs: ctx.rt.config.timeouts.streamIdleMs,
+    totalMs: ctx.deadline === undefined ? req.totalMs : Math.max(0, ctx.deadline - Date.now()),
+    observer: ctx.obs,
+  };
+  return out;
 }
 
 /**
@@ -103,153 +127,217 @@ export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): Upst
  * upstream 4xx/5xx -> the same status with its message (credentials scrubbed), a redirect -> 502
  * (never followed). The body of a successful answer is left unread for the caller.
  */
-export async function callUpstream(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
+export function callUpstream(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
   const obs = req.observer;
-  if (!obs) return callOnce(provider, req);
+  if (!obs) return callOnce(provider, req, undefined);
   // The one seam per upstream attempt: a client span (traceparent sent on), onRequest before the first.
   const { attempt, context } = obs.startAttempt(provider, req.url, req.headers);
-  let result: UpstreamResult;
-  try {
-    result = await RequestObserver.within(context, () => callOnce(provider, req));
-  } catch (err) {
-    const g = toGatewayError(err);
-    const status = upstreamStatusOf(g);
-    attempt.failed(status ? { code: g.code, status } : { code: g.code });
-    throw err;
-  }
-  attempt.answered(result.response.status);
-  const done = result.done;
-  // In place: a copy would read `signal` (and build it).
-  result.done = () => {
-    done();
-    attempt.ended();
-  };
-  return result;
+  return RequestObserver.within(context, () => callOnce(provider, req, attempt));
 }
 
 /**
- * The abort of one upstream exchange. Node builds an AbortController's signal only when it is
- * read: a fetch that takes an abort hook (ABORT_HOOK) is cut through it instead, so an exchange
- * that ends normally builds no signal (the stream pump reads it; sync calls do not).
+ * One upstream exchange: its abort, its timers, the caller going away. Node builds an
+ * AbortController's signal only when it is read, and this builds the controller only then too: a
+ * fetch that takes an abort hook (ABORT_HOOK) is cut through it instead, so an exchange that ends
+ * normally builds neither (the stream pump may read `signal`; sync calls do not).
  */
-function exchangeAbort(fetch: Provider['fetch']): { abort: (reason?: unknown) => void; init: Pick<RequestInit, 'signal'> & { [ABORT_HOOK]?: AbortHook }; controller: AbortController } {
-  const controller = new AbortController();
-  if (!takesAbortHook(fetch)) return { abort: (reason) => controller.abort(reason), init: { signal: controller.signal }, controller };
-  let cutFetch: ((reason?: unknown) => void) | undefined;
-  let cut: { reason: unknown } | undefined;
-  const hook: AbortHook = (cutCall) => {
-    if (cut) cutCall(cut.reason);
-    else cutFetch = cutCall;
-  };
-  const abort = (reason?: unknown) => {
-    if (!cut) {
-      cut = { reason };
+class Exchange implements UpstreamResult {
+  response!: Response;
+  #controller: AbortController | undefined;
+  #cut = false;
+  #cutReason: unknown;
+  #cutFetch: ((reason?: unknown) => void) | undefined;
+  #clientGone = false;
+  #unfollow: (() => void) | undefined;
+  #timedOut: UpstreamTimeout | undefined;
+  /** The headers timeout (or the total one, when that comes first); once the headers are in, the total's rest. */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerKind: 'headers' | 'total';
+  #headersIn = false;
+  /** When the total time runs out (Date.now() ms), while the timer still counts the headers timeout. */
+  #totalAt: number | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #idleMs: number | undefined;
+  readonly #attempt: UpstreamAttempt | undefined;
+
+  constructor(provider: Provider, req: UpstreamRequest, attempt: UpstreamAttempt | undefined) {
+    this.#attempt = attempt;
+    this.#idleMs = req.idleMs;
+    if (!takesAbortHook(provider.fetch)) this.#controller = new AbortController();
+    const clientSignal = req.signal;
+    if (req.onClientGone || clientSignal) {
+      const onClientAbort = () => {
+        this.#clientGone = true;
+        this.abort(new DOMException('Client disconnected', 'AbortError'));
+      };
+      if (req.onClientGone) this.#unfollow = req.onClientGone(onClientAbort);
+      else if (clientSignal) {
+        if (clientSignal.aborted) onClientAbort();
+        clientSignal.addEventListener('abort', onClientAbort, { once: true });
+        this.#unfollow = () => clientSignal.removeEventListener('abort', onClientAbort);
+      }
+    }
+    // One timer where there were two (headers, total): the first to run out is armed.
+    const totalMs = req.totalMs;
+    if (totalMs !== undefined && totalMs < provider.timeoutMs) {
+      this.#timerKind = 'total';
+      this.#timer = setTimeout(() => this.#onTimer(), totalMs);
+    } else {
+      this.#timerKind = 'headers';
+      if (totalMs !== undefined) this.#totalAt = Date.now() + totalMs;
+      this.#timer = setTimeout(() => this.#onTimer(), provider.timeoutMs);
+    }
+  }
+
+  /** The fetch's init: its abort hook or signal, redirects refused. */
+  init(req: UpstreamRequest): RequestInit & { [ABORT_HOOK]?: AbortHook } {
+    const method = req.method ?? (req.body ? 'POST' : 'GET');
+    const body = req.body ?? null;
+    const init: RequestInit & { [ABORT_HOOK]?: AbortHook } = this.#controller
+      ? { method, headers: req.headers, body, signal: this.#controller.signal, redirect: UPSTREAM_REDIRECT }
+      : {
+          method,
+          headers: req.headers,
+          body,
+          [ABORT_HOOK]: (cutCall) => {
+            if (this.#cut) cutCall(this.#cutReason);
+            else this.#cutFetch = cutCall;
+          },
+          redirect: UPSTREAM_REDIRECT,
+        };
+    // Node's fetch needs this to stream a ReadableStream request body.
+    if (body instanceof ReadableStream) (init as RequestInit & { duplex?: 'half' }).duplex = 'half';
+    return init;
+  }
+
+  abort(reason?: unknown): void {
+    if (!this.#cut) {
+      this.#cut = true;
+      this.#cutReason = reason;
       // The fetch first, as when it listened on the signal.
-      cutFetch?.(reason);
+      this.#cutFetch?.(reason);
     }
-    controller.abort(reason);
-  };
-  return { abort, init: { [ABORT_HOOK]: hook }, controller };
-}
-
-async function callOnce(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
-  const { abort, init: abortInit, controller } = exchangeAbort(provider.fetch);
-  const clientSignal = req.signal;
-  let clientGone = false;
-  const onClientAbort = () => {
-    clientGone = true;
-    abort(new DOMException('Client disconnected', 'AbortError'));
-  };
-  let unfollow: (() => void) | undefined;
-  if (req.onClientGone) unfollow = req.onClientGone(onClientAbort);
-  else if (clientSignal) {
-    if (clientSignal.aborted) onClientAbort();
-    clientSignal.addEventListener('abort', onClientAbort, { once: true });
-    unfollow = () => clientSignal.removeEventListener('abort', onClientAbort);
+    this.#controller?.abort(reason);
   }
-  let timedOut: UpstreamTimeout | undefined;
-  const cut = (kind: UpstreamTimeout) => () => {
-    timedOut ??= kind;
-    abort(new DOMException(`Upstream ${kind} timeout`, 'TimeoutError'));
-  };
-  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(cut('headers'), provider.timeoutMs);
-  let totalTimer = req.totalMs === undefined ? undefined : setTimeout(cut('total'), req.totalMs);
-  const clear = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-  };
-  const done = () => {
-    clear();
-    if (totalTimer) clearTimeout(totalTimer);
-    totalTimer = undefined;
-    unfollow?.();
-    unfollow = undefined;
-  };
 
-  let response: Response;
-  try {
-    response = await provider.fetch(req.url, {
-      method: req.method ?? (req.body ? 'POST' : 'GET'),
-      headers: req.headers,
-      body: req.body ?? null,
-      ...abortInit,
-      redirect: UPSTREAM_REDIRECT,
-      // Node's fetch needs this to stream a ReadableStream request body.
-      ...(req.body instanceof ReadableStream ? { duplex: 'half' } : {}),
-    } as RequestInit);
-  } catch (err) {
-    done();
-    if (timedOut === 'total') throw fromUpstream(new GatewayError('upstream_timeout', `The request's total time ran out before the upstream provider '${provider.id}' answered.`));
-    if (timedOut) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`));
-    if (clientGone || clientSignal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
-    throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err }));
-  }
-  clear();
-
-  const redirect = await upstreamRedirectError(provider.id, response);
-  if (redirect) {
-    done();
-    throw fromUpstream(redirect, response.status);
-  }
-  if (!response.ok) {
-    let text = '';
-    try {
-      text = await response.text();
-    } catch {
-      // body lost; the status still says enough
+  /** Aborted already if the exchange was. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#cut) this.#controller.abort(this.#cutReason);
     }
-    done();
-    const message = redact(upstreamErrorText(req.protocol ?? provider.chatProtocol, response.status, text), provider.secrets);
-    const refused = callerCredentialRefused(provider, response.status, message);
-    if (refused) throw fromUpstream(refused, response.status);
-    const retryAfter = retryAfterSeconds(response.headers, Date.now());
-    throw fromUpstream(upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), ...(retryAfter !== undefined ? { retryAfter } : {}) }), response.status);
+    return this.#controller.signal;
   }
 
-  const idleMs = req.idleMs;
-  const onIdle = cut('idle');
-  const touch = () => {
+  get clientGone(): boolean {
+    return this.#clientGone;
+  }
+
+  /** The headers are in: the headers timeout no longer applies. */
+  answered(): void {
+    this.#headersIn = true;
+    if (this.#timerKind === 'headers' && this.#totalAt === undefined) this.#clearTimer();
+  }
+
+  touch(): void {
+    const idleMs = this.#idleMs;
     if (idleMs === undefined) return;
     // One idle timer per stream, restarted in place where the runtime can (Node, Bun: refresh()).
-    const running = timer as { refresh?: () => unknown } | undefined;
+    const running = this.#idleTimer as { refresh?: () => unknown } | undefined;
     if (typeof running?.refresh === 'function') {
       running.refresh();
       return;
     }
-    clear();
-    timer = setTimeout(onIdle, idleMs);
-  };
-  return {
-    response,
-    abort,
-    // Built when read (the stream pump reads it); aborted already if the exchange was.
-    get signal() {
-      return controller.signal;
-    },
-    touch,
-    done,
-    timedOut: () => timedOut,
-  };
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => this.#expire('idle'), idleMs);
+  }
+
+  /** Stops the timers and lets go of the caller (without ending the attempt: see done). */
+  release(): void {
+    this.#clearTimer();
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    this.#unfollow?.();
+    this.#unfollow = undefined;
+  }
+
+  done(): void {
+    this.release();
+    this.#attempt?.ended();
+  }
+
+  timedOut(): UpstreamTimeout | undefined {
+    return this.#timedOut;
+  }
+
+  #clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #onTimer(): void {
+    this.#timer = undefined;
+    if (this.#timerKind === 'headers' && this.#headersIn) {
+      // The headers came in time; the total time runs on.
+      this.#timerKind = 'total';
+      const totalAt = this.#totalAt as number;
+      this.#timer = setTimeout(() => this.#onTimer(), Math.max(0, totalAt - Date.now()));
+      return;
+    }
+    this.#expire(this.#timerKind);
+  }
+
+  #expire(kind: UpstreamTimeout): void {
+    this.#timedOut ??= kind;
+    this.abort(new DOMException(`Upstream ${kind} timeout`, 'TimeoutError'));
+  }
+}
+
+async function callOnce(provider: Provider, req: UpstreamRequest, attempt: UpstreamAttempt | undefined): Promise<UpstreamResult> {
+  const x = new Exchange(provider, req, attempt);
+  try {
+    let response: Response;
+    try {
+      response = await provider.fetch(req.url, x.init(req) as RequestInit);
+    } catch (err) {
+      x.release();
+      const timedOut = x.timedOut();
+      if (timedOut === 'total') throw fromUpstream(new GatewayError('upstream_timeout', `The request's total time ran out before the upstream provider '${provider.id}' answered.`));
+      if (timedOut) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`));
+      if (x.clientGone || req.signal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
+      throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err }));
+    }
+    x.answered();
+    x.response = response;
+    if (isRedirect(response)) {
+      const redirect = (await upstreamRedirectError(provider.id, response)) as GatewayError;
+      x.release();
+      throw fromUpstream(redirect, response.status);
+    }
+    if (!response.ok) {
+      let text = '';
+      try {
+        text = await response.text();
+      } catch {
+        // body lost; the status still says enough
+      }
+      x.release();
+      const message = redact(upstreamErrorText(req.protocol ?? provider.chatProtocol, response.status, text), provider.secrets);
+      const refused = callerCredentialRefused(provider, response.status, message);
+      if (refused) throw fromUpstream(refused, response.status);
+      const retryAfter = retryAfterSeconds(response.headers, Date.now());
+      throw fromUpstream(upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), ...(retryAfter !== undefined ? { retryAfter } : {}) }), response.status);
+    }
+  } catch (err) {
+    if (attempt) {
+      const g = toGatewayError(err);
+      const status = upstreamStatusOf(g);
+      attempt.failed(status ? { code: g.code, status } : { code: g.code });
+    }
+    throw err;
+  }
+  attempt?.answered(x.response.status);
+  return x;
 }
 
 /** The upstream's `retry-after-ms` (OpenAI, Anthropic) or `retry-after` (seconds or an HTTP date), in seconds. */

@@ -7,10 +7,14 @@ import { GatewayError } from '../errors.js';
  */
 export const UPSTREAM_REDIRECT: RequestRedirect = 'manual';
 
+/** A 3xx, or a browser-style fetch's opaque redirect. */
+export function isRedirect(response: Response): boolean {
+  return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
+}
+
 /** A 502 naming the provider when `response` is a redirect (its body is discarded), else undefined. */
 export async function upstreamRedirectError(providerId: string, response: Response): Promise<GatewayError | undefined> {
-  const redirected = (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
-  if (!redirected) return undefined;
+  if (!isRedirect(response)) return undefined;
   await response.body?.cancel().catch(() => undefined);
   const status = response.status >= 300 ? String(response.status) : '3xx';
   return new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered with a redirect (${status}), which the gateway does not follow.`, { detail: 'upstream_redirect' });

@@ -13,6 +13,7 @@ import { openAIChunkError } from '../errors.js';
 import { fromOpenAIFinishReason } from './map-finish-reason.js';
 import { fromOpenAIUsage } from './usage.js';
 import { NOT_JSON, parseJsonOr } from '../../shared/json.js';
+import { readContentDelta } from './text-delta.js';
 
 /** For a chunk without choices or tool calls: one shared empty list instead of one per chunk. */
 const NONE: never[] = [];
@@ -38,11 +39,22 @@ export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): Stre
     done = true;
     return [{ type: 'error', error }];
   };
+  const textDelta = (out: IRStreamEvent[], text: string): IRStreamEvent[] => {
+    blocks.close(out, 'r0');
+    blocks.open(out, 't0', TEXT_BLOCK);
+    out.push({ type: 'text-delta', id: 't0', delta: text });
+    return out;
+  };
 
   return {
     event(ev: SSEEvent): IRStreamEvent[] {
       if (done) return [];
       if (ev.data === '[DONE]') return finishReason ? finish() : [];
+      if (started) {
+        // Most chunks are plain text in the API's own form: read without a parse (text-delta.ts).
+        const quick = readContentDelta(ev.data);
+        if (quick !== undefined) return quick ? textDelta([], quick) : [];
+      }
       // An empty data line is a keep-alive of some compatible servers, not a chunk.
       if (ev.data.trim() === '') return [];
       const json = parseJsonOr(ev.data);
@@ -66,11 +78,7 @@ export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): Stre
           out.push({ type: 'reasoning-delta', id: 'r0', delta: reasoning });
         }
         const text = delta?.content ?? delta?.refusal;
-        if (text) {
-          blocks.close(out, 'r0');
-          blocks.open(out, 't0', TEXT_BLOCK);
-          out.push({ type: 'text-delta', id: 't0', delta: text });
-        }
+        if (text) textDelta(out, text);
         for (const tc of delta?.tool_calls ?? NONE) {
           const index = tc.index ?? 0;
           let call = blocks.get(index);
