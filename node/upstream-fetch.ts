@@ -236,16 +236,28 @@ export interface UndiciFetchOptions {
 export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstreamFetch {
   const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
 
-  const upstreamFetch = async (input: Request | string | URL, init?: HookedInit): Promise<Response> => {
-    if (input instanceof Request) ({ url: input, init } = await fromRequest(input, init));
+  const send = (url: Target, method: string, init: HookedInit | undefined, body: PreparedBody): Promise<Response> => {
+    const headers = plainHeaders(init?.headers, url.secure, body.contentType);
+    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, abortHook: init?.[ABORT_HOOK], redirect: init?.redirect });
+  };
+  const call = (input: string | URL, init: HookedInit | undefined): Promise<Response> => {
     const url = targetOf(input);
     const method = (init?.method ?? 'GET').toUpperCase();
     const raw = init?.body;
     if (raw != null && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
     // Chat calls (string/bytes) skip the async extraction step.
-    const body = isDirectBody(raw) ? directBody(raw) : await prepareBody(raw);
-    const headers = plainHeaders(init?.headers, url.secure, body.contentType);
-    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, abortHook: init?.[ABORT_HOOK], redirect: init?.redirect });
+    if (isDirectBody(raw)) return send(url, method, init, directBody(raw));
+    return prepareBody(raw).then((body) => send(url, method, init, body));
+  };
+  // Not an async function: the call's own promise is handed back, without the hops an async
+  // function's return of a promise takes; what an async function would throw is a rejection.
+  const upstreamFetch = (input: Request | string | URL, init?: HookedInit): Promise<Response> => {
+    try {
+      if (input instanceof Request) return fromRequest(input, init).then((r) => call(r.url, r.init));
+      return call(input, init);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   };
   return Object.assign(upstreamFetch, { close: () => dispatcher.destroy(), [ABORT_HOOK]: true });
 }

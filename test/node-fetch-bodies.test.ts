@@ -191,6 +191,15 @@ describe('createUndiciFetch sends each body kind as fetch does', () => {
     expect(recorded.some((r) => r.url === '/get-body')).toBe(false);
   });
 
+  it('a bad URL or header is a rejection, as with fetch, never a throw', async () => {
+    for (const call of [() => upstream('not a url', { method: 'POST', body: 'x' }), () => upstream(`${base}/bad-header`, { method: 'POST', headers: { 'x-bad': 'a\nb' }, body: 'x' }), () => upstream(`${base}/bad-header`, { method: 'POST', headers: { 'x-bad': 'a\nb' }, body: new Blob(['x']) })]) {
+      let promise: Promise<Response> | undefined;
+      expect(() => (promise = call())).not.toThrow();
+      await expect(promise).rejects.toBeInstanceOf(TypeError);
+    }
+    expect(recorded.some((r) => r.url === '/bad-header')).toBe(false);
+  });
+
   it('a stream that yields something other than bytes fails the call', async () => {
     const body = new ReadableStream<unknown>({
       start(controller) {

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
 import { appendTopLevelField } from '../http/json-splice.js';
 import { Reply } from '../http/reply.js';
+import { ReplyHeaders } from '../http/reply-headers.js';
 import { errorBodyFor } from '../protocols/shared/error-bodies.js';
 import { scrubContent, scrubError as scrubGatewayError } from '../upstream/redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
@@ -67,7 +68,7 @@ export function requireCapability(model: ResolvedModel, capability: 'chat' | 'im
  * events and gateway logs. Streamed events do not (only their in-band error event does).
  */
 export function jsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Reply {
-  const h = new Headers(headers);
+  const h = new ReplyHeaders(headers);
   h.set('content-type', 'application/json');
   return new Reply(status, h, JSON.stringify({ ...body, traceId: ctx.traceId }));
 }
@@ -75,7 +76,7 @@ export function jsonResponse(ctx: RequestContext, body: object, status = 200, he
 /** An error rendered in the endpoint's protocol shape, with secrets scrubbed. */
 export function errorResponse(ctx: RequestContext, err: GatewayError): Reply {
   const safe = scrubError(ctx, err);
-  const headers = new Headers({ 'content-type': 'application/json' });
+  const headers = new ReplyHeaders({ 'content-type': 'application/json' });
   if (safe.retryAfter !== undefined) headers.set('retry-after', String(Math.max(1, Math.ceil(safe.retryAfter))));
   return new Reply(safe.status, headers, JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)));
 }
@@ -99,14 +100,14 @@ export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError
 export function upstreamJsonTextResponse(ctx: RequestContext, text: string, json: Record<string, unknown>): Reply {
   if (!Object.hasOwn(json, 'traceId') && !text.includes('\\u') && !text.includes('\\/')) {
     const out = appendTopLevelField(text, 'traceId', JSON.stringify(ctx.traceId));
-    if (out !== undefined) return new Reply(200, new Headers({ 'content-type': 'application/json' }), scrubContent(out, requestSecrets(ctx)));
+    if (out !== undefined) return new Reply(200, new ReplyHeaders({ 'content-type': 'application/json' }), scrubContent(out, requestSecrets(ctx)));
   }
   return upstreamJsonResponse(ctx, json);
 }
 
 /** A JSON answer built from what an upstream sent: the configured secrets are scrubbed from it. */
 export function upstreamJsonResponse(ctx: RequestContext, body: object, status = 200, headers?: HeadersInit): Reply {
-  const h = new Headers(headers);
+  const h = new ReplyHeaders(headers);
   h.set('content-type', 'application/json');
   return new Reply(status, h, scrubContent(JSON.stringify({ ...body, traceId: ctx.traceId }), requestSecrets(ctx)));
 }

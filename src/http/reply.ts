@@ -6,6 +6,7 @@
  * building those costs more than most of a request's own work).
  */
 
+import { ReplyHeaders } from './reply-headers.js';
 import { SSE_HEADERS } from './sse.js';
 
 /** Interval of SSE keep-alive comments while a stream's source is silent (reasoning models can think for minutes). */
@@ -54,7 +55,7 @@ export function isTextStream(body: ReplyBody): body is TextStream {
 
 /** A streamed reply fed by `chunks`; `cancel` runs when the client leaves. */
 export function textStreamReply(chunks: AsyncGenerator<string>, cancel: () => void, headers: Record<string, string> = SSE_HEADERS, keepAlive = true): Reply {
-  return new Reply(200, new Headers(headers), { kind: 'text-stream', chunks, cancel, keepAlive });
+  return new Reply(200, new ReplyHeaders(headers), { kind: 'text-stream', chunks, cancel, keepAlive });
 }
 
 /**
