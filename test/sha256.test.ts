@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { KeyStore } from '../src/auth/key-store.js';
-import { sha256 } from '../src/auth/sha256.js';
+import { sha256, sha256Words } from '../src/auth/sha256.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -20,6 +20,16 @@ describe('sha256 (plain JS, used by the key store)', () => {
     for (let n = 0; n <= 200; n++) {
       const data = randomBytes(n);
       expect(hex(sha256(data)), `length ${n}`).toBe(createHash('sha256').update(data).digest('hex'));
+    }
+  });
+
+  it('hashes a prefix of a buffer into words (as the key store does)', () => {
+    const data = randomBytes(300);
+    for (const n of [0, 1, 55, 56, 63, 64, 119, 120, 200, 300]) {
+      const words = sha256Words(data, n);
+      const bytes = Buffer.alloc(32);
+      words.forEach((w, i) => bytes.writeInt32BE(w, i * 4));
+      expect(bytes.toString('hex'), `length ${n}`).toBe(createHash('sha256').update(data.subarray(0, n)).digest('hex'));
     }
   });
 
@@ -55,5 +65,19 @@ describe('sha256 (plain JS, used by the key store)', () => {
     expect(await store.lookup('sk-abcdef')).toBeUndefined();
     expect(await store.lookup('sk-ab')).toEqual({ id: 's', models: ['*'] });
     expect(await store.lookup('sk-a')).toBeUndefined();
+  });
+
+  it('tells apart keys whose digests share the bits the store indexes by, and lets a repeated key text resolve to its last entry', async () => {
+    // Found by search: the first 30 bits of their SHA-256 digests are equal.
+    const [a, b] = ['sk-collide-16658', 'sk-collide-24902'];
+    expect(sha256Words(utf8(a), a.length)[0]! & 0x3fffffff).toBe(sha256Words(utf8(b), b.length)[0]! & 0x3fffffff);
+    const store = new KeyStore([
+      { id: 'a', key: a, models: ['*'] },
+      { id: 'b', key: b, models: ['*'] },
+      { id: 'b2', key: b, models: ['x'] },
+    ]);
+    expect(await store.lookup(a)).toEqual({ id: 'a', models: ['*'] });
+    expect(await store.lookup(b)).toEqual({ id: 'b2', models: ['x'] });
+    expect(await store.lookup('sk-collide-1')).toBeUndefined();
   });
 });

@@ -1,33 +1,39 @@
 import type { KeyConfig } from '../config/schema.js';
 import type { Principal } from './principal.js';
-import { sha256 } from './sha256.js';
+import { sha256Words } from './sha256.js';
 
 const encoder = new TextEncoder();
 /** Reused for ASCII tokens (all real ones): TextEncoder.encode costs more than the hash itself. */
 const ascii = new Uint8Array(256);
 
-function digestOf(text: string): Uint8Array {
+/** The digest words of `text`'s UTF-8 bytes, in sha256Words' shared buffer (read before the next hash). */
+function digestOf(text: string): Int32Array {
   const n = text.length;
-  if (n > ascii.length) return sha256(encoder.encode(text));
+  if (n > ascii.length) return hashBytes(encoder.encode(text));
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (c > 0x7f) return sha256(encoder.encode(text));
+    if (c > 0x7f) {
+      ascii.fill(0, 0, i);
+      return hashBytes(encoder.encode(text));
+    }
     ascii[i] = c;
   }
-  const digest = sha256(ascii.subarray(0, n));
+  const digest = sha256Words(ascii, n);
   ascii.fill(0, 0, n);
   return digest;
 }
 
-/** The map key of a digest: its 32 bytes as 16 UTF-16 code units (cheaper to build than hex). */
-function keyOf(digest: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < digest.length; i += 2) out += String.fromCharCode(((digest[i] as number) << 8) | (digest[i + 1] as number));
-  return out;
+function hashBytes(bytes: Uint8Array): Int32Array {
+  return sha256Words(bytes, bytes.length);
 }
 
-/** Constant-time comparison of two equal-length byte arrays. */
-export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+/** The map key of a digest: 30 of its bits, a small integer (no string per lookup); the full digest confirms. */
+function keyOf(w: Int32Array): number {
+  return (w[0] as number) & 0x3fffffff;
+}
+
+/** Constant-time comparison of two equal-length arrays of integers (digest bytes or words). */
+export function timingSafeEqual(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
@@ -35,7 +41,7 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 interface StoredKey {
-  digest: Uint8Array;
+  digest: Int32Array;
   principal: Principal;
 }
 
@@ -45,21 +51,31 @@ interface StoredKey {
  * the memory holds the key text.
  */
 export class KeyStore {
-  private readonly byDigest = new Map<string, StoredKey>();
+  /** Digests that share those 30 bits share a bucket (rare), each one confirmed in full. */
+  private readonly byDigest = new Map<number, StoredKey[]>();
 
   constructor(keys: readonly KeyConfig[]) {
     for (const k of keys) {
       if (k.disabled) continue;
-      const digest = digestOf(k.key);
+      const digest = digestOf(k.key).slice();
       const principal: Principal = { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}), ...(k.providerKeys ? { providerKeys: k.providerKeys } : {}) };
-      this.byDigest.set(keyOf(digest), { digest, principal });
+      const bucket = this.byDigest.get(keyOf(digest)) ?? [];
+      // The same key text twice: the later entry wins.
+      const same = bucket.findIndex((stored) => timingSafeEqual(stored.digest, digest));
+      if (same < 0) bucket.push({ digest, principal });
+      else bucket[same] = { digest, principal };
+      this.byDigest.set(keyOf(digest), bucket);
     }
   }
 
   async lookup(token: string): Promise<Principal | undefined> {
     const digest = digestOf(token);
-    const found = this.byDigest.get(keyOf(digest));
-    if (!found || !timingSafeEqual(found.digest, digest)) return undefined;
-    return found.principal;
+    const bucket = this.byDigest.get(keyOf(digest));
+    if (!bucket) return undefined;
+    for (let i = 0; i < bucket.length; i++) {
+      const stored = bucket[i] as StoredKey;
+      if (timingSafeEqual(stored.digest, digest)) return stored.principal;
+    }
+    return undefined;
   }
 }

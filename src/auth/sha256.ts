@@ -20,13 +20,34 @@ const W = new Uint32Array(64);
 /** Padded input of up to 119 bytes (every presented token), reused; longer input gets its own. */
 const SMALL = new Uint8Array(128);
 
+/** The state words of the last sha256Words call. */
+const STATE = new Int32Array(8);
+
 /** The SHA-256 digest (32 bytes) of `data`. */
 export function sha256(data: Uint8Array): Uint8Array {
-  const len = data.length;
+  const words = sha256Words(data, data.length);
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 8; i++) {
+    const v = words[i] as number;
+    out[i * 4] = v >>> 24;
+    out[i * 4 + 1] = v >>> 16;
+    out[i * 4 + 2] = v >>> 8;
+    out[i * 4 + 3] = v;
+  }
+  return out;
+}
+
+/**
+ * The digest of the first `len` bytes of `data` as eight big-endian words, in a buffer the next call
+ * overwrites: the key store hashes a token per request and keeps no digest of it, so nothing is
+ * allocated for one.
+ */
+export function sha256Words(data: Uint8Array, len: number): Int32Array {
   const blocks = ((len + 8) >> 6) + 1;
   const size = blocks << 6;
   const p = size <= SMALL.length ? SMALL : new Uint8Array(size);
-  p.set(data);
+  if (len === data.length) p.set(data);
+  else for (let i = 0; i < len; i++) p[i] = data[i] as number;
   p.fill(0, len, size);
   p[len] = 0x80;
   const hiBits = Math.floor(len / 0x20000000);
@@ -89,14 +110,14 @@ export function sha256(data: Uint8Array): Uint8Array {
   }
   // The token's bytes do not stay behind in the shared buffer.
   if (p === SMALL) p.fill(0, 0, len);
-  const out = new Uint8Array(32);
-  const words = [h0, h1, h2, h3, h4, h5, h6, h7];
-  for (let i = 0; i < 8; i++) {
-    const v = words[i] as number;
-    out[i * 4] = v >>> 24;
-    out[i * 4 + 1] = v >>> 16;
-    out[i * 4 + 2] = v >>> 8;
-    out[i * 4 + 3] = v;
-  }
+  const out = STATE;
+  out[0] = h0;
+  out[1] = h1;
+  out[2] = h2;
+  out[3] = h3;
+  out[4] = h4;
+  out[5] = h5;
+  out[6] = h6;
+  out[7] = h7;
   return out;
 }

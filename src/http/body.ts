@@ -34,9 +34,12 @@ export function requestBody(request: Request, source: BodySource, limit: number)
   const bytes = () => (pending ??= readBody(request, source, limit));
   return {
     bytes,
-    text: async () => new TextDecoder().decode(await bytes()),
+    text: async () => utf8.decode(await bytes()),
   };
 }
+
+/** One decoder for every body: decode() without `stream` keeps no state between calls. */
+const utf8 = new TextDecoder();
 
 async function readBody(request: Request, source: BodySource, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);

@@ -161,5 +161,7 @@ export function applyRoutingHeaders(ctx: RequestContext, headers: Headers): void
   headers.set('x-modelgate-model', ctx.event.model);
   if (ctx.event.provider) headers.set('x-modelgate-provider', ctx.event.provider);
   // Upstream calls made: a fallback skipped at its own limit was not called.
-  headers.set('x-modelgate-attempts', String(ctx.event.attempts?.filter((a) => !a.skipped).length ?? 0));
+  let calls = 0;
+  for (const a of ctx.event.attempts ?? []) if (!a.skipped) calls++;
+  headers.set('x-modelgate-attempts', String(calls));
 }
