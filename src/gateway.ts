@@ -5,7 +5,8 @@ import type { GatewayConfigInput } from './config/schema.js';
 import { errorResponse, requestSecrets, scrubError } from './endpoints/common.js';
 import { requestBody } from './http/body.js';
 import { Reply, toResponse } from './http/reply.js';
-import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN, requestURL } from './http/request-guards.js';
+import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN } from './http/request-guards.js';
+import { cachedRequestURL } from './http/url-cache.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { RequestObserver } from './observability/request-observer.js';
@@ -135,7 +136,8 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
 /** Named groups of a route match, percent-decoded; a malformed escape (`/v1/models/%`) is the caller's 400. */
 function pathParams(m: RegExpExecArray): Record<string, string> {
   const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries(m.groups ?? {})) {
+  if (!m.groups) return params;
+  for (const [k, v] of Object.entries(m.groups)) {
     if (v === undefined) continue;
     try {
       params[k] = decodeURIComponent(v);
@@ -161,12 +163,14 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
 
   async function reply(request: Request, context: HandleContext = {}): Promise<Reply> {
     const startedAt = rt.now();
-    const parsedUrl = requestURL(request.url);
+    const parsedUrl = cachedRequestURL(request.url);
     const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
+    const path = url.pathname;
     const traceId = rt.newId();
     const requestId = request.headers.get('request-id') ?? undefined;
     let signal: AbortSignal | undefined;
-    const event: RequestContext['event'] = { traceId, method: request.method, path: url.pathname, endpoint: 'unknown', ...(requestId ? { requestId } : {}) };
+    const event: RequestContext['event'] = { traceId, method: request.method, path, endpoint: 'unknown' };
+    if (requestId) event.requestId = requestId;
     const ctx: RequestContext = {
       rt,
       request,
@@ -182,18 +186,18 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       body: requestBody(request, context, rt.config.limits.maxBodyBytes),
       event,
       obs: new RequestObserver({ hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(ctx)) }, event, startedAt, request.headers),
-      errorShape: shapeForPath(url.pathname),
+      errorShape: shapeForPath(path),
     };
     if (context.onClientGone) followClientGone(ctx, context.onClientGone);
     let response: Reply;
     try {
       if (closed) throw new GatewayError('unavailable', 'The gateway is shutting down.');
       if (!parsedUrl) throw new GatewayError('invalid_request', 'Malformed request URL.');
-      response = await route(ctx, carriesBody(request, context));
+      response = await route(ctx, path, carriesBody(request, context));
     } catch (err) {
       const gerr = toGatewayError(err);
       response = errorResponse(ctx, gerr);
-      if (gerr.code === 'method_not_allowed') response.headers.set('allow', allowedMethods(url.pathname).join(', '));
+      if (gerr.code === 'method_not_allowed') response.headers.set('allow', allowedMethods(path).join(', '));
       ctx.obs.report({ error: { code: gerr.code, message: scrubError(ctx, gerr).message } });
     }
     applyLimitHeaders(ctx.limits, response.headers, rt.now());
@@ -204,9 +208,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   }
 
   /** Host, route, method and body headers are all checked here, before a handler authenticates or reads. */
-  async function route(ctx: RequestContext, hasBody: boolean): Promise<Reply> {
+  async function route(ctx: RequestContext, path: string, hasBody: boolean): Promise<Reply> {
     checkHost(ctx.request.headers);
-    const path = ctx.url.pathname;
     let pathMatched = false;
     for (const r of ROUTES) {
       const m = r.pattern.exec(path);

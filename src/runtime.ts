@@ -126,7 +126,8 @@ export interface GatewayRuntime {
 export interface RequestContext {
   rt: GatewayRuntime;
   request: Request;
-  url: URL;
+  /** Shared by the requests to the same URL (parsed once): read only. */
+  url: Readonly<URL>;
   traceId: string;
   requestId: string | undefined;
   startedAt: number;

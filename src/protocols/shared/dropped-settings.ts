@@ -19,40 +19,40 @@ export function dropped(setting: string, target: ProtocolName, message: string):
   return { setting, action: `dropped (not supported by ${VENDOR_OF[target]})`, message };
 }
 
-/** Keys of the option bags of protocols other than `target`. */
-function foreignKeys(options: ProviderOptions | undefined, target: ProtocolName, nested: boolean): string[] {
-  const out: string[] = [];
-  for (const [protocol, bag] of Object.entries(options ?? {}) as Array<[ProtocolName, Record<string, unknown> | undefined]>) {
+/** Keys of the option bags of protocols other than `target`, added to `out`. */
+function foreignKeys(options: ProviderOptions | undefined, target: ProtocolName, nested: boolean, out: { add(k: string): unknown }): void {
+  if (!options) return;
+  for (const protocol in options) {
+    const bag = (options as Record<string, Record<string, unknown> | undefined>)[protocol];
     if (protocol === target || !bag) continue;
     for (const [k, v] of Object.entries(bag)) {
       if (v === undefined || CONTENT_KEYS.has(k)) continue;
-      if (nested && NESTED.has(k) && isJsonObject(v)) for (const sub of Object.keys(v)) out.push(`${k}.${sub}`);
-      else out.push(k);
+      if (nested && NESTED.has(k) && isJsonObject(v)) for (const sub of Object.keys(v)) out.add(`${k}.${sub}`);
+      else out.add(k);
     }
   }
-  return out;
 }
 
-function partOptions(p: IRContentPart): ProviderOptions[] {
-  const own = p.providerOptions ? [p.providerOptions] : [];
-  if (p.type !== 'tool-result') return own;
-  return [...own, ...p.content.flatMap((c) => (c.providerOptions ? [c.providerOptions] : []))];
+/** The option bags of a part (a tool result's content parts too). */
+function partOptions(p: IRContentPart, target: ProtocolName, out: Set<string>): void {
+  foreignKeys(p.providerOptions, target, false, out);
+  if (p.type === 'tool-result') for (const c of p.content) foreignKeys(c.providerOptions, target, false, out);
 }
 
 /**
  * One warning per vendor-only field of another protocol that the request carries: top-level fields
  * by their path, per-block fields (cache_control on messages, tools, system) once per name.
+ * Walks the request without building lists (most requests carry none).
  */
 export function droppedForeignOptions(req: IRChatRequest, target: ProtocolName): IRWarning[] {
   const vendor = VENDOR_OF[target];
-  const top = foreignKeys(req.providerOptions, target, true);
+  const top: string[] = [];
+  foreignKeys(req.providerOptions, target, true, { add: (k: string) => top.push(k) });
   const blocks = new Set<string>();
-  const bags: ProviderOptions[] = [
-    ...(req.system ?? []).flatMap((p) => (p.providerOptions ? [p.providerOptions] : [])),
-    ...req.messages.flatMap((m) => m.content.flatMap(partOptions)),
-    ...(req.tools ?? []).flatMap((t) => (t.type === 'function' && t.providerOptions ? [t.providerOptions] : [])),
-  ];
-  for (const bag of bags) for (const k of foreignKeys(bag, target, false)) blocks.add(k);
+  for (const p of req.system ?? []) foreignKeys(p.providerOptions, target, false, blocks);
+  for (const m of req.messages) for (const p of m.content) partOptions(p, target, blocks);
+  for (const t of req.tools ?? []) if (t.type === 'function') foreignKeys(t.providerOptions, target, false, blocks);
+  if (top.length === 0 && blocks.size === 0) return [];
   return [
     ...top.map((k) => dropped(k, target, `'${k}' has no equivalent for ${vendor} models; it was not sent.`)),
     ...[...blocks].map((k) => dropped(k, target, `'${k}' on messages or tools has no equivalent for ${vendor} models; it was not sent.`)),
