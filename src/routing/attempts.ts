@@ -80,7 +80,7 @@ export async function runAttempts<T>(
     }
     // Cooling-down deployments are skipped while something else can be tried; the last model's are
     // tried anyway when nothing else is left (the gateway does not refuse what might work).
-    const lastResort = usable.slice(i + 1).every((ds) => ds.length === 0);
+    const lastResort = nothingAfter(usable, i);
     const tried = new Set<string>();
     let retries = 0;
     for (let n = 0; n < retry.attempts; n++) {
@@ -140,10 +140,19 @@ function routedTo(ctx: RequestContext, target: ResolvedModel): void {
   else delete ctx.event.providerCredential;
 }
 
+/** True when no model after the i-th has a usable deployment. */
+function nothingAfter(usable: readonly (readonly ResolvedDeployment[])[], i: number): boolean {
+  for (let j = i + 1; j < usable.length; j++) if ((usable[j] as readonly ResolvedDeployment[]).length > 0) return false;
+  return true;
+}
+
 function record(ctx: RequestContext, target: ResolvedModel, status: number, reason?: string, skipped?: true): void {
-  const entry: UpstreamAttemptRecord = { model: target.id, provider: target.provider.id, upstreamModel: target.upstreamModel, status, ...(reason ? { reason } : {}), ...(skipped ? { skipped } : {}) };
+  const entry: UpstreamAttemptRecord = { model: target.id, provider: target.provider.id, upstreamModel: target.upstreamModel, status };
+  if (reason) entry.reason = reason;
+  if (skipped) entry.skipped = skipped;
   // A new array each time: an event already handed to a hook keeps the list it had.
-  ctx.event.attempts = [...(ctx.event.attempts ?? []), entry];
+  const before = ctx.event.attempts;
+  ctx.event.attempts = before ? [...before, entry] : [entry];
 }
 
 /** x-modelgate-model, x-modelgate-provider, x-modelgate-attempts on every response of a request routed to a model. */

@@ -23,8 +23,16 @@ interface Circuit {
 
 export type DeploymentState = 'closed' | 'open' | 'probe';
 
+/** Keys by deployment object: a fresh string per call would be built, flattened and hashed again at each lookup. */
+const keys = new WeakMap<object, { id: string; upstreamModel: string; key: string }>();
+
 export function deploymentKey(d: Pick<ResolvedDeployment, 'provider' | 'upstreamModel'>): string {
-  return `${d.provider.id}\u0000${d.upstreamModel}`;
+  const id = d.provider.id;
+  const cached = keys.get(d);
+  if (cached && cached.id === id && cached.upstreamModel === d.upstreamModel) return cached.key;
+  const key = `${id}\u0000${d.upstreamModel}`;
+  keys.set(d, { id, upstreamModel: d.upstreamModel, key });
+  return key;
 }
 
 export class DeploymentHealth {
