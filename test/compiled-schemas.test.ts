@@ -6,13 +6,13 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { GatewayError } from '../src/errors.js';
 import { chatRequestSchema } from '../src/protocols/openai-chat/openai-chat-api.js';
 import { validateChatRequest } from '../src/protocols/openai-chat/client/decode-request.js';
-import { countTokensRequestSchema, messagesRequestSchema } from '../src/protocols/anthropic-messages/anthropic-messages-api.js';
+import { contentBlockSchema, countTokensRequestSchema, customToolSchema, messagesRequestSchema } from '../src/protocols/anthropic-messages/anthropic-messages-api.js';
 import { validateCountTokensRequest, validateMessagesRequest } from '../src/protocols/anthropic-messages/client/decode-request.js';
-import { responsesRequestSchema } from '../src/protocols/openai-responses/openai-responses-api.js';
+import { functionCallItemSchema, functionCallOutputItemSchema, messageItemSchema, responsesRequestSchema } from '../src/protocols/openai-responses/openai-responses-api.js';
 import { validateResponsesRequest } from '../src/protocols/openai-responses/client/decode-request.js';
 import { parseOrThrow } from '../src/protocols/shared/zod-error.js';
 import { seededRandom } from './helpers/seeded-random.js';
@@ -68,7 +68,8 @@ function outcome(run: () => unknown): { value: unknown } | { error: string } {
   }
 }
 
-function compareOnMutations(seed: number, template: Record<string, unknown>, schema: z.ZodType, fast: (body: Record<string, unknown>) => unknown, runs = 2500) {
+/** `prefix`: the param prefix `fast` passes to parseOrThrow (item schemas are checked under their item's path). */
+function compareOnMutations(seed: number, template: Record<string, unknown>, schema: z.ZodType, fast: (body: Record<string, unknown>) => unknown, runs = 2500, prefix?: string) {
   const rand = seededRandom(seed);
   let accepted = 0;
   let refused = 0;
@@ -78,7 +79,7 @@ function compareOnMutations(seed: number, template: Record<string, unknown>, sch
     for (let c = 0; c < changes; c++) mutate(body, rand);
     // As the endpoints get it: parsed from the wire, one fresh copy per validator.
     const text = JSON.stringify(body);
-    const slow = outcome(() => parseOrThrow(schema, JSON.parse(text) as Record<string, unknown>));
+    const slow = outcome(() => parseOrThrow(schema, JSON.parse(text) as Record<string, unknown>, prefix));
     const quick = outcome(() => fast(JSON.parse(text) as Record<string, unknown>));
     if ('value' in slow && 'value' in quick) {
       accepted++;
@@ -199,6 +200,32 @@ describe('compiled request validators give what the zod interpreter gives', () =
   it('Anthropic messages', () => compareOnMutations(2, messagesTemplate, messagesRequestSchema, validateMessagesRequest));
   it('Anthropic count_tokens', () => compareOnMutations(3, anthropicShared, countTokensRequestSchema, validateCountTokensRequest));
   it('OpenAI responses', () => compareOnMutations(4, responsesTemplate, responsesRequestSchema, validateResponsesRequest));
+  // The per-item schemas of translated requests (compiled where the decoders call them).
+  const compiledAgainst = (schema: z.ZodType) => {
+    const compiled = z.compile(schema);
+    return (body: Record<string, unknown>) => parseOrThrow(compiled, body, 'item');
+  };
+  const blocks: Array<Record<string, unknown>> = [
+    { type: 'text', text: 'hi', cache_control: { type: 'ephemeral', ttl: '1h' } },
+    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+    { type: 'document', source: { type: 'content', content: [{ type: 'text', text: 'x' }] }, title: null, context: 'c' },
+    { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
+    { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok' }, { type: 'image', source: { type: 'url', url: 'https://e.x/a.png' } }], is_error: false },
+    { type: 'thinking', thinking: 'hm', signature: 's' },
+    { type: 'redacted_thinking', data: 'd' },
+  ];
+  blocks.forEach((block, i) => {
+    it(`Anthropic content block '${String(block.type)}'`, () => compareOnMutations(10 + i, block, contentBlockSchema, compiledAgainst(contentBlockSchema), 800, 'item'));
+  });
+  it('Anthropic custom tool', () =>
+    compareOnMutations(20, { name: 'get_weather', description: 'd', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' }, strict: true }, customToolSchema, compiledAgainst(customToolSchema), 800, 'item'));
+  it('Responses message item', () =>
+    compareOnMutations(21, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }, { type: 'input_image', image_url: 'https://e.x/a.png', detail: 'low' }], id: null }, messageItemSchema, compiledAgainst(messageItemSchema), 800, 'item'));
+  it('Responses function call item', () =>
+    compareOnMutations(22, { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}', namespace: null, id: 'fc_1' }, functionCallItemSchema, compiledAgainst(functionCallItemSchema), 800, 'item'));
+  it('Responses function call output item', () =>
+    compareOnMutations(23, { type: 'function_call_output', call_id: 'c', output: [{ type: 'input_text', text: 'ok' }] }, functionCallOutputItemSchema, compiledAgainst(functionCallOutputItemSchema), 800, 'item'));
+
   it('fills defaults like the interpreter (tool call type and arguments)', () => {
     const req = validateChatRequest({ model: 'm', messages: [{ role: 'assistant', tool_calls: [{ function: { name: 'f' }, id: 'c' }] }] });
     expect(JSON.stringify(req.messages[0])).toBe('{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":""}}]}');

@@ -1,7 +1,7 @@
 /** Anthropic content blocks (request side) -> IR content parts. */
 import { GatewayError } from '../../../errors.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRTextPart, IRToolCallPart, IRToolResultPart, ProviderOptions } from '../../../ir/types.js';
-import { parseOrThrow } from '../../shared/zod-error.js';
+import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import { contentBlockSchema, type ContentBlock, type DocumentBlock, type ImageBlock } from '../anthropic-messages-api.js';
 import { quoteInput } from '../../../quote-input.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
@@ -74,6 +74,8 @@ function decodeMediaOrText(block: ContentBlock, param: string): Array<IRTextPart
   }
 }
 
+const compiledContentBlock = compiledOnFirstUse(contentBlockSchema);
+
 const TRANSLATABLE = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
 
 /** Validates one block; server-tool and other Anthropic-only blocks cannot be translated. */
@@ -81,7 +83,7 @@ function parseBlock(raw: Record<string, unknown>, param: string): ContentBlock {
   if (typeof raw.type === 'string' && !TRANSLATABLE.has(raw.type)) {
     throw new GatewayError('unsupported', `Content blocks of type '${quoteInput(raw.type)}' can only be sent to Anthropic models.`, { param: `${param}.type` });
   }
-  return parseOrThrow(contentBlockSchema, raw, param);
+  return parseOrThrow(compiledContentBlock(), raw, param);
 }
 
 /**

@@ -13,6 +13,7 @@ const MODELED = new Set([
 
 const compiledMessagesRequest = compiledOnFirstUse(messagesRequestSchema);
 const compiledCountTokensRequest = compiledOnFirstUse(countTokensRequestSchema);
+const compiledCustomTool = compiledOnFirstUse(customToolSchema);
 
 /** The body checked against the Messages schema: a 400 naming the field. */
 export function validateMessagesRequest(body: Record<string, unknown>): MessagesRequest {
@@ -87,7 +88,7 @@ function decodeSystem(system: MessagesRequest['system']): IRTextPart[] {
 function decodeTool(tool: NonNullable<MessagesRequest['tools']>[number], i: number): IRTool {
   const raw = tool as Record<string, unknown>;
   if (raw.type === undefined || raw.type === 'custom') {
-    const t = parseOrThrow(customToolSchema, raw, `tools[${i}]`);
+    const t = parseOrThrow(compiledCustomTool(), raw, `tools[${i}]`);
     const options = extrasOf(raw, ['type', 'name', 'description', 'input_schema', 'strict']);
     return {
       type: 'function',

@@ -7,7 +7,7 @@
 import { GatewayError } from '../../../errors.js';
 import { guessMediaType, sourceFromUrl } from '../../../ir/media.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, ProtocolName } from '../../../ir/types.js';
-import { parseOrThrow } from '../../shared/zod-error.js';
+import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import {
   customToolCallItemSchema,
   customToolCallOutputItemSchema,
@@ -22,6 +22,11 @@ import {
 } from '../openai-responses-api.js';
 import { customArguments, TOOL_SEARCH, type ToolNames } from './decode-tools.js';
 import { decodeReasoningToken } from '../../shared/reasoning-token.js';
+
+// The items of nearly every turn, checked one by one.
+const compiledMessageItem = compiledOnFirstUse(messageItemSchema);
+const compiledFunctionCallItem = compiledOnFirstUse(functionCallItemSchema);
+const compiledFunctionCallOutputItem = compiledOnFirstUse(functionCallOutputItemSchema);
 
 export interface ItemDecodeContext {
   /** Public model id, for error messages. */
@@ -133,7 +138,7 @@ export function decodeInputItems(input: string | ReadonlyArray<Record<string, un
     const type = raw.type ?? 'message';
     switch (type) {
       case 'message': {
-        const msg = parseOrThrow(messageItemSchema, raw, param);
+        const msg = parseOrThrow(compiledMessageItem(), raw, param);
         const parts = contentParts(msg.content as string | ContentPart[], `${param}.content`, ctx.model);
         if (msg.role === 'system' || msg.role === 'developer') {
           for (const [j, p] of parts.entries()) {
@@ -144,7 +149,7 @@ export function decodeInputItems(input: string | ReadonlyArray<Record<string, un
         return;
       }
       case 'function_call': {
-        const call = parseOrThrow(functionCallItemSchema, raw, param);
+        const call = parseOrThrow(compiledFunctionCallItem(), raw, param);
         const name = ctx.names.upstreamName(call.name, call.namespace);
         ctx.callNames.set(call.call_id, name);
         push('assistant', [{ type: 'tool-call', id: call.call_id, name, arguments: call.arguments || '{}' }]);
@@ -175,7 +180,7 @@ export function decodeInputItems(input: string | ReadonlyArray<Record<string, un
       }
       case 'function_call_output':
       case 'custom_tool_call_output': {
-        const schema = type === 'function_call_output' ? functionCallOutputItemSchema : customToolCallOutputItemSchema;
+        const schema = type === 'function_call_output' ? compiledFunctionCallOutputItem() : customToolCallOutputItemSchema;
         const item = parseOrThrow(schema, raw, param);
         const toolName = ctx.callNames.get(item.call_id);
         push('tool', [{ type: 'tool-result', toolCallId: item.call_id, ...(toolName ? { toolName } : {}), content: toolOutput(item.output, `${param}.output`, ctx.model) }]);
