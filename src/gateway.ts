@@ -2,16 +2,14 @@ import { DEFAULT_STORE_TIMEOUT_MS, withStoreDeadline } from './store-deadline.js
 import { KeyStore } from './auth/key-store.js';
 import { interpolateEnv, parseConfig } from './config/load.js';
 import type { GatewayConfigInput } from './config/schema.js';
-import { errorResponse, requestSecrets, scrubError } from './endpoints/common.js';
+import { errorResponse, scrubError } from './endpoints/common.js';
 import { requestBody } from './http/body.js';
 import { Reply, toResponse } from './http/reply.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN } from './http/request-guards.js';
 import { cachedRequestURL } from './http/url-cache.js';
 import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
-import { RequestObserver } from './observability/request-observer.js';
 import { Telemetry } from './observability/telemetry.js';
-import { scrubContent } from './upstream/redact.js';
 import { followClientGone } from './upstream/call.js';
 import { createProvider } from './providers/registry.js';
 import type { Provider } from './providers/types.js';
@@ -28,6 +26,7 @@ import { VideoTaskService } from './tasks/video/video-service.js';
 import { BackgroundRuns } from './conversations/background-runs.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 import { quoteInput } from './quote-input.js';
+import { GatewayRequestContext } from './request-context.js';
 
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
@@ -168,26 +167,10 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     const path = url.pathname;
     const traceId = rt.newId();
     const requestId = request.headers.get('request-id') ?? undefined;
-    let signal: AbortSignal | undefined;
     const event: RequestContext['event'] = { traceId, method: request.method, path, endpoint: 'unknown' };
     if (requestId) event.requestId = requestId;
-    const ctx: RequestContext = {
-      rt,
-      request,
-      url,
-      traceId,
-      requestId,
-      startedAt,
-      hostPrincipal: context.principal,
-      // Read only when something needs it (upstream calls can follow context.onClientGone instead).
-      get signal() {
-        return (signal ??= context.signal ?? request.signal);
-      },
-      body: requestBody(request, context, rt.config.limits.maxBodyBytes),
-      event,
-      obs: new RequestObserver({ hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(ctx)) }, event, startedAt, request.headers),
-      errorShape: shapeForPath(path),
-    };
+    const body = requestBody(request, context, rt.config.limits.maxBodyBytes);
+    const ctx: RequestContext = new GatewayRequestContext(rt, request, url, traceId, requestId, startedAt, context, body, event, shapeForPath(path));
     if (context.onClientGone) followClientGone(ctx, context.onClientGone);
     let response: Reply;
     try {

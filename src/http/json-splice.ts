@@ -45,15 +45,13 @@ export function findTopLevelValue(text: string, field: string): { start: number;
     if (ch === 34 /* " */) {
       const end = skipString(text, i);
       if (depth === 1 && expectKey) {
-        const literal = text.slice(i, end);
-        // Decoded only when it has an escape (`"mod\u0065l"` is `model`).
-        const key = literal.length >= 2 && literal.endsWith('"') && !literal.includes('\\') ? literal.slice(1, -1) : (JSON.parse(literal) as string);
+        const isField = keyIs(text, i, end, field);
         let j = end;
         while (j < n && isSpace(text.charCodeAt(j))) j++;
         if (text.charCodeAt(j) !== 58 /* : */) return undefined;
         j++;
         while (j < n && isSpace(text.charCodeAt(j))) j++;
-        if (key === field) return { start: j, end: skipValue(text, j) };
+        if (isField) return { start: j, end: skipValue(text, j) };
         i = skipValue(text, j);
         expectKey = false;
         continue;
@@ -72,6 +70,17 @@ export function findTopLevelValue(text: string, field: string): { start: number;
     i++;
   }
   return undefined;
+}
+
+/**
+ * Whether the key literal at [start, end) is `field`, compared in place (no substring per key);
+ * decoded only when it has an escape (`"mod\u0065l"` is `model`).
+ */
+function keyIs(text: string, start: number, end: number, field: string): boolean {
+  const last = end - 1;
+  if (last <= start || text.charCodeAt(last) !== 34) return (JSON.parse(text.slice(start, end)) as string) === field;
+  for (let k = start + 1; k < last; k++) if (text.charCodeAt(k) === 92) return (JSON.parse(text.slice(start, end)) as string) === field;
+  return last - start - 1 === field.length && text.startsWith(field, start + 1);
 }
 
 function isSpace(c: number): boolean {
