@@ -14,7 +14,7 @@ interface HeapNode {
 
 const session = new Session();
 session.connect();
-await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: process.env.MICRO_HEAP_LIVE !== '1', includeObjectsCollectedByMinorGC: process.env.MICRO_HEAP_LIVE !== '1' });
 await import('./micro.js');
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: HeapNode } };
 const bySite = new Map<string, number>();

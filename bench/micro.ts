@@ -125,11 +125,18 @@ async function one(): Promise<void> {
   await drain(reply);
 }
 
+/** Wall time of each request (ms), for the percentiles at MICRO_CONCURRENCY=1. */
+const walls: number[] = [];
+
 async function round(n: number): Promise<number> {
   let left = n;
   const start = process.cpuUsage();
   const worker = async () => {
-    while (left-- > 0) await one();
+    while (left-- > 0) {
+      const t0 = performance.now();
+      await one();
+      walls.push(performance.now() - t0);
+    }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const used = process.cpuUsage(start);
@@ -137,8 +144,14 @@ async function round(n: number): Promise<number> {
 }
 
 await round(5000);
+walls.length = 0;
 const results: number[] = [];
 for (let r = 0; r < rounds; r++) results.push(await round(perRound));
 results.sort((a, b) => a - b);
 console.log(`${id}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
+if (concurrency === 1) {
+  walls.sort((a, b) => a - b);
+  const at = (q: number) => (walls[Math.min(walls.length - 1, Math.floor(q * walls.length))] ?? 0).toFixed(3);
+  console.log(`wall ms per request at 1 in flight: p50 ${at(0.5)}, p99 ${at(0.99)}, p99.9 ${at(0.999)}, max ${at(1)}`);
+}
 await gateway.close();
