@@ -6,6 +6,8 @@ import { GatewayError } from '../errors.js';
  */
 const GEMINI_PATH = /^\/v1beta(?:\/|$)|^\/v1\/models\/.+:(?:generateContent|streamGenerateContent|countTokens)$/;
 
+const WHITESPACE = /\s/;
+
 /**
  * Finds the platform key the way each protocol's clients send it: `Authorization: Bearer` (OpenAI,
  * and accepted everywhere), `x-api-key` (Anthropic), `x-goog-api-key` or `?key=` (Gemini routes only).
@@ -14,6 +16,11 @@ const GEMINI_PATH = /^\/v1beta(?:\/|$)|^\/v1\/models\/.+:(?:generateContent|stre
 export function extractToken(request: Request, url: URL): string | undefined {
   const auth = request.headers.get('authorization');
   if (auth !== null) {
+    // The common form, read without the regex: what follows "Bearer " has no whitespace (so is what the regex captures).
+    if (auth.startsWith('Bearer ')) {
+      const token = auth.slice(7);
+      if (token !== '' && !WHITESPACE.test(token)) return token;
+    }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth.trim());
     if (!m) throw new GatewayError('authentication', 'Malformed Authorization header; expected "Bearer <key>".', { detail: 'invalid_api_key' });
     return m[1];

@@ -15,7 +15,7 @@ import { requestSecrets, scrubError, upstreamJsonResponse, upstreamJsonTextRespo
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import type { Reply } from '../http/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
-import { pumpReply, sseTransform, type StreamTransform } from '../upstream/stream-pump.js';
+import { pumpReply, sseTransform, type PumpOptions, type StreamTransform } from '../upstream/stream-pump.js';
 
 export interface ChatCall<Req = unknown> {
   /** The client's protocol (its client side). */
@@ -46,6 +46,43 @@ interface PassthroughRoute {
   target: (model: ResolvedModel) => { url: string; headers: Headers } | undefined;
 }
 
+/**
+ * pumpReply's options for a chat stream. A class, so its lazy `clientSignal` getter sits on the
+ * prototype: an object literal with an accessor is a dictionary-mode object in V8, and the pump
+ * reads these options per chunk.
+ */
+class ChatPump implements PumpOptions {
+  readonly secrets: string[];
+  readonly headers: Record<string, string>;
+  readonly keepAlive: boolean;
+  readonly #ctx: RequestContext;
+
+  constructor(
+    ctx: RequestContext,
+    call: ChatCall,
+    readonly upstream: UpstreamResult,
+    readonly transform: StreamTransform,
+    readonly onEnd: (failure: GatewayError | undefined, completed: boolean) => Promise<void>,
+    extra: Record<string, string>,
+  ) {
+    this.#ctx = ctx;
+    const sse = !call.streamContentType;
+    this.secrets = requestSecrets(ctx);
+    this.headers = sse ? { ...SSE_HEADERS, ...extra } : { 'content-type': call.streamContentType as string, 'cache-control': 'no-cache', ...extra };
+    this.keepAlive = sse;
+  }
+
+  /** Read only if the stream fails (whether the client had left): most streams never build the signal. */
+  get clientSignal(): AbortSignal {
+    return this.#ctx.signal;
+  }
+
+  /** The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops. */
+  onCancel(): void {
+    void this.#ctx.limits?.lease?.release();
+  }
+}
+
 /** Headers and keep-alive policy of a streamed answer; the pump scrubs every byte of it. */
 function streamOf(
   ctx: RequestContext,
@@ -55,21 +92,7 @@ function streamOf(
   onEnd: (failure: GatewayError | undefined, completed: boolean) => Promise<void>,
   extra: Record<string, string> = {},
 ): Reply {
-  const sse = !call.streamContentType;
-  return pumpReply({
-    upstream,
-    transform,
-    // Read only if the stream fails (whether the client had left): most streams never build the signal.
-    get clientSignal() {
-      return ctx.signal;
-    },
-    secrets: requestSecrets(ctx),
-    headers: sse ? { ...SSE_HEADERS, ...extra } : { 'content-type': call.streamContentType as string, 'cache-control': 'no-cache', ...extra },
-    keepAlive: sse,
-    onEnd,
-    // The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops.
-    onCancel: () => void ctx.limits?.lease?.release(),
-  });
+  return pumpReply(new ChatPump(ctx, call, upstream, transform, onEnd, extra));
 }
 
 /** Admits a chat call against the key's and the model's limits (429 when one has no room). */

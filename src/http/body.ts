@@ -55,14 +55,16 @@ async function readBody(request: Request, source: BodySource, limit: number): Pr
 }
 
 type Decoding = 'gzip' | 'deflate';
+/** No Content-Encoding (nearly every request): one shared empty list. */
+const IDENTITY: readonly Decoding[] = [];
 const CODINGS: Record<string, Decoding | null> = { identity: null, gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate' };
 
 /**
  * The decoders for a Content-Encoding header, in the order they were applied; 415 naming
  * `content-encoding` for any coding the gateway cannot undo (br, zstd, ...).
  */
-export function contentCodings(header: string | null): Decoding[] {
-  if (header === null) return [];
+export function contentCodings(header: string | null): readonly Decoding[] {
+  if (header === null) return IDENTITY;
   const out: Decoding[] = [];
   for (const token of header.split(',')) {
     const name = token.trim().toLowerCase();
@@ -79,7 +81,7 @@ export function contentCodings(header: string | null): Decoding[] {
   return out;
 }
 
-async function decodeBody(raw: Uint8Array, formats: Decoding[], limit: number): Promise<Uint8Array> {
+async function decodeBody(raw: Uint8Array, formats: readonly Decoding[], limit: number): Promise<Uint8Array> {
   let stream = new Blob([raw as Uint8Array<ArrayBuffer>]).stream();
   for (const f of [...formats].reverse()) stream = stream.pipeThrough(new DecompressionStream(f));
   try {

@@ -73,6 +73,11 @@ const JSON_TYPE = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/;
  */
 export function checkBodyHeaders(headers: Headers, kinds: readonly BodyKind[]): void {
   const raw = headers.get('content-type');
+  // The type nearly every client sends, without the split.
+  if (raw === 'application/json' && kinds.includes('json')) {
+    contentCodings(headers.get('content-encoding'));
+    return;
+  }
   const type = (raw ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const ok = (kinds.includes('json') && JSON_TYPE.test(type)) || (kinds.includes('multipart') && type === 'multipart/form-data');
   if (!ok) {
