@@ -263,3 +263,23 @@ describe('key store', () => {
     expect(timingSafeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2, 3]))).toBe(false);
   });
 });
+
+describe('a misspelt provider field', () => {
+  it('is an error naming the field, with the right spelling, instead of being dropped', () => {
+    // Dropped, `baseUrl` would leave the provider on the vendor's default host, with its key.
+    const config = { providers: [{ id: 'local', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-local-provider-key' }] };
+    let error: unknown;
+    try {
+      parseConfig(config);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toContain('providers.0: Unrecognized key: "baseUrl" (did you mean "baseURL"?)');
+    expect(() => parseConfig({ providers: [{ id: 'local', type: 'openai', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'sk-local-provider-key' }] })).not.toThrow();
+  });
+
+  it('a field no provider has is refused too', () => {
+    expect(() => parseConfig({ providers: [{ id: 'p', type: 'mock', colour: 'blue' }] })).toThrow(/providers\.0: Unrecognized key: "colour"$/m);
+  });
+});

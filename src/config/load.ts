@@ -36,12 +36,22 @@ export function interpolateEnv(value: unknown, env: Env): unknown {
   return out;
 }
 
+/** Fields whose case is easy to get wrong (`baseUrl`, `apikey`). */
+const CASED_FIELDS = ['baseURL', 'apiKey', 'timeoutMs', 'upstreamModel', 'providerKeys', 'requestsPerMinute', 'tokensPerMinute', 'concurrentRequests', 'inputModalities'];
+
+/** ` (did you mean "baseURL"?)` for an unknown key that is a known one in another case. */
+function misspeltHint(issue: { code: string; keys?: unknown }): string {
+  if (issue.code !== 'unrecognized_keys' || !Array.isArray(issue.keys)) return '';
+  const hints = issue.keys.flatMap((k) => CASED_FIELDS.filter((f) => typeof k === 'string' && f.toLowerCase() === k.toLowerCase() && f !== k));
+  return hints.length ? ` (did you mean ${hints.map((h) => `"${h}"`).join(', ')}?)` : '';
+}
+
 /** Validates a config object; throws one ConfigError listing every bad path. */
 export function parseConfig(input: unknown, env?: Env): GatewayConfig {
   const interpolated = env ? interpolateEnv(input, env) : input;
   const result = configSchema.safeParse(interpolated);
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`);
+    const issues = result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}${misspeltHint(issue)}`);
     // Some field issues stop zod before the cross-reference check: add what it would have said.
     for (const extra of referenceIssues(interpolated)) if (!issues.includes(extra)) issues.push(extra);
     throw new ConfigError(issues);

@@ -3,8 +3,12 @@ import { z } from 'zod';
 const PROVIDER_TYPES = ['openai', 'openai-compatible', 'anthropic', 'gemini', 'mock'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
+/**
+ * Strict: a misspelt field (`baseUrl` for `baseURL`) is an error, not silently dropped; a provider
+ * whose base URL was dropped would send its key to the vendor's default host.
+ */
 const providerSchema = z
-  .object({
+  .strictObject({
     id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
     type: z.enum(PROVIDER_TYPES),
     baseURL: z.string().url().optional(),
