@@ -17,3 +17,21 @@ export function parseJsonOr(text: string): unknown {
     return NOT_JSON;
   }
 }
+
+/**
+ * The JSON string literal at [start, end) of `text` (quotes included) as its value, or undefined
+ * when it is not one. Without escapes, quotes or control characters inside (most streamed text)
+ * the value is a slice; anything else is left to JSON.parse, so the answers are JSON.parse's.
+ */
+export function readStringLiteral(text: string, start: number, end: number): string | undefined {
+  const last = end - 1;
+  if (last <= start || text.charCodeAt(start) !== 34 || text.charCodeAt(last) !== 34) return undefined;
+  for (let i = start + 1; i < last; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 34 || c === 92) {
+      const value = parseJsonOr(text.slice(start, end));
+      return typeof value === 'string' ? value : undefined;
+    }
+  }
+  return text.slice(start + 1, last);
+}

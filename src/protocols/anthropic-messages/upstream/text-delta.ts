@@ -5,7 +5,7 @@
  * form (another key order, spaces, more fields, a malformed literal) gives undefined and takes the
  * full parse and check, so what is accepted here is exactly what the full path would accept.
  */
-import { parseJsonOr } from '../../shared/json.js';
+import { readStringLiteral } from '../../shared/json.js';
 
 const HEAD = '{"type":"content_block_delta","index":';
 const MID = ',"delta":{"type":"text_delta","text":';
@@ -32,6 +32,6 @@ export function readTextDelta(data: string): TextDelta | undefined {
   const end = data.length - TAIL.length;
   if (end - start < 2 || data.charCodeAt(start) !== QUOTE || data.charCodeAt(end - 1) !== QUOTE || !data.endsWith(TAIL)) return undefined;
   // One JSON string literal or nothing: `"a"},"x":{"y":"b"` is not a JSON text, so it falls back.
-  const text = parseJsonOr(data.slice(start, end));
-  return typeof text === 'string' ? { index, text } : undefined;
+  const text = readStringLiteral(data, start, end);
+  return text === undefined ? undefined : { index, text };
 }

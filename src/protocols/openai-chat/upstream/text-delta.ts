@@ -7,7 +7,7 @@
  * a malformed literal) gives undefined and takes the full parse and check, so what is accepted here
  * is exactly what the full path would accept, with the same meaning.
  */
-import { parseJsonOr } from '../../shared/json.js';
+import { readStringLiteral } from '../../shared/json.js';
 
 /** A JSON string without escapes or control characters (ids, models: what the API sends). */
 const PLAIN = '"[^"\\\\\\u0000-\\u001f]*"';
@@ -28,8 +28,7 @@ export function readContentDelta(data: string): string | undefined {
   if (end === -1) return undefined;
   TAIL.lastIndex = end;
   if (!TAIL.test(data)) return undefined;
-  const text = parseJsonOr(data.slice(start, end));
-  return typeof text === 'string' ? text : undefined;
+  return readStringLiteral(data, start, end);
 }
 
 /** Index just past the string literal opening at `start`, or -1 when it does not close. */
