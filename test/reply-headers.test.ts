@@ -69,6 +69,18 @@ describe('ReplyHeaders', () => {
     expect(await res.text()).toBe('ok');
   });
 
+  it('gives a Response the headers a Headers gives it, for every kind of body', async () => {
+    const inits: [string, string][][] = [[], [['content-type', 'application/json']], [['Set-Cookie', 'a=1'], ['content-type', 'text/x'], ['set-cookie', 'b=2'], ['x-trace-id', 't']]];
+    const bodies = [() => 'text', () => new Uint8Array([1, 2]), () => null, () => new ReadableStream<Uint8Array>()];
+    for (const init of inits) {
+      for (const body of bodies) {
+        const ours = toResponse(new Reply(200, new ReplyHeaders(init), body()));
+        const real = toResponse(new Reply(200, new Headers(init), body()));
+        expect(snapshot(ours.headers), JSON.stringify(init)).toEqual(snapshot(real.headers));
+      }
+    }
+  });
+
   it('reads as Headers to a caller', () => {
     const h = new ReplyHeaders({ a: '1' });
     expect(Object.prototype.toString.call(h)).toBe('[object Headers]');

@@ -81,9 +81,21 @@ const KEEP_ALIVE_BYTES = encoder.encode(KEEP_ALIVE_TEXT);
 /** The Fetch Response of a reply (what `gateway.handle()` returns). */
 export function toResponse(reply: Reply): Response {
   const body = reply.body;
-  const init = { status: reply.status, headers: reply.headers };
-  if (!isTextStream(body)) return new Response(body as BodyInit | null, init);
-  return new Response(textStreamBody(body), init);
+  const own = reply.headers instanceof ReplyHeaders;
+  // The gateway's own headers are copied in afterwards: a Response takes them faster that way than as its init.
+  const init = own ? { status: reply.status } : { status: reply.status, headers: reply.headers };
+  const response = isTextStream(body) ? new Response(textStreamBody(body), init) : new Response(body as BodyInit | null, init);
+  if (own) {
+    const headers = response.headers;
+    let last = '';
+    // set() first, so a Content-Type replaces the one a text body gave; then append() (Set-Cookie).
+    reply.headers.forEach((value, name) => {
+      if (name === last) headers.append(name, value);
+      else headers.set(name, value);
+      last = name;
+    });
+  }
+  return response;
 }
 
 /** A text stream as a byte ReadableStream, keep-alive comments included; cancelling it cancels the stream. */
