@@ -52,57 +52,14 @@ function decodeKey(literal: string): string | undefined {
   }
 }
 
-/** Scans `text` once. Works on any text; the verdicts are meaningful for valid JSON. */
-export function inspectJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonShape {
-  let depth = 0;
-  // Only the keys of a top-level object are tracked.
-  let topIsObject = false;
-  let expectKey = false;
-  let keys: Set<string> | undefined;
-  let duplicateKey: string | undefined;
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      const end = stringEnd(text, i);
-      if (depth === 1 && topIsObject && expectKey) {
-        expectKey = false;
-        const key = decodeKey(text.slice(i, end));
-        if (key !== undefined && duplicateKey === undefined) {
-          keys ??= new Set();
-          if (keys.has(key)) duplicateKey = key;
-          else keys.add(key);
-        }
-      }
-      i = end;
-      continue;
-    }
-    if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (depth === 0) {
-        topIsObject = c === 123;
-        expectKey = topIsObject;
-      }
-      depth++;
-      if (depth > maxDepth) return { tooDeep: true, duplicateKey };
-    } else if (c === 125 /* } */ || c === 93 /* ] */) {
-      depth--;
-    } else if (c === 44 /* , */ && depth === 1) {
-      expectKey = topIsObject;
-    }
-    i++;
-  }
-  return { tooDeep: false, duplicateKey };
-}
-
 /**
- * inspectJson's scan without its allocations, for request bodies: -1 when `text` nests deeper than
- * `maxDepth`, else how many keys the top-level object lists (0 when the top is not an object). Keys
- * are counted, not decoded: for a valid JSON object, a count above the parsed object's own keys
- * means a repeated key, and only then does inspectJson have to name it.
+ * The one walk of a JSON text's nesting: -1 when it nests deeper than `maxDepth` (the walk stops
+ * there), else how many keys its top-level object lists (0 when the top is not an object).
+ * `onKey` hears each top-level key literal's [start, end) as the walk passes it.
  */
-export function topLevelKeyCount(text: string, maxDepth = MAX_JSON_DEPTH): number {
+function walkTopLevel(text: string, maxDepth: number, onKey?: (start: number, end: number) => void): number {
   let depth = 0;
+  // Only the keys of a top-level object are counted.
   let topIsObject = false;
   let expectKey = false;
   let keys = 0;
@@ -111,11 +68,13 @@ export function topLevelKeyCount(text: string, maxDepth = MAX_JSON_DEPTH): numbe
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
+      const end = stringEnd(text, i);
       if (expectKey && depth === 1) {
         expectKey = false;
         keys++;
+        onKey?.(i, end);
       }
-      i = stringEnd(text, i);
+      i = end;
       continue;
     }
     if (c === 123 /* { */ || c === 91 /* [ */) {
@@ -133,6 +92,31 @@ export function topLevelKeyCount(text: string, maxDepth = MAX_JSON_DEPTH): numbe
     i++;
   }
   return keys;
+}
+
+/** Scans `text` once. Works on any text; the verdicts are meaningful for valid JSON. */
+export function inspectJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonShape {
+  let keys: Set<string> | undefined;
+  let duplicateKey: string | undefined;
+  const depthOk = walkTopLevel(text, maxDepth, (start, end) => {
+    if (duplicateKey !== undefined) return;
+    const key = decodeKey(text.slice(start, end));
+    if (key === undefined) return;
+    keys ??= new Set();
+    if (keys.has(key)) duplicateKey = key;
+    else keys.add(key);
+  });
+  return { tooDeep: depthOk === -1, duplicateKey };
+}
+
+/**
+ * inspectJson's scan without its allocations, for request bodies: -1 when `text` nests deeper than
+ * `maxDepth`, else how many keys the top-level object lists (0 when the top is not an object). Keys
+ * are counted, not decoded: for a valid JSON object, a count above the parsed object's own keys
+ * means a repeated key, and only then does inspectJson have to name it.
+ */
+export function topLevelKeyCount(text: string, maxDepth = MAX_JSON_DEPTH): number {
+  return walkTopLevel(text, maxDepth);
 }
 
 export function tooDeepError(what: string, param: string | null = null): GatewayError {
