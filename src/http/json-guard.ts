@@ -30,8 +30,8 @@ export interface JsonShape {
 const QUOTE = 34;
 const BACKSLASH = 92;
 
-/** Index just past the closing quote of the string starting at `start` (text.length if unterminated). */
-function stringEnd(text: string, start: number): number {
+/** Index just past the closing quote of the JSON string starting at `start` (text.length if unterminated), found with indexOf. */
+export function stringEnd(text: string, start: number): number {
   let from = start + 1;
   for (;;) {
     const q = text.indexOf('"', from);
@@ -94,7 +94,7 @@ function walkTopLevel(text: string, maxDepth: number, onKey?: (start: number, en
   return keys;
 }
 
-/** Scans `text` once. Works on any text; the verdicts are meaningful for valid JSON. */
+/** Scans `text` once. Works on every text; the verdicts are meaningful for valid JSON. */
 export function inspectJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonShape {
   let keys: Set<string> | undefined;
   let duplicateKey: string | undefined;

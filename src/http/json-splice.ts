@@ -1,3 +1,5 @@
+import { stringEnd } from './json-guard.js';
+
 /**
  * Rewrites one top-level string field of a JSON object text without re-serializing the rest, so a
  * pass-through body stays byte-for-byte what the client sent apart from that field.
@@ -43,7 +45,7 @@ export function findTopLevelValue(text: string, field: string): { start: number;
   while (i < n) {
     const ch = text.charCodeAt(i);
     if (ch === 34 /* " */) {
-      const end = skipString(text, i);
+      const end = stringEnd(text, i);
       if (depth === 1 && expectKey) {
         const isField = keyIs(text, i, end, field);
         let j = end;
@@ -87,29 +89,16 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
-/** Index just past the closing quote of the string at `start` (text.length if unterminated); found with indexOf, not char by char. */
-function skipString(text: string, start: number): number {
-  let from = start + 1;
-  for (;;) {
-    const q = text.indexOf('"', from);
-    if (q < 0) return text.length;
-    let slashes = 0;
-    for (let k = q - 1; k > start && text.charCodeAt(k) === 92; k--) slashes++;
-    if (slashes % 2 === 0) return q + 1;
-    from = q + 1;
-  }
-}
-
 function skipValue(text: string, start: number): number {
   const c = text.charCodeAt(start);
-  if (c === 34) return skipString(text, start);
+  if (c === 34) return stringEnd(text, start);
   if (c === 123 || c === 91) {
     let depth = 0;
     let i = start;
     while (i < text.length) {
       const d = text.charCodeAt(i);
       if (d === 34) {
-        i = skipString(text, i);
+        i = stringEnd(text, i);
         continue;
       }
       if (d === 123 || d === 91) depth++;

@@ -3,10 +3,11 @@
  * `{"id":…,"object":"chat.completion.chunk","created":…,"model":…,"choices":[{"index":0,"delta":{"content":"…"},"logprobs":null,"finish_reason":null}]}`
  * in exactly this form (the API's own serialization, with its optional `service_tier`,
  * `system_fingerprint`, `usage":null` and `obfuscation` members). Only the content's string literal
- * is parsed; any other form (another key order, spaces, more fields, a tool call, a finish reason,
+ * is parsed; every other form (another key order, spaces, more fields, a tool call, a finish reason,
  * a malformed literal) gives undefined and takes the full parse and check, so what is accepted here
  * is exactly what the full path would accept, with the same meaning.
  */
+import { stringEnd } from '../../../http/json-guard.js';
 import { readStringLiteral } from '../../shared/json.js';
 
 /** A JSON string without escapes or control characters (ids, models: what the API sends). */
@@ -17,7 +18,6 @@ const HEAD = new RegExp(
     `"choices":\\[\\{"index":0,"delta":\\{(?:"role":"assistant",)?"content":(?=")`,
 );
 const TAIL = new RegExp(`\\},(?:"logprobs":null,)?"finish_reason":null\\}\\](?:,"usage":null)?(?:,"obfuscation":${PLAIN})?\\}$`, 'y');
-const BACKSLASH = 92;
 
 /** The content of a plain text chunk, or undefined when the chunk needs the full parse. */
 export function readContentDelta(data: string): string | undefined {
@@ -25,19 +25,9 @@ export function readContentDelta(data: string): string | undefined {
   if (!head) return undefined;
   const start = head[0].length;
   const end = stringEnd(data, start);
-  if (end === -1) return undefined;
+  // An unterminated literal ends the text (a real one is followed by the chunk's tail).
+  if (end >= data.length) return undefined;
   TAIL.lastIndex = end;
   if (!TAIL.test(data)) return undefined;
   return readStringLiteral(data, start, end);
 }
-
-/** Index just past the string literal opening at `start`, or -1 when it does not close. */
-function stringEnd(data: string, start: number): number {
-  for (let q = data.indexOf('"', start + 1); q !== -1; q = data.indexOf('"', q + 1)) {
-    let slashes = 0;
-    for (let k = q - 1; k > start && data.charCodeAt(k) === BACKSLASH; k--) slashes++;
-    if (slashes % 2 === 0) return q + 1;
-  }
-  return -1;
-}
-
