@@ -43,7 +43,10 @@ function checkMs(name: string, value: number | undefined): void {
 
 /** Starts a node:http server for the gateway, with timeouts against slow or stalled clients. */
 export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<RunningServer> {
-  for (const k of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'bodyIdleTimeoutMs'] as const) checkMs(k, opts[k]);
+  for (const k of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'bodyIdleTimeoutMs', 'lingeringCloseMs'] as const) checkMs(k, opts[k]);
+  if (opts.lingeringCloseBytes !== undefined && !(Number.isInteger(opts.lingeringCloseBytes) && opts.lingeringCloseBytes >= 0)) {
+    throw new RangeError(`lingeringCloseBytes must be a whole number >= 0, got ${opts.lingeringCloseBytes}`);
+  }
   if (opts.maxConnections !== undefined && !(Number.isInteger(opts.maxConnections) && opts.maxConnections > 0)) {
     throw new RangeError(`maxConnections must be a whole number > 0, got ${opts.maxConnections}`);
   }

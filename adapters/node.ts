@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
 import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
 import { DEFAULT_BODY_IDLE_MS, nodeBodyReader, receivedInFull } from './node-body.js';
+import { LINGER_DEFAULTS, lingerOnClose, type LingerBounds } from './node-linger.js';
 import { clientGone, FORBIDDEN_METHODS, nodeRequest, type ClientGone } from './node-request.js';
 
 export interface NodeBridgeOptions {
@@ -28,6 +29,14 @@ export interface NodeBridgeOptions {
   bodyIdleTimeoutMs?: number;
   /** Turns the host's authenticated user into the gateway principal (skips the key check). */
   principal?: (req: IncomingMessage) => Principal | undefined;
+  /**
+   * After an answer sent before the body was read in full (413, 401, ...), the rest of the body is
+   * read and discarded for at most this long before the connection closes, so the client can read
+   * the answer (lingering close); ms, default 30 s.
+   */
+  lingeringCloseMs?: number;
+  /** ... and at most this many bytes of it; default 64 MiB. */
+  lingeringCloseBytes?: number;
 }
 
 const STANDALONE_LIMIT = 32 * 1024 * 1024;
@@ -114,8 +123,15 @@ function dotSegmentError(): GatewayError {
   return new GatewayError('invalid_request', 'Malformed request target: the path has a dot segment (".", "..", or "%2e").');
 }
 
+/** The lingering-close bounds of a bridge's options. */
+function lingerBounds(opts: NodeBridgeOptions): LingerBounds {
+  if (opts.lingeringCloseMs === undefined && opts.lingeringCloseBytes === undefined) return LINGER_DEFAULTS;
+  return { ms: opts.lingeringCloseMs ?? LINGER_DEFAULTS.ms, bytes: opts.lingeringCloseBytes ?? LINGER_DEFAULTS.bytes };
+}
+
 /** An error the bridge answers itself (before the gateway could), in the path's protocol shape. */
-function bridgeError(req: IncomingMessage, res: ServerResponse, path: string, err: GatewayError, headers: Record<string, string> = {}): void {
+function bridgeError(req: IncomingMessage, res: ServerResponse, path: string, err: GatewayError, headers: Record<string, string> = {}, linger = LINGER_DEFAULTS): void {
+  if (!req.complete) lingerOnClose(req, linger);
   const traceId = randomUUID().replace(/-/g, '');
   const text = errorBodyText(path, err, traceId);
   res.writeHead(err.status, {
@@ -131,10 +147,16 @@ function bridgeError(req: IncomingMessage, res: ServerResponse, path: string, er
 /**
  * Writes a Fetch Response to a node response, streaming with backpressure. `close`: the request
  * body was not read to its end, so the connection closes after this answer (Node would otherwise
- * read and discard the rest to keep the connection alive).
+ * read and discard the rest to keep the connection alive), with a lingering close (node-linger.ts:
+ * the rest of the body is discarded within `linger`'s bounds first, so the client reads the answer).
  */
-export function writeFetchResponse(res: ServerResponse, response: Response, opts: { close?: boolean } = {}): Promise<void> {
+export function writeFetchResponse(res: ServerResponse, response: Response, opts: WriteOptions = {}): Promise<void> {
   return writeReply(res, Reply.of(response), opts);
+}
+
+export interface WriteOptions {
+  close?: boolean;
+  linger?: LingerBounds;
 }
 
 /** A Reply's headers for writeHead (Set-Cookie kept apart, as Headers joins nothing else). */
@@ -156,7 +178,8 @@ function nodeHeaders(from: Headers, close: boolean | undefined): Record<string, 
  * the source cancelled when the client goes away), a byte stream likewise; no Response and no Web
  * stream is built for the gateway's own answers. `close` as for writeFetchResponse.
  */
-export async function writeReply(res: ServerResponse, reply: Reply, opts: { close?: boolean } = {}): Promise<void> {
+export async function writeReply(res: ServerResponse, reply: Reply, opts: WriteOptions = {}): Promise<void> {
+  if (opts.close && res.req) lingerOnClose(res.req, opts.linger);
   const headers = nodeHeaders(reply.headers, opts.close);
   const body = reply.body;
   if (body === null) {
@@ -285,14 +308,15 @@ class NodeHandleContext implements HandleContext {
 /** Handles one node request with the gateway. */
 export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}): Promise<void> {
   const target = originForm(path);
-  if (target === undefined) return bridgeError(req, res, '/', new GatewayError('invalid_request', 'Malformed request target; expected a path.'));
-  if (hasDotSegment(path)) return bridgeError(req, res, target, dotSegmentError());
+  const linger = lingerBounds(opts);
+  if (target === undefined) return bridgeError(req, res, '/', new GatewayError('invalid_request', 'Malformed request target; expected a path.'), {}, linger);
+  if (hasDotSegment(path)) return bridgeError(req, res, target, dotSegmentError(), {}, linger);
   const method = req.method ?? 'GET';
   if (FORBIDDEN_METHODS.has(method)) {
     // Methods a Fetch Request cannot carry (TRACE, TRACK, CONNECT): no route takes them.
     const allow = allowedMethods(target.split('?')[0] ?? '/');
-    if (!allow.length) return bridgeError(req, res, target, new GatewayError('not_found', `No route for ${method} ${target}.`, { detail: 'unknown_route' }));
-    return bridgeError(req, res, target, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${target}.`), { allow: allow.join(', ') });
+    if (!allow.length) return bridgeError(req, res, target, new GatewayError('not_found', `No route for ${method} ${target}.`, { detail: 'unknown_route' }), {}, linger);
+    return bridgeError(req, res, target, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${target}.`), { allow: allow.join(', ') }, linger);
   }
   let headers = req.headers;
   const client = clientGone(res);
@@ -324,21 +348,22 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
   if (principal) context.principal = principal;
   // A wrapper written before reply() existed (handle() only) still works, through a Response.
   const reply = typeof gateway.reply === 'function' ? await gateway.reply(request, context) : Reply.of(await gateway.handle(request, context));
-  await writeReply(res, reply, { close: !receivedInFull(req) });
+  await writeReply(res, reply, { close: !receivedInFull(req), linger });
 }
 
 /** A node:http request listener serving the gateway (404 for paths outside `prefix`). */
 export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const linger = lingerBounds(opts);
   return (req, res) => {
     // Before originForm: it resolves an absolute-form target (`POST http://h/v1/chat/%2e%2e/...`).
-    if (hasDotSegment(req.url ?? '/')) return bridgeError(req, res, '/', dotSegmentError());
+    if (hasDotSegment(req.url ?? '/')) return bridgeError(req, res, '/', dotSegmentError(), {}, linger);
     const target = originForm(req.url ?? '/');
     const path = target === undefined ? undefined : stripPrefix(target, opts.prefix);
     if (path === undefined) {
-      return bridgeError(req, res, '/', new GatewayError('not_found', 'Not found', { detail: 'unknown_route' }));
+      return bridgeError(req, res, '/', new GatewayError('not_found', 'Not found', { detail: 'unknown_route' }), {}, linger);
     }
     handleNode(gateway, req, res, path, opts).catch(() => {
-      if (!res.headersSent) return bridgeError(req, res, path, new GatewayError('internal', 'Internal gateway error.'));
+      if (!res.headersSent) return bridgeError(req, res, path, new GatewayError('internal', 'Internal gateway error.'), {}, linger);
       res.end();
     });
   };
