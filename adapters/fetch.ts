@@ -1,6 +1,11 @@
 /**
  * A fetch handler for Fetch-API hosts (Bun.serve, Deno.serve, Workers):
  * `Bun.serve({ fetch: createFetchHandler(gateway, { prefix: '/ai' }) })`.
+ *
+ * An answer given before the body was read (413, 401) carries no `Connection: close`: Bun and Deno
+ * then read and drop the rest of the body themselves and the client reads the answer (with that
+ * header Bun closes at once and the client gets a reset instead). How long they go on reading is
+ * the runtime's own: bound it in front (a proxy's body limit) where that matters.
  */
 import type { Gateway, HandleContext, Principal } from '../src/index.js';
 import { bodyTooLarge, requestURL } from '../src/host.js';

@@ -20,7 +20,7 @@ import { serve, type RunningServer } from '../adapters/node.js';
 import { createGateway, type Gateway } from '../src/index.js';
 import { ensureCliBuilt, spawnCli } from './helpers/cli-process.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
-import { stopChild } from './helpers/hosts.js';
+import { startHost, stopChild, type RunningHost } from './helpers/hosts.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 import { head, parseResponse, rawConnect } from './helpers/raw-http.js';
 
@@ -60,6 +60,38 @@ afterAll(async () => {
 });
 
 const bigText = (bytes: number) => 'x'.repeat(bytes);
+
+/**
+ * A client that sends `bytes` of body (Content-Length) before it reads anything, as Python's
+ * requests and http.client do; the answer is what it reads afterwards, the errors what its socket
+ * reported (EPIPE, ECONNRESET).
+ */
+async function sendThenRead(base: URL, path: string, bytes: number): Promise<{ errors: string[]; answer: ReturnType<typeof parseResponse> }> {
+  const socket = connect({ port: Number(base.port), host: '127.0.0.1' });
+  await once(socket, 'connect');
+  socket.pause(); // nothing is read until the body is out
+  const errors: string[] = [];
+  socket.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  socket.write(head(`POST ${base.pathname.replace(/\/$/, '')}${path} HTTP/1.1`, { host: 'localhost', authorization: `Bearer ${PLATFORM_KEY}`, 'content-type': 'application/json', 'content-length': bytes }));
+  const piece = Buffer.alloc(MiB, 0x20);
+  for (let sent = 0; sent < bytes && !socket.destroyed; sent += piece.length) {
+    if (!socket.write(piece)) await Promise.race([once(socket, 'drain').catch(() => {}), closed]);
+  }
+  let data = '';
+  socket.setEncoding('latin1');
+  const answered = new Promise<void>((r) =>
+    socket.on('data', (c: string) => {
+      data += c;
+      if (parseResponse(data)) r();
+    }),
+  );
+  socket.resume();
+  await Promise.race([answered, closed]);
+  socket.destroy();
+  return { errors, answer: parseResponse(data) };
+}
+
 
 describe('the shipped CLI answers a body over the limit with 413, read by the client', () => {
   it("Node's fetch (undici), 33 MiB JSON with Content-Length: 413 in the OpenAI shape, Connection: close", async () => {
@@ -110,27 +142,10 @@ describe('the shipped CLI answers a body over the limit with 413, read by the cl
   });
 
   it("a client that reads only once its whole body is sent (as Python's requests does) reads the 413", async () => {
-    const { port } = new URL(url);
-    const socket = connect({ port: Number(port), host: '127.0.0.1' });
-    await once(socket, 'connect');
-    socket.pause(); // nothing is read until the body is out
-    const errors: string[] = [];
-    socket.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
-    const closed = new Promise<void>((r) => socket.once('close', () => r()));
-    socket.write(head('POST /v1/chat/completions HTTP/1.1', { host: 'localhost', authorization: `Bearer ${PLATFORM_KEY}`, 'content-type': 'application/json', 'content-length': OVERSIZED }));
-    const piece = Buffer.alloc(MiB, 0x20);
-    for (let sent = 0; sent < OVERSIZED && !socket.destroyed; sent += piece.length) {
-      if (!socket.write(piece)) await Promise.race([once(socket, 'drain').catch(() => {}), closed]);
-    }
-    let data = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (c: string) => (data += c));
-    socket.resume();
-    await closed;
+    const { errors, answer } = await sendThenRead(new URL(url), '/v1/chat/completions', OVERSIZED);
     expect(errors).toEqual([]);
-    const res = parseResponse(data);
-    expect(res?.status).toBe(413);
-    expect(JSON.parse(res?.body ?? '{}')).toMatchObject({ error: { code: 'request_too_large' } });
+    expect(answer?.status).toBe(413);
+    expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({ error: { code: 'request_too_large' } });
   });
 
   it('a caller with a wrong key and a 33 MiB body reads its 401 too', async () => {
@@ -223,5 +238,26 @@ describe('lingering close is bounded (serve())', () => {
     // And the server still answers.
     const models = await fetch(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${KEY_ALL}` } });
     expect(models.status).toBe(200);
+  });
+});
+
+describe.each(['bun', 'deno'] as const)('on %s (fetch adapter), the runtime reads the rest itself', (name) => {
+  let host: RunningHost;
+  beforeAll(async () => {
+    host = await startHost(name, { config: { ...openAIConfig(mock, { limits: { maxBodyBytes: MiB } }), keys: [{ id: 'k', key: PLATFORM_KEY }] }, prefix: '' });
+  }, 60_000);
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  it('a send-then-read client and the openai SDK read the 413 for a body 8x the limit', async () => {
+    const { errors, answer } = await sendThenRead(new URL(host.baseURL), '/v1/chat/completions', 8 * MiB);
+    expect(errors).toEqual([]);
+    expect(answer?.status).toBe(413);
+    expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({ error: { code: 'request_too_large' } });
+    const client = new OpenAI({ baseURL: `${host.baseURL}/v1`, apiKey: PLATFORM_KEY, maxRetries: 0 });
+    const err = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: bigText(8 * MiB) }] }).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(OpenAI.APIConnectionError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
   });
 });
