@@ -16,7 +16,7 @@ import { buildInteraction, isoTime } from '../protocols/gemini-interactions/clie
 import { interactionsError } from '../protocols/gemini-interactions/errors.js';
 import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { codecFor } from '../protocols/registry.js';
-import type { ResolvedModel } from '../routing/model-registry.js';
+import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { requestLimits } from '../limits/admission.js';
@@ -168,7 +168,7 @@ async function startBackground(ctx: RequestContext, turn: InteractionTurn): Prom
     // What the upstream cannot express is the caller's 400 now, not a failed run later.
     const call = turn.call(true);
     try {
-      if (call.ir) codecFor(turn.model.provider.chatProtocol).upstream.encodeRequest(call.ir, turn.model.upstreamModel, turn.model.provider.chatDialect);
+      if (call.ir) codecFor(turn.model.provider.chatProtocol).upstream.encodeRequest(call.ir, turn.model.upstreamModel, upstreamTarget(turn.model));
     } catch (err) {
       throw inRequestTerms(err);
     }

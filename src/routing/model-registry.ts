@@ -1,4 +1,5 @@
 import type { GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
+import type { UpstreamTarget } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
 
 type Capability = 'chat' | 'image' | 'video';
@@ -122,4 +123,10 @@ function agentProvider(config: GatewayConfig, providers: Map<string, Provider>):
   if (marked) return marked.id;
   const able = [...providers.values()].filter((p) => p.interactionsApi);
   return able.length === 1 ? able[0]?.id : undefined;
+}
+
+/** What a request encoder needs to know about the upstream of `model`: its vendor's dialect and the model's own settings. */
+export function upstreamTarget(model: ResolvedModel): UpstreamTarget {
+  const dialect = model.provider.chatDialect;
+  return model.reasoning === undefined ? dialect : { ...dialect, reasoning: model.reasoning };
 }

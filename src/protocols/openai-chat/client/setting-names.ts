@@ -1,3 +1,5 @@
+import { reasoningFieldName } from './reasoning-extensions.js';
+
 /** IR setting names -> the OpenAI chat request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {
   topK: 'top_k',
@@ -16,6 +18,7 @@ const NAMES: Record<string, string> = {
 };
 
 export function openAIChatSettingName(setting: string, body: Record<string, unknown>): string {
+  if (setting === 'reasoning') return reasoningFieldName(body);
   if (setting === 'maxTokens') return body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
   return NAMES[setting] ?? setting;
 }
