@@ -160,6 +160,17 @@ describe("Gemini's google.thinking_config", () => {
   });
 });
 
+describe('other google settings', () => {
+  it('cached_content reaches Gemini as cachedContent; another vendor reports it dropped, named as sent', async () => {
+    const params = { ...ask('gemini-2.5-flash'), google: { cached_content: 'cachedContents/abc123' } } as SyncParams;
+    await client.chat.completions.create(params);
+    expect(lastBody(gemini).cachedContent).toBe('cachedContents/abc123');
+    const { response } = await client.chat.completions.create({ ...params, model: 'gpt-4o' }).withResponse();
+    expect(lastBody(openaiMock)).not.toHaveProperty('google');
+    expect(response.headers.get('x-modelgate-warnings')).toBe('google.cached_content: dropped (not supported by openai)');
+  });
+});
+
 describe('reasoning_effort', () => {
   it('becomes Gemini thinking (a budget on Gemini 2.5)', async () => {
     await client.chat.completions.create(ask('gemini-2.5-flash', { reasoning_effort: 'low' }));

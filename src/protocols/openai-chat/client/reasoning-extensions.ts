@@ -74,6 +74,14 @@ export function geminiOptions(req: Pick<ChatRequest, 'google' | 'extra_body'>): 
   return Object.keys(out).length ? out : undefined;
 }
 
+/** A Gemini setting of the `google` extension (`cachedContent`) as the request named it (`google.cached_content`). */
+export function googleSettingName(setting: string, body: Record<string, unknown>): string | undefined {
+  const g = googleExtension(body as Pick<ChatRequest, 'google' | 'extra_body'>);
+  if (!g || typeof g.google !== 'object') return undefined;
+  const snake = setting.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return Object.hasOwn(g.google, snake) ? `${g.at}.${snake}` : undefined;
+}
+
 /** Fields under a literal `extra_body` besides `google`: what the OpenAI SDK would have sent at the top level. */
 export function extraBodyFields(req: Pick<ChatRequest, 'extra_body'>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
