@@ -188,13 +188,15 @@ describe('agents', () => {
     expect(b.error.code).toBe(400);
   });
 
-  it("the key's model permissions apply to agents (403), unknown agents are 404", async () => {
+  it("the key's model permissions apply to agents (403), unknown agents fail with Gemini's 404", async () => {
     const limited = gw.client(IX_KEY_LIMITED);
     const forbidden = await failure(limited.interactions.create({ agent: AGENT, input: 'x', background: true }));
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.status).toBe('PERMISSION_DENIED');
-    const unknown = await failure(ai.interactions.create({ agent: 'no-such-agent', input: 'x', background: true }));
-    expect(unknown.status).toBe(404);
+    // Agent names not declared as models go to the Gemini provider, which knows its agents.
+    const unknown = await ai.interactions.create({ agent: 'no-such-agent', input: 'x', background: true });
+    const failed = await until(unknown.id, ['failed']);
+    expect((failed as unknown as { errors: Array<{ code: string }> }).errors[0]?.code).toBe('NOT_FOUND');
   });
 });
 

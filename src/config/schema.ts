@@ -17,10 +17,19 @@ const providerSchema = z
     headers: z.record(z.string(), z.string()).optional(),
     /** Time allowed until the upstream answers with headers, in ms. */
     timeoutMs: z.number().int().positive().optional(),
+    /**
+     * Gemini only: the provider that runs Gemini agents (the Interactions API's `agent`) not
+     * declared as models. Needed only when several Gemini providers are configured; with one, agents
+     * go to it.
+     */
+    agents: z.boolean().optional(),
   })
   .superRefine((p, ctx) => {
     if (p.type === 'openai-compatible' && !p.baseURL) {
       ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'required for openai-compatible providers' });
+    }
+    if (p.agents === true && p.type !== 'gemini') {
+      ctx.addIssue({ code: 'custom', path: ['agents'], message: `only gemini providers run agents, not ${p.type}` });
     }
   });
 
@@ -83,6 +92,13 @@ const modelSchema = z.object({
    * OpenAI-compatible providers only.
    */
   api: z.enum(MODEL_APIS).optional(),
+  /**
+   * Whether the model takes reasoning settings (`reasoning_effort`, a thinking budget): true sends
+   * them, false drops them with an `x-modelgate-warnings` entry. When absent it is guessed from the
+   * upstream model's name (OpenAI's o-series and gpt-5, names with "reason", "think", "deepseek-r";
+   * Anthropic and Gemini models are taken to think).
+   */
+  reasoning: z.boolean().optional(),
 });
 
 /** The shortest platform key accepted (also checked for MODELGATE_API_KEY in defaults.ts). */
@@ -172,6 +188,8 @@ function checkReferences(cfg: unknown, report: Report): void {
     if (providerIds.has(p.id)) report(['providers', i, 'id'], `duplicate provider id "${p.id}"`);
     providerIds.add(p.id);
   }
+  const agentProviders = entries(root.providers).filter(([, p]) => p.agents === true);
+  for (const [i] of agentProviders.slice(1)) report(['providers', i, 'agents'], 'only one provider may run agents');
   const providerTypes = new Map(entries(root.providers).map(([, p]) => [p.id, p.type]));
   const modelIds = new Set(entries(root.models).flatMap(([, m]) => (typeof m.id === 'string' ? [m.id] : [])));
   const seenModels = new Set<string>();

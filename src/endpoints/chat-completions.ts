@@ -1,12 +1,13 @@
 import { parseJsonObject } from '../http/body.js';
 import { openAIChatClient } from '../protocols/openai-chat/index.js';
 import { validateChatRequest } from '../protocols/openai-chat/client/decode-request.js';
+import { hasVendorExtensions } from '../protocols/openai-chat/client/reasoning-extensions.js';
 import type { RequestContext } from '../runtime.js';
 import { authenticate, requireCapability, resolveModel } from './common.js';
 import { runChat } from './chat-pipeline.js';
 import type { Reply } from '../http/reply.js';
 
-/** POST /v1/chat/completions */
+/** POST /v1/chat/completions (also /v1beta/openai/chat/completions, for clients set up for Gemini's OpenAI-compatible endpoint) */
 export async function chatCompletions(ctx: RequestContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const raw = await ctx.body.text();
@@ -16,6 +17,10 @@ export async function chatCompletions(ctx: RequestContext): Promise<Reply> {
   requireCapability(model, 'chat');
   const stream = req.stream === true;
   const includeUsage = req.stream_options?.include_usage === true;
+  // Gemini's and Anthropic's extensions (google.thinking_config, thinking) are read, never sent on as
+  // they are (OpenAI refuses unknown fields); reasoning_effort goes only to models that take it.
+  const extensions = hasVendorExtensions(parsed);
+  const effort = req.reasoning_effort != null;
   return runChat(ctx, {
     client: openAIChatClient,
     model,
@@ -25,5 +30,6 @@ export async function chatCompletions(ctx: RequestContext): Promise<Reply> {
     stream,
     clientWantsUsage: includeUsage,
     clientOptions: { includeUsage },
+    translateFor: (m) => extensions || (effort && m.reasoning === false),
   });
 }

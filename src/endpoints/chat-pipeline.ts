@@ -3,7 +3,7 @@ import { SSE_HEADERS } from '../http/sse.js';
 import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { codecFor } from '../protocols/registry.js';
 import type { ClientCodec, ClientOptions, PassthroughCodec, ResponseMeta } from '../protocols/types.js';
-import type { ResolvedModel } from '../routing/model-registry.js';
+import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import { chatNeeds } from '../routing/request-needs.js';
@@ -37,6 +37,12 @@ export interface ChatCall<Req = unknown> {
   ir?: IRChatRequest;
   /** Pass through on this route although the provider's chat protocol differs (e.g. OpenAI's /responses). */
   passthroughRoute?: PassthroughRoute;
+  /**
+   * True when the body cannot go as it is to `model` although its upstream speaks the client's
+   * protocol (vendor extensions it does not know, a setting the model does not take): translated
+   * through the IR instead, which drops or converts them (and says so in x-modelgate-warnings).
+   */
+  translateFor?: (model: ResolvedModel) => boolean;
 }
 
 /** Where and how a pass-through call goes when it is not the provider's chat endpoint. */
@@ -136,8 +142,9 @@ export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Prom
     ctx.obs.routed(call.client.protocol, true);
     return passthrough(ctx, call, route.codec, routeTarget);
   }
-  ctx.obs.routed(provider.chatProtocol, provider.chatProtocol === call.client.protocol);
-  if (provider.chatProtocol === call.client.protocol) {
+  const sameProtocol = provider.chatProtocol === call.client.protocol && !call.translateFor?.(call.model);
+  ctx.obs.routed(provider.chatProtocol, sameProtocol);
+  if (sameProtocol) {
     const codec = codecFor(provider.chatProtocol);
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
     return passthrough(ctx, call, codec.passthrough, target);
@@ -195,7 +202,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
 async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
   const provider = call.model.provider;
   const upstreamCodec = codecFor(provider.chatProtocol).upstream;
-  const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, provider.chatDialect);
+  const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, upstreamTarget(call.model));
   const body = encoded.body;
   // Dropped or adjusted settings, in the client's field names: header, hook events, sync body.
   const warnings = settingWarnings(call.client, encoded.warnings, call.parsed);

@@ -43,8 +43,29 @@ export function mayUseModel(principal: Principal, modelId: string): boolean {
 
 /** Model id -> route (with the caller's own upstream credentials, if any); 404 when unknown, 403 when the caller may not use it. */
 export function resolveModel(ctx: RequestContext, principal: Principal, modelId: string, param = 'model'): ResolvedModel {
-  let model = ctx.rt.models.resolve(modelId);
+  const model = ctx.rt.models.resolve(modelId);
   if (!model) throw new GatewayError('not_found', `The model '${quoteInput(modelId)}' does not exist or is not served by this gateway.`, { param, detail: 'model_not_found' });
+  return authorizeModel(ctx, principal, model, modelId, param);
+}
+
+/**
+ * An Interactions `agent`: a configured model of that name, else the agent run on the Gemini
+ * provider for agents (ModelRegistry.resolveAgent). The key's model patterns apply to the name.
+ */
+export function resolveAgent(ctx: RequestContext, principal: Principal, name: string): ResolvedModel {
+  const model = ctx.rt.models.resolve(name) ?? ctx.rt.models.resolveAgent(name);
+  if (!model) {
+    throw new GatewayError('not_found', `The agent '${quoteInput(name)}' is not served by this gateway: agents run on a Gemini provider, and none is configured (or several are and none has "agents": true).`, {
+      param: 'agent',
+      detail: 'model_not_found',
+    });
+  }
+  return authorizeModel(ctx, principal, model, name, 'agent');
+}
+
+/** 403 when the caller may not use the model; else the route (with the caller's own upstream credentials, if any), noted in the event. */
+function authorizeModel(ctx: RequestContext, principal: Principal, resolved: ResolvedModel, modelId: string, param: string): ResolvedModel {
+  let model = resolved;
   if (!mayUseModel(principal, model.id)) {
     throw new GatewayError('permission_denied', `This API key is not allowed to use the model '${quoteInput(modelId)}'.`, { param, detail: 'model_not_allowed' });
   }

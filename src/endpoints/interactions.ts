@@ -1,7 +1,8 @@
 /**
  * POST /v1beta/interactions (Gemini's Interactions API; sync, `stream: true`, `background: true`)
- * in front of every vendor. `model` reaches any chat model; `agent` only Gemini upstreams, and the
- * key's model permissions apply to agent names as to models. Every interaction is stored unless
+ * in front of every vendor. `model` reaches any chat model; `agent` only Gemini upstreams (an agent
+ * not declared as a model runs on the Gemini provider), and the key's model permissions apply to
+ * agent names as to models. Every interaction is stored unless
  * `store: false`; a streamed one is stored (with its events, for resuming) before its last event
  * leaves, so a client that reacts to `interaction.completed` with a GET or a follow-up turn finds it.
  */
@@ -15,13 +16,13 @@ import { buildInteraction, isoTime } from '../protocols/gemini-interactions/clie
 import { interactionsError } from '../protocols/gemini-interactions/errors.js';
 import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { codecFor } from '../protocols/registry.js';
-import type { ResolvedModel } from '../routing/model-registry.js';
+import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { admitChat, runChat, type ChatCall } from './chat-pipeline.js';
-import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
+import { authenticate, jsonResponse, requireCapability, resolveAgent, resolveModel } from './common.js';
 import { streamStoredInteraction, upstreamInteractionCall } from './interactions-stored.js';
 import { interactionRecord, prepareInteractionTurn, type InteractionTurn } from './interactions-turn.js';
 import { beforeEachChunk, type Reply } from '../http/reply.js';
@@ -30,7 +31,7 @@ import { beforeEachChunk, type Reply } from '../http/reply.js';
 function resolveTarget(ctx: RequestContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {
   if (req.model !== undefined && req.agent !== undefined) throw new GatewayError('invalid_request', 'Send either model or agent, not both.', { param: 'agent' });
   if (req.agent !== undefined) {
-    const model = resolveModel(ctx, principal, req.agent, 'agent');
+    const model = resolveAgent(ctx, principal, req.agent);
     if (!model.provider.interactionsApi) {
       throw new GatewayError('unsupported', `Agents run only on Gemini upstreams; '${req.agent}' is served by the provider '${model.provider.id}' (${model.provider.type}).`, { param: 'agent' });
     }
@@ -167,7 +168,7 @@ async function startBackground(ctx: RequestContext, turn: InteractionTurn): Prom
     // What the upstream cannot express is the caller's 400 now, not a failed run later.
     const call = turn.call(true);
     try {
-      if (call.ir) codecFor(turn.model.provider.chatProtocol).upstream.encodeRequest(call.ir, turn.model.upstreamModel, turn.model.provider.chatDialect);
+      if (call.ir) codecFor(turn.model.provider.chatProtocol).upstream.encodeRequest(call.ir, turn.model.upstreamModel, upstreamTarget(turn.model));
     } catch (err) {
       throw inRequestTerms(err);
     }

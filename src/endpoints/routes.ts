@@ -69,10 +69,16 @@ export const ROUTES: Route[] = [
     errorShape: (ctx) => (ctx.request.headers.has('anthropic-version') ? 'anthropic' : 'openai'),
     handler: getModel,
   },
+  // Gemini's OpenAI-compatible endpoint: clients set up for it (OpenAI SDK with baseURL `{host}/v1beta/openai/`) change only the host.
+  { method: 'POST', route: '/v1beta/openai/chat/completions', pattern: /^\/v1beta\/openai\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
+  { method: 'GET', route: '/v1beta/openai/models', pattern: /^\/v1beta\/openai\/models$/, errorShape: 'openai', handler: listModels },
+  { method: 'GET', route: '/v1beta/openai/models/{id}', pattern: /^\/v1beta\/openai\/models\/(?<id>.+)$/, errorShape: 'openai', handler: getModel },
+  { method: 'POST', route: '/v1beta/openai/images/generations', pattern: /^\/v1beta\/openai\/images\/generations$/, errorShape: 'openai', handler: imageGenerations },
 ];
 
 /** Error shape for paths no route matched, guessed from the path. */
 export function shapeForPath(path: string): ErrorShape {
+  if (path.startsWith('/v1beta/openai/')) return 'openai';
   if (path.startsWith('/v1beta')) return 'gemini';
   if (path.startsWith('/v1/messages')) return 'anthropic';
   return 'openai';

@@ -73,6 +73,8 @@ const ROUTE_FACTS: Record<string, RouteFacts> = {
   '/v1beta/interactions': { operation: 'chat', clientProtocol: 'gemini-interactions' },
   '/{version}/models/{model}:{action}': { operation: 'generate_content', clientProtocol: 'gemini' },
   '/v1/images/generations': { operation: 'generate_content', clientProtocol: 'openai-images' },
+  '/v1beta/openai/chat/completions': { operation: 'chat', clientProtocol: 'openai-chat' },
+  '/v1beta/openai/images/generations': { operation: 'generate_content', clientProtocol: 'openai-images' },
   '/v1/images/edits': { operation: 'generate_content', clientProtocol: 'openai-images' },
   '/v1/video/generations': { operation: 'generate_content', clientProtocol: 'openai-videos' },
   '/v1/messages/count_tokens': { clientProtocol: 'anthropic-messages' },

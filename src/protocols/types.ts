@@ -75,6 +75,11 @@ export interface UpstreamTarget {
    * OpenAI-compatible servers omit `[DONE]`, so a stream that sent its finish reason is complete).
    */
   streamTerminator?: 'done-required' | 'finish-reason';
+  /**
+   * Whether the model takes reasoning settings (the model config's `reasoning`): true sends them,
+   * false drops them with a warning; undefined leaves it to the encoder's guess from the name.
+   */
+  reasoning?: boolean;
 }
 
 /** The upstream-facing side of a protocol. */

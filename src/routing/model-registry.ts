@@ -1,4 +1,5 @@
 import type { GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
+import type { UpstreamTarget } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
 
 type Capability = 'chat' | 'image' | 'video';
@@ -28,6 +29,8 @@ export interface ResolvedModel {
   ownedBy: string;
   created: number;
   options: Record<string, unknown>;
+  /** Whether the model takes reasoning settings, as the config says; undefined: guessed by each encoder from the name. */
+  reasoning?: boolean;
   /** True when the id was `providerId/upstreamModel` rather than a configured entry. */
   direct: boolean;
 }
@@ -47,12 +50,15 @@ function defaultModalities(caps: Capability[], provider: Provider): Modality[] {
 
 export class ModelRegistry {
   private readonly entries = new Map<string, ResolvedModel>();
+  /** Where agents not declared as models run (see agentProvider). */
+  private readonly agentProviderId: string | undefined;
 
   constructor(config: GatewayConfig, private readonly providers: Map<string, Provider>, createdAt: number) {
     for (const m of config.models) {
       const built = this.build(m, createdAt);
       if (built) this.entries.set(m.id, built);
     }
+    this.agentProviderId = agentProvider(config, providers);
   }
 
   private build(m: ModelConfig, createdAt: number, direct = false): ResolvedModel | undefined {
@@ -82,6 +88,7 @@ export class ModelRegistry {
       ownedBy: m.ownedBy ?? first.provider.id,
       created: m.created ?? createdAt,
       options: m.options ?? {},
+      ...(m.reasoning !== undefined ? { reasoning: m.reasoning } : {}),
       direct,
     };
   }
@@ -95,7 +102,31 @@ export class ModelRegistry {
     return this.build({ id, provider: id.slice(0, slash), upstreamModel: id.slice(slash + 1) }, 0, true);
   }
 
+  /**
+   * A Gemini agent (the Interactions API's `agent`) that is not a configured model: run on the
+   * provider marked `agents: true`, else on the only provider with an Interactions API; undefined
+   * when there is none (or several and none is marked). The upstream says whether the agent exists.
+   */
+  resolveAgent(name: string): ResolvedModel | undefined {
+    if (this.agentProviderId === undefined) return undefined;
+    return this.build({ id: name, provider: this.agentProviderId, upstreamModel: name, capabilities: ['chat'] }, 0, true);
+  }
+
   list(): ResolvedModel[] {
     return [...this.entries.values()];
   }
+}
+
+/** The provider `agents: true` marks, else the only one with an Interactions API (Gemini). */
+function agentProvider(config: GatewayConfig, providers: Map<string, Provider>): string | undefined {
+  const marked = config.providers.find((p) => p.agents === true && providers.get(p.id)?.interactionsApi);
+  if (marked) return marked.id;
+  const able = [...providers.values()].filter((p) => p.interactionsApi);
+  return able.length === 1 ? able[0]?.id : undefined;
+}
+
+/** What a request encoder needs to know about the upstream of `model`: its vendor's dialect and the model's own settings. */
+export function upstreamTarget(model: ResolvedModel): UpstreamTarget {
+  const dialect = model.provider.chatDialect;
+  return model.reasoning === undefined ? dialect : { ...dialect, reasoning: model.reasoning };
 }

@@ -31,6 +31,8 @@ export interface MockOpenAIOptions {
   noAuth?: boolean;
   /** Suffix added to the requested model in responses (the "concrete" model). Default `-2024-08-06`. */
   modelSuffix?: string;
+  /** Models that take reasoning_effort (others refuse it, like the real API); default OpenAI's o-series and gpt-5. */
+  reasoningModels?: RegExp;
 }
 
 type Json = Record<string, unknown>;
@@ -91,7 +93,7 @@ function checkNumber(body: Json, field: string, min: number, max: number, intege
 }
 
 /** Rejects what the real API rejects (the subset the gateway could plausibly send). */
-function validateChatRequest(body: unknown): asserts body is Json {
+function validateChatRequest(body: unknown, reasoningModels = /^(o\d|gpt-5)/): asserts body is Json {
   if (!isObj(body)) throw new OpenAIError(400, 'The request body must be a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw new OpenAIError(400, "you must provide a model parameter", 'model', 'missing_required_parameter');
   if (!Array.isArray(body.messages)) throw new OpenAIError(400, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
@@ -104,7 +106,7 @@ function validateChatRequest(body: unknown): asserts body is Json {
   checkNumber(body, 'max_tokens', 1, Number.MAX_SAFE_INTEGER, true);
   checkNumber(body, 'max_completion_tokens', 1, Number.MAX_SAFE_INTEGER, true);
   // Like the real API: non-reasoning models reject reasoning_effort.
-  if (body.reasoning_effort != null && !/^(o\d|gpt-5)/.test(body.model)) {
+  if (body.reasoning_effort != null && !reasoningModels.test(body.model)) {
     throw new OpenAIError(400, `Unsupported parameter: 'reasoning_effort' is not supported with this model.`, 'reasoning_effort', 'unsupported_parameter');
   }
   checkNumber(body, 'top_logprobs', 0, 20, true);
@@ -303,7 +305,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       return answer(400, errorBody(new OpenAIError(400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)")));
     }
     try {
-      validateChatRequest(body);
+      validateChatRequest(body, opts.reasoningModels);
     } catch (e) {
       if (e instanceof OpenAIError) return answer(e.status, errorBody(e));
       throw e;

@@ -22,7 +22,7 @@ export const anthropicMessagesProtocol: ProtocolCodec = {
   client: anthropicMessagesClient,
   upstream: {
     protocol: 'anthropic-messages',
-    encodeRequest: (req, upstreamModel) => encodeAnthropicRequest(req, upstreamModel),
+    encodeRequest: (req, upstreamModel, target) => encodeAnthropicRequest(req, upstreamModel, target),
     decodeResponse: decodeAnthropicResponse,
     createStreamDecoder: createAnthropicStreamDecoder,
     errorMessage: anthropicErrorMessage,

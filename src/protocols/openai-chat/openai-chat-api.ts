@@ -73,6 +73,28 @@ const responseFormatSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+/**
+ * Vendor extensions of the OpenAI-compatible endpoints of Gemini and Anthropic (sent by the OpenAI
+ * SDKs as `extra_body`): Gemini's `google.thinking_config` (top level, or under a literal
+ * `extra_body` key as the Python SDK's nested `extra_body` sends it) and Anthropic's `thinking`.
+ */
+const googleThinkingConfigSchema = z.looseObject({
+  /** Tokens; 0 turns thinking off, -1 lets the model decide. */
+  thinking_budget: z.number().int().min(-1).nullish(),
+  include_thoughts: z.boolean().nullish(),
+  /** Gemini 3's level instead of a budget. */
+  thinking_level: z.enum(['minimal', 'low', 'medium', 'high']).nullish(),
+});
+export const googleExtensionSchema = z.looseObject({ thinking_config: googleThinkingConfigSchema.nullish() });
+export type GoogleExtension = z.output<typeof googleExtensionSchema>;
+const anthropicThinkingSchema = z.discriminatedUnion('type', [
+  // Some OpenAI-compatible servers (GLM, Kimi) take `{"type": "enabled"}` without a budget.
+  z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1).optional() }),
+  z.looseObject({ type: z.literal('disabled') }),
+  z.looseObject({ type: z.literal('adaptive') }),
+]);
+export type AnthropicThinkingExtension = z.output<typeof anthropicThinkingSchema>;
+
 export const DEFAULT_MAX_TOKENS = 4096;
 
 /** POST /v1/chat/completions. Unknown fields pass through to the upstream. */
@@ -100,6 +122,9 @@ export const chatRequestSchema = z
     parallel_tool_calls: z.boolean().nullish(),
     reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullish(),
     user: z.string().nullish(),
+    google: googleExtensionSchema.nullish(),
+    extra_body: z.looseObject({ google: googleExtensionSchema.nullish() }).nullish(),
+    thinking: anthropicThinkingSchema.nullish(),
   })
   .superRefine((req, ctx) => {
     if (req.top_logprobs !== undefined && req.top_logprobs !== null && req.logprobs !== true) {
@@ -110,6 +135,9 @@ export const chatRequestSchema = z
     }
     if (req.tool_choice && typeof req.tool_choice === 'object' && !(req.tools && req.tools.length > 0)) {
       ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'names a function but no tools were given' });
+    }
+    if (req.google && req.extra_body?.google) {
+      ctx.addIssue({ code: 'custom', path: ['extra_body', 'google'], message: 'send google either at the top level or under extra_body, not both' });
     }
   });
 

@@ -29,7 +29,7 @@ export const openAIResponsesClient: ClientCodec<ResponsesRequest> = {
 /** The Responses API as an upstream: models configured with `"api": "responses"`. */
 const openAIResponsesUpstream: UpstreamCodec = {
   protocol: 'openai-responses',
-  encodeRequest: (req, upstreamModel) => encodeResponsesRequest(req, upstreamModel),
+  encodeRequest: (req, upstreamModel, target) => encodeResponsesRequest(req, upstreamModel, target),
   decodeResponse: decodeResponsesResponse,
   createStreamDecoder: createResponsesStreamDecoder,
   // Errors before a stream are OpenAI-shaped: {error:{message,type,param,code}}.

@@ -5,6 +5,7 @@
  * `safetySettings: dropped (not supported by openai)` whichever vendor it is.
  */
 import type { IRChatRequest, IRContentPart, IRWarning, ProtocolName, ProviderOptions } from '../../ir/types.js';
+import type { UpstreamTarget } from '../types.js';
 import { isJsonObject } from './json.js';
 
 /** Vendor label used in warnings. */
@@ -57,4 +58,18 @@ export function droppedForeignOptions(req: IRChatRequest, target: ProtocolName):
     ...top.map((k) => dropped(k, target, `'${k}' has no equivalent for ${vendor} models; it was not sent.`)),
     ...[...blocks].map((k) => dropped(k, target, `'${k}' on messages or tools has no equivalent for ${vendor} models; it was not sent.`)),
   ];
+}
+
+/** The warning for reasoning settings a model does not take (the config's `reasoning: false`, or a name that does not look like a reasoning model). */
+export function noReasoning(upstreamModel: string, target: UpstreamTarget = {}): IRWarning {
+  const why = target.reasoning === false ? 'is configured without reasoning (reasoning: false)' : 'takes no reasoning effort (set reasoning: true on the model if it does)';
+  return { setting: 'reasoning', action: 'dropped (the model takes no reasoning effort)', message: `The model '${upstreamModel}' ${why}; the reasoning setting was not sent.` };
+}
+
+/** The request without its reasoning settings when the model is configured `reasoning: false` (with the warning), else as it is. */
+export function withoutReasoningIfOff(req: IRChatRequest, upstreamModel: string, target: UpstreamTarget | undefined, warnings: IRWarning[]): IRChatRequest {
+  if (target?.reasoning !== false || !req.reasoning) return req;
+  warnings.push(noReasoning(upstreamModel, target));
+  const { reasoning: _dropped, ...rest } = req;
+  return rest;
 }

@@ -1,7 +1,8 @@
 /** IR -> Anthropic Messages request body (upstream side). */
 import { GatewayError } from '../../../errors.js';
 import type { IRChatRequest, IRWarning, IRWebSearchTool } from '../../../ir/types.js';
-import { dropped, droppedForeignOptions } from '../../shared/dropped-settings.js';
+import { dropped, droppedForeignOptions, withoutReasoningIfOff } from '../../shared/dropped-settings.js';
+import type { UpstreamTarget } from '../../types.js';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from '../anthropic-messages-api.js';
 import { anthropicExtras, convertToAnthropicMessages, encodeTextBlock } from './convert-to-anthropic-messages.js';
 import { thinkingFor } from './map-thinking.js';
@@ -21,8 +22,9 @@ function webSearchTool(t: IRWebSearchTool, warnings: IRWarning[]): Record<string
   };
 }
 
-export function encodeAnthropicRequest(req: IRChatRequest, upstreamModel: string): { body: Record<string, unknown>; warnings: IRWarning[] } {
-  const warnings: IRWarning[] = droppedForeignOptions(req, 'anthropic-messages');
+export function encodeAnthropicRequest(request: IRChatRequest, upstreamModel: string, target?: UpstreamTarget): { body: Record<string, unknown>; warnings: IRWarning[] } {
+  const warnings: IRWarning[] = droppedForeignOptions(request, 'anthropic-messages');
+  const req = withoutReasoningIfOff(request, upstreamModel, target, warnings);
   const messages = convertToAnthropicMessages(req.messages, warnings);
   if (messages.length === 0) throw new GatewayError('invalid_request', 'At least one non-empty message is required.', { param: 'messages' });
   const { thinking, maxTokens } = thinkingFor(req, messages, req.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, warnings);

@@ -1,7 +1,7 @@
 /** IR -> Gemini generateContent request body (the model travels in the URL, not the body). */
 import { GatewayError } from '../../../errors.js';
 import type { IRChatRequest, IRWarning } from '../../../ir/types.js';
-import { dropped, droppedForeignOptions } from '../../shared/dropped-settings.js';
+import { dropped, droppedForeignOptions, withoutReasoningIfOff } from '../../shared/dropped-settings.js';
 import type { UpstreamTarget } from '../../types.js';
 import { convertToGeminiContents } from './convert-to-gemini-contents.js';
 import { quoteInput } from '../../../quote-input.js';
@@ -16,8 +16,9 @@ function usesThinkingLevel(upstreamModel: string): boolean {
   return m !== null && Number(m[1]) >= 3;
 }
 
-export function encodeGeminiRequest(req: IRChatRequest, upstreamModel: string, _target?: UpstreamTarget): { body: Json; warnings: IRWarning[] } {
-  const warnings: IRWarning[] = droppedForeignOptions(req, 'gemini');
+export function encodeGeminiRequest(request: IRChatRequest, upstreamModel: string, target?: UpstreamTarget): { body: Json; warnings: IRWarning[] } {
+  const warnings: IRWarning[] = droppedForeignOptions(request, 'gemini');
+  const req = withoutReasoningIfOff(request, upstreamModel, target, warnings);
   let serverSideTools = false;
   const body: Json = { contents: convertToGeminiContents(req.messages, warnings) };
   if (req.system?.length) body.systemInstruction = { parts: req.system.map((p) => ({ text: p.text })) };

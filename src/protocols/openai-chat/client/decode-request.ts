@@ -4,12 +4,13 @@ import type { IRChatRequest, IRContentPart, IRMessage, IRTextPart, IRTool, IRToo
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import { chatRequestSchema, DEFAULT_MAX_TOKENS, type ChatMessage, type ChatRequest } from '../openai-chat-api.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
+import { decodeChatReasoning, EXTENSION_FIELDS, extraBodyFields, geminiOptions } from './reasoning-extensions.js';
 
 /** Fields the IR models; everything else in the body travels in providerOptions['openai-chat']. */
 const MODELED = new Set([
   'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'n',
   'stop', 'presence_penalty', 'frequency_penalty', 'seed', 'response_format', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'reasoning_effort', 'user',
+  'parallel_tool_calls', 'reasoning_effort', 'user', ...EXTENSION_FIELDS,
 ]);
 
 const compiledChatRequest = compiledOnFirstUse(chatRequestSchema);
@@ -33,7 +34,7 @@ export function decodeOpenAIChatRequest(body: Record<string, unknown>, req: Chat
     messages.push(decodeMessage(msg, i, toolNames));
   });
 
-  const extra = unmodelledFields(body, MODELED);
+  const extra = { ...extraBodyFields(req), ...unmodelledFields(body, MODELED) };
 
   const ir: IRChatRequest = {
     model: req.model,
@@ -52,7 +53,8 @@ export function decodeOpenAIChatRequest(body: Record<string, unknown>, req: Chat
   if (req.seed != null) ir.seed = req.seed;
   if (req.user != null) ir.user = req.user;
   if (req.parallel_tool_calls != null) ir.parallelToolCalls = req.parallel_tool_calls;
-  if (req.reasoning_effort != null) ir.reasoning = { effort: req.reasoning_effort };
+  const reasoning = decodeChatReasoning(req);
+  if (reasoning) ir.reasoning = reasoning;
   if (req.tools?.length) ir.tools = req.tools.map(decodeTool);
   if (req.tool_choice != null) ir.toolChoice = decodeToolChoice(req.tool_choice);
   if (req.response_format != null) {
@@ -63,7 +65,8 @@ export function decodeOpenAIChatRequest(body: Record<string, unknown>, req: Chat
       ir.responseFormat = { type: 'json_schema', name: js.name, schema: js.schema ?? {}, ...(js.description ? { description: js.description } : {}), ...(js.strict != null ? { strict: js.strict } : {}) };
     } else ir.responseFormat = { type: 'text' };
   }
-  if (Object.keys(extra).length) ir.providerOptions = { 'openai-chat': extra };
+  const gemini = geminiOptions(req);
+  if (Object.keys(extra).length || gemini) ir.providerOptions = { ...(Object.keys(extra).length ? { 'openai-chat': extra } : {}), ...(gemini ? { gemini } : {}) };
   return ir;
 }
 

@@ -1,3 +1,5 @@
+import { googleSettingName, reasoningFieldName } from './reasoning-extensions.js';
+
 /** IR setting names -> the OpenAI chat request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {
   topK: 'top_k',
@@ -16,6 +18,9 @@ const NAMES: Record<string, string> = {
 };
 
 export function openAIChatSettingName(setting: string, body: Record<string, unknown>): string {
+  if (setting === 'reasoning') return reasoningFieldName(body);
+  const google = googleSettingName(setting, body);
+  if (google) return google;
   if (setting === 'maxTokens') return body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
   return NAMES[setting] ?? setting;
 }

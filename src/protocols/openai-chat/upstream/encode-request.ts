@@ -1,7 +1,7 @@
 import { GatewayError } from '../../../errors.js';
 import { dataUrl, toStandardBase64 } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRWarning } from '../../../ir/types.js';
-import { dropped, droppedForeignOptions } from '../../shared/dropped-settings.js';
+import { dropped, droppedForeignOptions, noReasoning } from '../../shared/dropped-settings.js';
 import { quoteInput } from '../../../quote-input.js';
 import type { UpstreamTarget } from '../../types.js';
 
@@ -29,9 +29,10 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
   if (req.user !== undefined) body.user = req.user;
   const r = req.reasoning;
   if (r && (r.effort || r.budgetTokens !== undefined)) {
-    // Non-reasoning models (gpt-4o, most compatible servers) reject reasoning_effort with a 400.
-    if (isReasoningModel(upstreamModel)) body.reasoning_effort = reasoningEffort(r, warnings);
-    else warnings.push({ setting: 'reasoning', action: 'dropped (the model takes no reasoning effort)', message: `The model '${upstreamModel}' takes no reasoning effort; ignored.` });
+    // Non-reasoning models (gpt-4o, many compatible servers) reject reasoning_effort with a 400: the
+    // model's `reasoning` in the config says, else its name.
+    if (target.reasoning ?? isReasoningModel(upstreamModel)) body.reasoning_effort = reasoningEffort(r, warnings);
+    else warnings.push(noReasoning(upstreamModel, target));
   }
   // A chat-only server has no search of its own: like Gemini 2.x next to function tools, web search
   // is left out and the caller hears of it.

@@ -8,6 +8,8 @@ import { GatewayError } from '../../../errors.js';
 import { dataUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRToolResultPart, IRWarning, IRWebSearchTool } from '../../../ir/types.js';
 import { isReasoningModel as isChatReasoningModel } from '../../openai-chat/upstream/encode-request.js';
+import { noReasoning } from '../../shared/dropped-settings.js';
+import type { UpstreamTarget } from '../../types.js';
 import { openAIReasoningOf } from './reasoning-signature.js';
 import type { Json } from '../../shared/json.js';
 
@@ -33,9 +35,9 @@ function effortForBudget(budget: number): 'minimal' | 'low' | 'medium' | 'high' 
   return 'high';
 }
 
-export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string): { body: Json; warnings: IRWarning[] } {
+export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string, target: UpstreamTarget = {}): { body: Json; warnings: IRWarning[] } {
   const warnings: IRWarning[] = [];
-  const reasoningModel = isResponsesReasoningModel(upstreamModel);
+  const reasoningModel = target.reasoning ?? isResponsesReasoningModel(upstreamModel);
   const body: Json = { model: upstreamModel };
   if (req.system?.length) body.instructions = req.system.map((p) => p.text).join('\n\n');
   body.input = encodeInput(req.messages, warnings);
@@ -61,7 +63,7 @@ export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string
   const r = req.reasoning;
   if (r && (r.effort !== undefined || r.budgetTokens !== undefined || r.includeThoughts)) {
     if (!reasoningModel) {
-      if (r.effort !== undefined || r.budgetTokens !== undefined) warnings.push({ setting: 'reasoning', action: 'dropped (not a reasoning model)', message: `The model '${upstreamModel}' takes no reasoning effort; ignored.` });
+      if (r.effort !== undefined || r.budgetTokens !== undefined) warnings.push(noReasoning(upstreamModel, target));
     } else {
       const effort = r.effort ?? (r.budgetTokens !== undefined && r.budgetTokens > 0 ? effortForBudget(r.budgetTokens) : undefined);
       const reasoning: Json = {};
