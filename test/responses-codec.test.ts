@@ -20,7 +20,7 @@ function encoder(sink: TurnSink = {}, names = new ToolNames()) {
   let n = 0;
   return createResponsesStreamEncoder({
     traceId: 'trace-1',
-    requestedModel: 'claude',
+    upstreamModel: 'claude',
     created: 100,
     newId: (prefix) => `${prefix}${++n}`,
     options: { responses: { responseId: 'resp_1', createdAt: 100, echo: { tools: [] }, names, origin: 'anthropic-messages', sink, now: () => 200_000 } },

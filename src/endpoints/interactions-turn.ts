@@ -101,7 +101,7 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
   const upstream = provider.interactionsApi;
   if (upstream) {
     const last = chain[chain.length - 1];
-    const plan: InteractionsPassthroughPlan = { interactionId: id, field, name, record: store, sink, now: rt.now, ...(previousInteractionId ? { previousInteractionId } : {}) };
+    const plan: InteractionsPassthroughPlan = { interactionId: id, field, record: store, sink, now: rt.now, ...(previousInteractionId ? { previousInteractionId } : {}) };
     // The previous turn was answered by one of this model's deployments: continue there by its own id.
     const holder = last?.upstream && model.deployments.some((d) => d.provider.id === last.upstream?.providerId) ? last.upstream.providerId : undefined;
     if (holder !== undefined && last?.upstream) plan.upstreamPreviousId = last.upstream.responseId;

@@ -3,8 +3,8 @@
  * `/v1beta/interactions` with `model` (or `agent`) rewritten, and the stream's bytes are relayed
  * with their `event:` names. Built per request, because the gateway answers with its own
  * interaction id (Gemini's is kept in the stored record): the sync body and the lifecycle events
- * (`interaction.*`) get that id, the model name the caller used, `previous_interaction_id` as the
- * client sent it, and the traceId. A `previous_interaction_id` goes upstream as Gemini's own id
+ * (`interaction.*`) get that id, `previous_interaction_id` as the client sent it, and the traceId.
+ * `model` stays as Gemini reports it: the concrete model that answered, not the caller's alias. A `previous_interaction_id` goes upstream as Gemini's own id
  * when this same upstream answered the previous turn; otherwise the stored conversation is sent as
  * steps ahead of the input. Thought steps carrying another vendor's signature (a gateway `mg1.`
  * token) are left out: Gemini cannot check them.
@@ -26,10 +26,8 @@ import { streamEndedEarly } from '../shared/stream-blocks.js';
 export interface InteractionsPassthroughPlan {
   /** The gateway's interaction id. */
   interactionId: string;
-  /** `model` or `agent`: the field naming what runs. */
+  /** `model` or `agent`: the field naming what runs (rewritten in the body sent upstream). */
   field: 'model' | 'agent';
-  /** The name the caller used (reported back instead of the upstream's). */
-  name: string;
   /** The id the client sent as previous_interaction_id (echoed back). */
   previousInteractionId?: string;
   /** Sent upstream instead of previousInteractionId: the same upstream answered the previous turn. */
@@ -54,7 +52,6 @@ export function interactionsPassthrough(plan: InteractionsPassthroughPlan): Pass
   const rewrite = (interaction: Json): Json => {
     if (typeof interaction.id === 'string' && interaction.id !== plan.interactionId) plan.sink.upstreamId = interaction.id;
     interaction.id = plan.interactionId;
-    if (plan.field in interaction) interaction[plan.field] = plan.name;
     if ('previous_interaction_id' in interaction || plan.previousInteractionId) {
       if (plan.previousInteractionId) interaction.previous_interaction_id = plan.previousInteractionId;
       else delete interaction.previous_interaction_id;
