@@ -34,6 +34,8 @@ export interface InteractionsPassthroughPlan {
   upstreamPreviousId?: string;
   /** The conversation so far as steps, when the upstream does not know it. */
   historySteps?: Json[];
+  /** The body's input was changed (repeated function calls left out): it is sent as parsed, not as received. */
+  rewritten?: boolean;
   /** Whether the final object and every event are kept (the relay then reads every event). */
   record: boolean;
   sink: InteractionsSink;
@@ -62,7 +64,7 @@ export function interactionsPassthrough(plan: InteractionsPassthroughPlan): Pass
   return {
     protocol: 'gemini-interactions',
     prepareBody(raw, parsed, upstreamModel, stream) {
-      const simple = !plan.previousInteractionId && !raw.includes('"mg1.') && stream === (parsed.stream === true);
+      const simple = !plan.previousInteractionId && !plan.rewritten && !raw.includes('"mg1.') && stream === (parsed.stream === true);
       if (simple) return replaceTopLevelString(raw, plan.field, upstreamModel) ?? raw;
       const body: Json = { ...parsed, [plan.field]: upstreamModel };
       if (stream) body.stream = true;
