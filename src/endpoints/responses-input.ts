@@ -63,7 +63,10 @@ export async function resolveResponsesInput(
   const held = heldBy(chain);
   const calls = new Set(held.calls);
   const out: ResponsesInput = { items: [], upstreamItems: [], resolvedIds: new Set() };
-  const records = new Map<string, ConversationRecord | undefined>();
+  // Every referenced item is looked up at once (a long conversation refers to many).
+  const wanted = new Set((input as Json[]).filter(isReference).map((r) => r.id).filter((id): id is string => typeof id === 'string' && !held.items.has(id)));
+  const found = await Promise.all([...wanted].map(async (id) => [id, await store.findItem(ownerId, id)] as const));
+  const records = new Map(found);
   let changed = false;
 
   /** A call already made in this conversation (stored, or earlier in this input) is left out. */
@@ -87,7 +90,6 @@ export async function resolveResponsesInput(
     const id = raw.id;
     if (typeof id !== 'string' || !id) throw new GatewayError('invalid_request', 'An item_reference needs the id of an earlier item.', { param: `input[${i}].id` });
     if (held.items.has(id)) continue;
-    if (!records.has(id)) records.set(id, await store.findItem(ownerId, id));
     const record = records.get(id);
     const fromOutput = record ? outputOf(record).find((it) => it.id === id) : undefined;
     const item = fromOutput ?? record?.inputItems.find((it) => it.id === id);
