@@ -193,7 +193,7 @@ describe('encode (IR -> Anthropic upstream)', () => {
 });
 
 describe('responses', () => {
-  const meta: ResponseMeta = { traceId: 't', requestedModel: 'alias', created: 1, newId: (p) => `${p}new` };
+  const meta: ResponseMeta = { traceId: 't', upstreamModel: 'alias', created: 1, newId: (p) => `${p}new` };
 
   it('decodes an Anthropic message and re-encodes it unchanged in substance', () => {
     const wire = {

@@ -33,7 +33,7 @@ async function decode(text: string): Promise<IRStreamEvent[]> {
   return out;
 }
 
-const meta: ResponseMeta = { traceId: 'trace1', requestedModel: 'claude-alias', created: 1767225600, newId: (p) => `${p}gen1` };
+const meta: ResponseMeta = { traceId: 'trace1', upstreamModel: 'claude-alias', created: 1767225600, newId: (p) => `${p}gen1` };
 
 function encode(events: IRStreamEvent[]): string {
   const enc = createAnthropicStreamEncoder(meta);

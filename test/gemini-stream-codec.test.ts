@@ -42,7 +42,7 @@ async function decode(name: string, size = 7): Promise<IRStreamEvent[]> {
   return out;
 }
 
-const meta = (options: Record<string, unknown> = {}): ResponseMeta => ({ traceId: 'trace-1', requestedModel: 'gpt-4o', created: 1767225600, newId: (p) => `${p}gen1`, options });
+const meta = (options: Record<string, unknown> = {}): ResponseMeta => ({ traceId: 'trace-1', upstreamModel: 'gpt-4o', created: 1767225600, newId: (p) => `${p}gen1`, options });
 
 describe('stream decoder (recorded Gemini streams)', () => {
   it('decodes the plain text capture into text events, finish and the last usage', async () => {

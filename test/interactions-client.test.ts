@@ -41,6 +41,8 @@ type Step = Interactions.Step;
 interface Vendor {
   name: string;
   model: string;
+  /** The concrete model the upstream reports answering with (the answer's `model`, never the alias). */
+  concrete: string;
   /** The upstream's answer to "you said: <text>" (without media markers). */
   said: (text: string) => string;
   toolResults: (text: string) => string;
@@ -58,6 +60,7 @@ const VENDORS: Vendor[] = [
   {
     name: 'gemini (pass-through)',
     model: 'gemini',
+    concrete: 'gemini-2.5-flash',
     said: (t) => `[gemini-interactions] turn 1, you said: ${t}`,
     toolResults: (t) => `[gemini-interactions] tool results: ${t}`,
     usage: (w) => ({ total_input_tokens: 10, total_output_tokens: w, total_tokens: 10 + w }),
@@ -66,6 +69,7 @@ const VENDORS: Vendor[] = [
   {
     name: 'openai',
     model: 'gpt',
+    concrete: 'gpt-4o-2024-08-06',
     said: (t) => `[openai] you said: ${t}`,
     toolResults: (t) => `[openai] tool results: ${t}`,
     usage: (w) => ({ total_input_tokens: 10, total_output_tokens: w, total_tokens: 10 + w }),
@@ -75,6 +79,7 @@ const VENDORS: Vendor[] = [
   {
     name: 'anthropic',
     model: 'claude',
+    concrete: 'claude-sonnet-4-5',
     said: (t) => `[anthropic] you said: ${t}`,
     toolResults: (t) => `[anthropic] tool results: ${t}`,
     usage: (w) => ({ total_input_tokens: 10, total_output_tokens: w, total_cached_tokens: 0, total_tokens: 10 + w }),
@@ -83,6 +88,7 @@ const VENDORS: Vendor[] = [
   {
     name: 'openai responses-only model',
     model: 'gpt-pro',
+    concrete: 'gpt-5-pro-2025-08-07',
     said: (t) => `[responses] you said: ${t}`,
     toolResults: (t) => `[responses] tool results: ${t}`,
     // A reasoning model: its reasoning item comes back as a thought step, its tokens as thought tokens.
@@ -93,6 +99,7 @@ const VENDORS: Vendor[] = [
   {
     name: 'built-in mock',
     model: 'mock',
+    concrete: 'mock-chat',
     said: (t) => `This is a mock response to: ${t}`,
     toolResults: (t) => `Tool results received: ${t}.`,
     usage: (w, prompt) => {
@@ -131,7 +138,9 @@ describe.each(VENDORS)('$name', (v) => {
     const expected = v.said('hello there');
     expect(r.status).toBe('completed');
     expect(r.id).toMatch(/^v1_/);
-    expect(r.model).toBe(v.model);
+    // The concrete model version that answered, never the caller's alias (here, the alias differs from it).
+    expect(r.model).not.toBe(v.model);
+    expect(r.model).toBe(v.concrete);
     const output = { type: 'model_output', content: [{ type: 'text', text: expected }] };
     if (v.thinks) {
       expect(r.steps).toEqual([{ type: 'thought', signature: expect.stringMatching(/^mg1\./) }, output]);
@@ -144,6 +153,7 @@ describe.each(VENDORS)('$name', (v) => {
 
     const got = await ai.interactions.get(r.id);
     expect(got.id).toBe(r.id);
+    expect(got.model).toBe(v.concrete);
     expect(got.status).toBe('completed');
     expect(got.steps).toEqual([{ type: 'user_input', content: [{ type: 'text', text: 'hello there' }] }, ...(r.steps ?? [])]);
     expect(got.output_text).toBe(expected);
@@ -181,6 +191,8 @@ describe.each(VENDORS)('$name', (v) => {
     const created = events[0] as Interactions.InteractionCreatedEvent;
     const completed = events.at(-1) as Interactions.InteractionCompletedEvent;
     expect(created.interaction.status).toBe('in_progress');
+    expect(created.interaction.model).toBe(v.concrete);
+    expect(completed.interaction.model).toBe(v.concrete);
     expect(completed.interaction.id).toBe(created.interaction.id);
     expect(completed.interaction.status).toBe('completed');
     expect(completed.interaction.usage).toMatchObject(v.usage(words(expected), ['stream me please']));

@@ -185,7 +185,7 @@ function encoderFor(origin: InteractionsEncodeOptions['origin'] = 'openai-chat')
     sink: { onEvent: (type, data) => events.push({ type, data: JSON.parse(data) as Json }) },
     now: () => Date.UTC(2026, 0, 2, 3, 4, 9),
   };
-  const enc = createInteractionsStreamEncoder({ traceId: 't', requestedModel: 'pub', created: 0, newId: (p) => `${p}1`, options: { interactions: opts } });
+  const enc = createInteractionsStreamEncoder({ traceId: 't', upstreamModel: 'pub-2026', created: 0, newId: (p) => `${p}1`, options: { interactions: opts } });
   return { enc, events, opts };
 }
 
@@ -214,7 +214,7 @@ describe('stream encoder', () => {
     expect(events[4]!.data.step).toEqual({ type: 'function_call', id: 'c1', name: 'b', arguments: {} });
     expect(events[5]!.data.delta).toEqual({ type: 'arguments_delta', arguments: '{"y":2}' });
     expect(events[7]!.data.interaction).toEqual({
-      id: 'v1_x', object: 'interaction', status: 'requires_action', model: 'pub', created: '2026-01-02T03:04:05Z', updated: '2026-01-02T03:04:09Z',
+      id: 'v1_x', object: 'interaction', status: 'requires_action', model: 'up', created: '2026-01-02T03:04:05Z', updated: '2026-01-02T03:04:09Z',
       usage: { total_input_tokens: 4, total_output_tokens: 6, total_tokens: 10 },
     });
     expect(wire.endsWith('event: done\ndata: [DONE]\n\n')).toBe(true);
@@ -281,7 +281,7 @@ describe('stream encoder', () => {
 
 describe('pass-through', () => {
   const plan = (extra: Partial<Parameters<typeof interactionsPassthrough>[0]> = {}) =>
-    interactionsPassthrough({ interactionId: 'v1_gw', field: 'model', name: 'gemini', record: true, sink: {}, now: () => 0, ...extra });
+    interactionsPassthrough({ interactionId: 'v1_gw', field: 'model', record: true, sink: {}, now: () => 0, ...extra });
 
   it('forwards the body with only the model rewritten', () => {
     const raw = '{ "model" : "gemini",  "input":"hi", "tools":[{"type":"google_search"}] }';
@@ -320,7 +320,8 @@ describe('pass-through', () => {
       ev('interaction.completed', { interaction: { id: 'v1_g', status: 'requires_action', model: 'gemini-2.5-flash', usage: { total_input_tokens: 3, total_output_tokens: 2, total_thought_tokens: 1, total_tokens: 6 } } }),
       relay.relay({ event: 'done', data: '[DONE]' }),
     ].join('') + relay.end();
-    expect(out).toContain('"interaction":{"id":"v1_gw","status":"in_progress","model":"gemini","previous_interaction_id":"v1_prev"}');
+    // The model the upstream reported (the concrete version), not the caller's alias.
+    expect(out).toContain('"interaction":{"id":"v1_gw","status":"in_progress","model":"gemini-2.5-flash","previous_interaction_id":"v1_prev"}');
     expect(out).toContain('"interaction_id":"v1_gw"');
     expect(out).not.toContain('v1_g"');
     expect(out.endsWith('event: done\ndata: [DONE]\n\n')).toBe(true);
@@ -328,7 +329,7 @@ describe('pass-through', () => {
     expect(sink.final).toEqual({
       id: 'v1_gw',
       status: 'requires_action',
-      model: 'gemini',
+      model: 'gemini-2.5-flash',
       previous_interaction_id: 'v1_prev',
       steps: [
         { type: 'thought', signature: 'S', summary: [{ type: 'text', text: 'hm' }] },

@@ -68,14 +68,17 @@ function until(id: string, statuses: string[], key = IX_KEY_A): Promise<Interact
 
 describe('background interactions', () => {
   it.each([
-    { model: 'gemini', text: '[gemini-interactions] turn 1, you said: work on this later' },
-    { model: 'gpt', text: '[openai] you said: work on this later' },
-    { model: 'claude', text: '[anthropic] you said: work on this later' },
-  ])('$model: create answers in_progress at once; GET follows it to completed', async ({ model, text }) => {
+    { model: 'gemini', text: '[gemini-interactions] turn 1, you said: work on this later', asked: 'gemini-2.5-flash', answered: 'gemini-2.5-flash' },
+    { model: 'gpt', text: '[openai] you said: work on this later', asked: 'gpt-4o', answered: 'gpt-4o-2024-08-06' },
+    { model: 'claude', text: '[anthropic] you said: work on this later', asked: 'claude-sonnet-4-5', answered: 'claude-sonnet-4-5' },
+  ])('$model: create answers in_progress at once; GET follows it to completed', async ({ model, text, asked, answered }) => {
     const r = await ai.interactions.create({ model, input: 'work on this later', background: true });
     expect(r.status).toBe('in_progress');
     expect(r.steps).toEqual([]);
+    // Never the caller's alias: the model the upstream is asked for, then the version it reports.
+    expect(r.model).toBe(asked);
     const done = await until(r.id, ['completed']);
+    expect(done.model).toBe(answered);
     expect(done.output_text).toBe(text);
     expect(done.usage?.total_input_tokens).toBe(10);
   });

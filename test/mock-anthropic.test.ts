@@ -51,6 +51,20 @@ describe('mock anthropic', () => {
       ],
     });
     expect(next.content).toEqual([{ type: 'text', text: '[anthropic] tool results: sunny' }]);
+    // The same tool_use id twice in one conversation is refused, as by Anthropic.
+    const again = client.messages.create({
+      model: 'm',
+      max_tokens: 100,
+      tools: [tool],
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: msg.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+        { role: 'assistant', content: msg.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+      ],
+    });
+    await expect(again).rejects.toMatchObject({ status: 400, error: { error: { message: 'messages.3.content.0: `tool_use` ids must be unique' } } });
   });
 
   it('streams thinking with a signature that replays', async () => {

@@ -68,6 +68,14 @@ describe('mock OpenAI Responses: answers', () => {
     const stateless = await client.responses.create({ model: 'gpt-4.1', store: false, input: [{ role: 'user', content: 'weather and time?' }, ...calls, ...outputs], tools });
     expect(stateless.output_text).toBe('[responses] tool results: 18C; noon');
     expect(mock.stored.has(stateless.id)).toBe(false);
+    // The calls sent again on top of the chained conversation: duplicates, refused as by OpenAI.
+    const repeated = await post('/responses', { model: 'gpt-4.1', previous_response_id: first.id, input: [...calls, ...outputs], tools });
+    expect(repeated.status).toBe(400);
+    expect(repeated.json.error?.message).toBe(`Duplicate item found with id ${calls[0]!.id}. Remove duplicate items from your input and try again.`);
+    const { id: _id, ...withoutId } = calls[0]!;
+    const sameCall = await post('/responses', { model: 'gpt-4.1', previous_response_id: first.id, input: [withoutId, ...outputs], tools });
+    expect(sameCall.status).toBe(400);
+    expect(sameCall.json.error?.message).toContain("Duplicate value for 'call_id' of call_1");
   });
 
   it('streams a function call with argument deltas and the whole arguments in .done', async () => {

@@ -20,7 +20,7 @@ function encoder(sink: TurnSink = {}, names = new ToolNames()) {
   let n = 0;
   return createResponsesStreamEncoder({
     traceId: 'trace-1',
-    requestedModel: 'claude',
+    upstreamModel: 'claude',
     created: 100,
     newId: (prefix) => `${prefix}${++n}`,
     options: { responses: { responseId: 'resp_1', createdAt: 100, echo: { tools: [] }, names, origin: 'anthropic-messages', sink, now: () => 200_000 } },
@@ -244,5 +244,27 @@ describe('memory conversation store', () => {
     expect(await store.events('a', 0)).toEqual([{ seq: 0, type: 'x', data: '{}' }]);
     expect(await store.delete('a')).toBe(true);
     expect(await store.delete('a')).toBe(false);
+  });
+
+  it('finds a record by the id of an item it holds, for its owner only; the index leaves with the record', async () => {
+    let now = 0;
+    const store = new MemoryConversationStore(() => now, 2);
+    await store.create({ ...rec('a', 100), itemIds: ['fc_1', 'msg_1'] });
+    await store.create({ ...rec('b', 200), ownerId: 'other', itemIds: ['fc_2'] });
+    expect((await store.findItem('o', 'fc_1'))?.id).toBe('a');
+    expect(await store.findItem('other', 'fc_1')).toBeUndefined();
+    expect(await store.findItem('o', 'fc_2')).toBeUndefined();
+    expect((await store.findItem('other', 'fc_2'))?.id).toBe('b');
+    // The latest record holding an id answers; deleting an older holder leaves it.
+    await store.update({ ...rec('b', 200), ownerId: 'other', itemIds: ['fc_2', 'fc_3'] }, 1);
+    expect((await store.findItem('other', 'fc_3'))?.id).toBe('b');
+    await store.delete('a');
+    expect(await store.findItem('o', 'msg_1')).toBeUndefined();
+    // Evicted (beyond its size) and expired records take their index entries along.
+    await store.create({ ...rec('c', 300), itemIds: ['x'] });
+    await store.create({ ...rec('d', 300), itemIds: ['y'] });
+    expect(await store.findItem('other', 'fc_2')).toBeUndefined();
+    now = 300;
+    expect(await store.findItem('o', 'y')).toBeUndefined();
   });
 });

@@ -106,6 +106,34 @@ describe.skipIf(!REDIS_URL)('Redis conversation store', () => {
     expect(await storeA.delete('r1')).toBe(false);
   });
 
+  it("indexes a record's items per owner, with the record's lifetime", async () => {
+    const storeA = new RedisConversationStore(redisA, { prefix: `${prefix}unit:` });
+    const storeB = new RedisConversationStore(redisB, { prefix: `${prefix}unit:` });
+    const now = Date.now();
+    await storeA.create({ ...record('r2', now), itemIds: ['msg_1'] });
+    expect((await storeB.findItem('owner-1', 'msg_1'))?.id).toBe('r2');
+    expect(await storeB.findItem('owner-2', 'msg_1')).toBeUndefined();
+    const ttl = await redisA.pttl(`${prefix}unit:conv-item:owner-1:msg_1`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    const read = (await storeB.get('r2')) as ConversationRecord;
+    await storeB.update({ ...read, status: 'completed', itemIds: ['msg_1', 'fc_9'] }, read.version);
+    expect((await storeA.findItem('owner-1', 'fc_9'))?.id).toBe('r2');
+    await storeA.delete('r2');
+    expect(await storeB.findItem('owner-1', 'fc_9')).toBeUndefined();
+  });
+
+  it('an item_reference made on one instance resolves what the other stored', async () => {
+    const first = await clientA.responses.create({ model: 'claude', input: 'weather?', tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }, strict: true }] });
+    const call = first.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+    const second = await clientB.responses.create({
+      model: 'gemini',
+      input: [{ role: 'user', content: 'weather?' }, { type: 'item_reference', id: call.id as string }, { type: 'function_call_output', call_id: call.call_id, output: 'rain' }],
+      tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }, strict: true }],
+    });
+    expect(second.output_text).toBe('[gemini] tool results: rain');
+  });
+
   it('a conversation started on one instance continues on the other (another vendor, then the same OpenAI upstream)', async () => {
     const t1 = await clientA.responses.create({ model: 'claude', input: 'my name is Ada' });
     expect((await clientB.responses.retrieve(t1.id)).output_text).toBe(t1.output_text);

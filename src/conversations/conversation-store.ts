@@ -48,6 +48,11 @@ export interface ConversationRecord {
   origin?: ProtocolName;
   /** The upstream's own id of this response, to continue on that same upstream. */
   upstream?: { providerId: string; responseId: string };
+  /**
+   * Ids of the API's items this record holds (Responses output items and the turn's own input
+   * items): the store indexes them per owner, so a later `item_reference` of the same key finds them.
+   */
+  itemIds?: string[];
 }
 
 /** One recorded stream event of a background run. */
@@ -70,6 +75,8 @@ export interface ConversationStore {
   appendEvents(id: string, events: StoredEvent[]): Promise<void>;
   /** Events from position `from` (0-based) on. */
   events(id: string, from: number): Promise<StoredEvent[]>;
+  /** The record of `ownerId` whose `itemIds` hold `itemId` (the latest written); undefined for any other key's item. */
+  findItem(ownerId: string, itemId: string): Promise<ConversationRecord | undefined>;
 }
 
 export interface ConversationOptions {

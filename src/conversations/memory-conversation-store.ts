@@ -10,6 +10,13 @@ interface Entry {
   json: string;
   expiresAt: number;
   events: StoredEvent[];
+  /** Its keys in the item index (owner + item id). */
+  itemKeys: string[];
+}
+
+/** One owner's item in the item index (the owner's length first, so no pair of ids makes another's key). */
+function itemKey(ownerId: string, itemId: string): string {
+  return `${ownerId.length}:${ownerId}:${itemId}`;
 }
 
 /**
@@ -18,6 +25,8 @@ interface Entry {
  */
 export class MemoryConversationStore implements ConversationStore {
   private readonly entries = new Map<string, Entry>();
+  /** Item index: owner + item id -> the id of the record holding it; entries leave with their record. */
+  private readonly items = new Map<string, string>();
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -45,8 +54,14 @@ export class MemoryConversationStore implements ConversationStore {
 
   async delete(id: string): Promise<boolean> {
     const existed = this.live(id) !== undefined;
-    this.entries.delete(id);
+    this.remove(id);
     return existed;
+  }
+
+  async findItem(ownerId: string, itemId: string): Promise<ConversationRecord | undefined> {
+    const id = this.items.get(itemKey(ownerId, itemId));
+    const record = id === undefined ? undefined : await this.get(id);
+    return record?.ownerId === ownerId ? record : undefined;
   }
 
   async appendEvents(id: string, events: StoredEvent[]): Promise<void> {
@@ -60,19 +75,26 @@ export class MemoryConversationStore implements ConversationStore {
   }
 
   private write(record: ConversationRecord, events: StoredEvent[]): void {
-    this.entries.delete(record.id);
-    this.entries.set(record.id, { json: JSON.stringify(record), expiresAt: record.expiresAt, events });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
+    this.remove(record.id);
+    const itemKeys = (record.itemIds ?? []).map((item) => itemKey(record.ownerId, item));
+    for (const key of itemKeys) this.items.set(key, record.id);
+    this.entries.set(record.id, { json: JSON.stringify(record), expiresAt: record.expiresAt, events, itemKeys });
+    while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value as string);
+  }
+
+  /** Drops a record and its index entries (those another record took over stay). */
+  private remove(id: string): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    this.entries.delete(id);
+    for (const key of entry.itemKeys) if (this.items.get(key) === id) this.items.delete(key);
   }
 
   private live(id: string): Entry | undefined {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.now()) {
-      this.entries.delete(id);
+      this.remove(id);
       return undefined;
     }
     // Most recently used goes last.

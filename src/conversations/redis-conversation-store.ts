@@ -10,13 +10,18 @@ export interface RedisConversationStoreOptions {
   now?: () => number;
 }
 
-// Each change is one script, so it is atomic across instances. Keys of one record: the record and
-// its event list (for Redis Cluster, put a hash tag in the prefix so both land on one node).
+// Each change is one script, so it is atomic across instances. Keys of one record: the record, its
+// event list and its item index entries, which name the record and live as long as it (for Redis
+// Cluster, put a hash tag in the prefix so they all land on one node).
 
-/** KEYS: record. ARGV: json, ttlMs. */
-const CREATE = `return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') and 1 or 0`;
+/** KEYS: record, item index entries... ARGV: json, ttlMs, record id. */
+const CREATE = `
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 0 end
+for i = 2, #KEYS do redis.call('SET', KEYS[i], ARGV[3], 'PX', ARGV[2]) end
+return 1
+`;
 
-/** KEYS: record, events. ARGV: expected version, json, ttlMs. */
+/** KEYS: record, events, item index entries... ARGV: expected version, json, ttlMs, record id. */
 const UPDATE = `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
@@ -24,6 +29,7 @@ local ok, decoded = pcall(cjson.decode, cur)
 if not ok or tonumber(decoded.version) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+for i = 3, #KEYS do redis.call('SET', KEYS[i], ARGV[4], 'PX', ARGV[3]) end
 return 1
 `;
 
@@ -64,6 +70,15 @@ export class RedisConversationStore implements ConversationStore {
     return `${this.prefix}conv-events:${id}`;
   }
 
+  /** An owner's item in the index (the value is the id of the record holding it). */
+  private itemKey(ownerId: string, itemId: string): string {
+    return `${this.prefix}conv-item:${encodeURIComponent(ownerId)}:${encodeURIComponent(itemId)}`;
+  }
+
+  private itemKeys(record: ConversationRecord): string[] {
+    return (record.itemIds ?? []).map((item) => this.itemKey(record.ownerId, item));
+  }
+
   private ttl(record: ConversationRecord): number {
     return Math.max(1, Math.ceil(record.expiresAt - this.now()));
   }
@@ -75,20 +90,29 @@ export class RedisConversationStore implements ConversationStore {
 
   async create(record: ConversationRecord): Promise<ConversationRecord> {
     const stored: ConversationRecord = { ...record, version: 1 };
-    const ok = await this.client.eval(CREATE, 1, this.recordKey(record.id), JSON.stringify(stored), this.ttl(record));
+    const items = this.itemKeys(record);
+    const ok = await this.client.eval(CREATE, 1 + items.length, this.recordKey(record.id), ...items, JSON.stringify(stored), this.ttl(record), record.id);
     if (Number(ok) !== 1) throw new Error(`A stored response with id ${record.id} already exists.`);
     return stored;
   }
 
   async update(record: ConversationRecord, expectedVersion: number): Promise<ConversationRecord | undefined> {
     const next: ConversationRecord = { ...record, version: expectedVersion + 1 };
-    const ok = await this.client.eval(UPDATE, 2, this.recordKey(record.id), this.eventsKey(record.id), expectedVersion, JSON.stringify(next), this.ttl(record));
+    const items = this.itemKeys(record);
+    const ok = await this.client.eval(UPDATE, 2 + items.length, this.recordKey(record.id), this.eventsKey(record.id), ...items, expectedVersion, JSON.stringify(next), this.ttl(record), record.id);
     return Number(ok) === 1 ? next : undefined;
   }
 
   async delete(id: string): Promise<boolean> {
     const n = await this.client.eval(DELETE, 2, this.recordKey(id), this.eventsKey(id));
     return Number(n) > 0;
+  }
+
+  async findItem(ownerId: string, itemId: string): Promise<ConversationRecord | undefined> {
+    // An entry may outlive a deleted record (it expires with it): the record is read and checked.
+    const id = await this.client.get(this.itemKey(ownerId, itemId));
+    const record = id === null ? undefined : await this.get(id);
+    return record?.ownerId === ownerId ? record : undefined;
   }
 
   async appendEvents(id: string, events: StoredEvent[]): Promise<void> {

@@ -156,7 +156,7 @@ export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Prom
 function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
   return {
     traceId: ctx.traceId,
-    requestedModel: call.model.id,
+    upstreamModel: call.model.upstreamModel,
     created: Math.floor(ctx.rt.now() / 1000),
     newId: (prefix) => `${prefix}${ctx.rt.newId()}`,
     options: call.clientOptions ?? {},

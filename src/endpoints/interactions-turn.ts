@@ -81,19 +81,46 @@ function historySteps(chain: ConversationRecord[], model: string): Json[] {
   });
 }
 
-export async function prepareInteractionTurn(ctx: RequestContext, principal: Principal, body: InteractionBody): Promise<InteractionTurn> {
+/**
+ * The input steps without the function calls the conversation already holds (by id), or undefined
+ * when none repeats: a client that sends the model's calls again next to their results (Google's ADK
+ * does) gets each call once in the history the upstream sees and in the stored turn.
+ */
+function withoutRepeatedCalls(steps: Json[], chain: ConversationRecord[]): Json[] | undefined {
+  const calls = new Set<string>();
+  for (const r of chain) {
+    for (const s of [...r.inputItems, ...outputStepsOf(r.object)]) if (s.type === 'function_call' && typeof s.id === 'string') calls.add(s.id);
+    for (const m of r.turn?.messages ?? []) for (const p of m.content) if (p.type === 'tool-call') calls.add(p.id);
+  }
+  let repeated = false;
+  const kept = steps.filter((s) => {
+    if (s.type !== 'function_call' || typeof s.id !== 'string') return true;
+    if (calls.has(s.id)) return !(repeated = true);
+    calls.add(s.id);
+    return true;
+  });
+  return repeated ? kept : undefined;
+}
+
+export async function prepareInteractionTurn(ctx: RequestContext, principal: Principal, sent: InteractionBody): Promise<InteractionTurn> {
   const { rt } = ctx;
-  const { raw, parsed, req, model, field } = body;
+  const { model, field } = sent;
   const id = rt.newId('v1_');
   const createdAtMs = rt.now();
-  const background = req.background === true;
-  const store = req.store !== false;
+  const background = sent.req.background === true;
+  const store = sent.req.store !== false;
   if (background && !store) throw new GatewayError('invalid_request', 'background: true needs store: true (a background interaction is read back with GET).', { param: 'store' });
-  const previousInteractionId = req.previous_interaction_id;
+  const previousInteractionId = sent.req.previous_interaction_id;
   const chain = previousInteractionId ? await loadInteractionChain(ctx, previousInteractionId, principal.id) : [];
+  const deduplicated = withoutRepeatedCalls(inputAsSteps(sent.req.input), chain);
+  // The turn as sent upstream, stored and listed: each call once.
+  const body: InteractionBody = deduplicated
+    ? { ...sent, req: { ...sent.req, input: deduplicated as CreateInteractionRequest['input'] }, parsed: { ...sent.parsed, input: deduplicated } }
+    : sent;
+  const { raw, parsed, req } = body;
   const name = field === 'agent' ? (req.agent as string) : model.id;
   const echo = echoFields(req, { field, name, ...(previousInteractionId ? { previousInteractionId } : {}) });
-  const inputSteps = inputAsSteps(req.input);
+  const inputSteps = deduplicated ?? inputAsSteps(req.input);
   const sink: InteractionsSink = {};
   const provider = model.provider;
   const base = { ...body, id, createdAtMs, principal, stream: req.stream === true, background, store, chain, inputSteps, echo, sink };
@@ -101,7 +128,7 @@ export async function prepareInteractionTurn(ctx: RequestContext, principal: Pri
   const upstream = provider.interactionsApi;
   if (upstream) {
     const last = chain[chain.length - 1];
-    const plan: InteractionsPassthroughPlan = { interactionId: id, field, name, record: store, sink, now: rt.now, ...(previousInteractionId ? { previousInteractionId } : {}) };
+    const plan: InteractionsPassthroughPlan = { interactionId: id, field, record: store, sink, now: rt.now, ...(previousInteractionId ? { previousInteractionId } : {}), ...(deduplicated ? { rewritten: true } : {}) };
     // The previous turn was answered by one of this model's deployments: continue there by its own id.
     const holder = last?.upstream && model.deployments.some((d) => d.provider.id === last.upstream?.providerId) ? last.upstream.providerId : undefined;
     if (holder !== undefined && last?.upstream) plan.upstreamPreviousId = last.upstream.responseId;

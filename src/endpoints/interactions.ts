@@ -12,7 +12,7 @@ import type { StoredEvent } from '../conversations/conversation-store.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
 import { validateInteractionRequest } from '../protocols/gemini-interactions/client/decode-request.js';
-import { buildInteraction, isoTime } from '../protocols/gemini-interactions/client/interaction-object.js';
+import { answeredBy, buildInteraction, isoTime } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { interactionsError } from '../protocols/gemini-interactions/errors.js';
 import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { codecFor } from '../protocols/registry.js';
@@ -173,7 +173,9 @@ async function startBackground(ctx: RequestContext, turn: InteractionTurn): Prom
       throw inRequestTerms(err);
     }
   }
-  const queued = buildInteraction({ interactionId: turn.id, createdAtMs: turn.createdAtMs, echo: turn.echo }, { status: 'in_progress', steps: [], updatedMs: turn.createdAtMs }, ctx.traceId);
+  // Named by the model the upstream is asked for until the run's answer names the concrete version.
+  const named = answeredBy({ interactionId: turn.id, createdAtMs: turn.createdAtMs, echo: turn.echo }, turn.model.upstreamModel);
+  const queued = buildInteraction(named, { status: 'in_progress', steps: [], updatedMs: turn.createdAtMs }, ctx.traceId);
   // Limits are checked at submission; the run holds the request's lease until it ends.
   await admitChat(ctx, turn.call(true));
   try {

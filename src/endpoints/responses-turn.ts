@@ -22,6 +22,7 @@ import type { Provider } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
 import type { ChatCall } from './chat-pipeline.js';
+import { resolveResponsesInput, type ResponsesInput } from './responses-input.js';
 
 const RESPONSES_API = 'openai-responses';
 
@@ -55,6 +56,8 @@ export interface ResponsesTurn {
   call(stream: boolean): ChatCall;
   /** This turn's input as IR (translated turns; pass-through turns decode it when stored). */
   decoded?: { names: ToolNames; turn: DecodedItems };
+  /** Ids of input items resolved from earlier responses (`item_reference`); those responses index them. */
+  resolvedIds: ReadonlySet<string>;
 }
 
 interface Body {
@@ -72,19 +75,34 @@ function historyItems(chain: ConversationRecord[], model: string): Json[] {
   });
 }
 
+/** The earlier turns a request continues, and its input resolved against the key's stored responses. */
+export async function loadResponsesContext(ctx: RequestContext, principal: Principal, req: ResponsesRequest, model: ResolvedModel): Promise<{ chain: ConversationRecord[]; input?: ResponsesInput }> {
+  const store = ctx.rt.conversations.store;
+  const previousResponseId = req.previous_response_id ?? undefined;
+  const chain = previousResponseId ? await loadChain(store, previousResponseId, principal.id) : [];
+  // Providers that would answer through their own Responses API: an item one of them produced is theirs to resolve.
+  const holders = new Set(responsesUpstreamOf(model) ? model.deployments.map((d) => d.provider.id) : []);
+  const input = await resolveResponsesInput(store, principal.id, req.input, chain, holders);
+  return { chain, ...(input ? { input } : {}) };
+}
+
 export async function prepareResponsesTurn(ctx: RequestContext, principal: Principal, body: Body): Promise<ResponsesTurn> {
   const { rt } = ctx;
-  const { raw, parsed, req, model } = body;
+  const { raw, model } = body;
   const id = rt.newId('resp_');
   const createdAtMs = rt.now();
-  const background = req.background === true;
-  const store = req.store !== false;
-  const previousResponseId = req.previous_response_id ?? undefined;
-  const chain = previousResponseId ? await loadChain(rt.conversations.store, previousResponseId, principal.id) : [];
+  const background = body.req.background === true;
+  const store = body.req.store !== false;
+  const previousResponseId = body.req.previous_response_id ?? undefined;
+  const { chain, input } = await loadResponsesContext(ctx, principal, body.req, model);
+  // The turn as decoded, stored and listed: references resolved, repeated calls left out.
+  const req: ResponsesRequest = input ? { ...body.req, input: input.items } : body.req;
+  const parsed = input ? { ...body.parsed, input: input.items } : body.parsed;
   const echo = echoFields(req, { ...(previousResponseId ? { previousResponseId } : {}), background, store });
   const sink: TurnSink = {};
   const provider = model.provider;
-  const base = { id, createdAtMs, principal, model, req, stream: req.stream === true, background, store, chain, echo, sink };
+  const resolvedIds = input?.resolvedIds ?? new Set<string>();
+  const base = { id, createdAtMs, principal, model, req, stream: req.stream === true, background, store, chain, echo, sink, resolvedIds };
 
   const responsesUpstream = responsesUpstreamOf(model);
   if (responsesUpstream) {
@@ -92,7 +110,7 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
     // The previous turn was answered by one of this model's deployments: continue there by its own response id.
     const holder = last?.upstream && model.deployments.some((d) => d.provider.id === last.upstream?.providerId) ? last.upstream.providerId : undefined;
     const sameUpstream = holder !== undefined ? last?.upstream?.responseId : undefined;
-    const plan: ResponsesPassthroughPlan = { responseId: id, background, sink, ...(previousResponseId ? { previousResponseId } : {}) };
+    const plan: ResponsesPassthroughPlan = { responseId: id, background, sink, ...(previousResponseId ? { previousResponseId } : {}), ...(input ? { input: input.upstreamItems } : {}) };
     if (sameUpstream) plan.upstreamPreviousId = sameUpstream;
     else if (chain.length) plan.historyItems = historyItems(chain, model.id);
     const codec = responsesPassthrough(plan);
@@ -168,6 +186,10 @@ export function turnRecord(ctx: RequestContext, turn: ResponsesTurn, object: Jso
     ...(turn.chain.length ? { previousId: turn.chain[turn.chain.length - 1]?.id } : {}),
   };
   if (finished) Object.assign(record, irTurn(turn, object));
+  // Output items and the turn's own input items; resolved references stay indexed with the response that holds them.
+  const output = Array.isArray(object.output) ? (object.output as Json[]) : [];
+  const itemIds = [...record.inputItems, ...output].flatMap((item) => (typeof item.id === 'string' && !turn.resolvedIds.has(item.id) ? [item.id] : []));
+  if (itemIds.length) record.itemIds = [...new Set(itemIds)];
   // The deployment that answered holds the upstream's response id (routing/attempts.ts names it in the event).
   if (turn.passthrough && turn.sink.upstreamResponseId) record.upstream = { providerId: ctx.event.provider ?? provider.id, responseId: turn.sink.upstreamResponseId };
   return record;

@@ -4,7 +4,7 @@
  * stored before its last event leaves, so a client that reacts to `response.completed` with a
  * retrieve or a follow-up turn finds it.
  */
-import { loadChain, irHistory } from '../conversations/history.js';
+import { irHistory } from '../conversations/history.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonObject } from '../http/body.js';
 import { decodeResponsesRequest, validateResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
@@ -19,7 +19,7 @@ import { finishRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { backgroundResponses } from './responses-background.js';
 import { streamStoredResponse } from './responses-stored.js';
-import { prepareResponsesTurn, responsesUpstreamOf, turnRecord, type ResponsesTurn } from './responses-turn.js';
+import { loadResponsesContext, prepareResponsesTurn, responsesUpstreamOf, turnRecord, type ResponsesTurn } from './responses-turn.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 import { beforeEachChunk, type Reply } from '../http/reply.js';
 
@@ -98,10 +98,10 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Rep
   const { principal, raw, parsed, req, model } = await readResponsesCall(ctx);
   const provider = model.provider;
   if (!responsesUpstreamOf(model)) {
-    const previous = req.previous_response_id ?? undefined;
-    const chain = previous ? await loadChain(ctx.rt.conversations.store, previous, principal.id) : [];
+    const { chain, input } = await loadResponsesContext(ctx, principal, req, model);
     const history = chain.length ? irHistory(chain, model.id) : undefined;
-    const { ir } = decodeResponsesRequest(parsed, { model: model.id, stream: false, target: provider.chatProtocol, validated: req, ...(history ? { history } : {}) });
+    const validated = input ? { ...req, input: input.items } : req;
+    const { ir } = decodeResponsesRequest(parsed, { model: model.id, stream: false, target: provider.chatProtocol, validated, ...(history ? { history } : {}) });
     return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: estimateResponsesInputTokens(ir) });
   }
   const turn = await prepareResponsesTurn(ctx, principal, { raw, parsed, req: { ...req, background: null }, model });

@@ -18,8 +18,11 @@ export interface ClientOptions {
 
 export interface ResponseMeta {
   traceId: string;
-  /** The model id the caller asked for. */
-  requestedModel: string;
+  /**
+   * The model the upstream was asked for (never the caller's alias): what the answer names until the
+   * upstream reports the concrete version it used (`message-start`), which then wins.
+   */
+  upstreamModel: string;
   /** Unix seconds. */
   created: number;
   newId: (prefix: string) => string;

@@ -152,6 +152,15 @@ function checkMessages(messages: unknown, counter: Counter, systemMessages: bool
   // Every tool_use must be answered by a tool_result in the very next (user) message, and vice versa
   // (mid-conversation system messages aside).
   const turns = (messages as Json[]).filter((m) => m.role !== 'system');
+  // As Anthropic: each tool_use id appears once in the conversation.
+  const useIds = new Set<string>();
+  turns.forEach((m, i) => {
+    blocksOf(m.content).forEach((b, j) => {
+      if (b.type !== 'tool_use') return;
+      if (useIds.has(String(b.id))) fail(`messages.${i}.content.${j}: \`tool_use\` ids must be unique`);
+      useIds.add(String(b.id));
+    });
+  });
   turns.forEach((m, i) => {
     const uses = m.role === 'assistant' ? blocksOf(m.content).filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : [];
     const next = turns[i + 1] as Json | undefined;

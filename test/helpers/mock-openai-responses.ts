@@ -140,7 +140,14 @@ export async function startMockOpenAIResponses(opts: MockOpenAIResponsesOptions 
     });
     const calls = new Set<string>();
     const answered = new Set<string>();
+    const ids = new Set<string>();
     for (const it of history) {
+      // As OpenAI: an item (by id) and a tool call (by call_id) appear once in a conversation.
+      if (typeof it.id === 'string') {
+        if (ids.has(it.id)) throw fail(400, `Duplicate item found with id ${it.id}. Remove duplicate items from your input and try again.`, 'input');
+        ids.add(it.id);
+      }
+      if (it.type === 'function_call' && calls.has(String(it.call_id))) throw fail(400, `Duplicate value for 'call_id' of ${String(it.call_id)}: each function call must appear once in the input.`, 'input');
       if (it.type === 'function_call') calls.add(String(it.call_id));
       if (it.type === 'function_call_output') {
         if (!calls.has(String(it.call_id))) throw fail(400, `No tool call found for function call output with call_id ${String(it.call_id)}.`, 'input');

@@ -160,7 +160,11 @@ function validateChatRequest(body: unknown, reasoningModels = /^(o\d|gpt-5)/): a
     }
     if (role === 'assistant' && Array.isArray(m.tool_calls)) {
       pending = m.tool_calls.map((tc) => (isObj(tc) && typeof tc.id === 'string' ? tc.id : ''));
-      for (const id of pending) answered.add(id);
+      for (const id of pending) {
+        // As OpenAI: a tool call id names one call of the whole conversation.
+        if (answered.has(id)) throw new OpenAIError(400, `Invalid parameter: Duplicate value for 'tool_call_id' of ${id} in message[${i}]. Please ensure all 'tool_call_id' values are unique.`, `messages.[${i}].tool_calls`, 'invalid_value');
+        answered.add(id);
+      }
     }
     if (role === 'tool') {
       const id = m.tool_call_id;

@@ -3,8 +3,8 @@
  * `/v1beta/interactions` with `model` (or `agent`) rewritten, and the stream's bytes are relayed
  * with their `event:` names. Built per request, because the gateway answers with its own
  * interaction id (Gemini's is kept in the stored record): the sync body and the lifecycle events
- * (`interaction.*`) get that id, the model name the caller used, `previous_interaction_id` as the
- * client sent it, and the traceId. A `previous_interaction_id` goes upstream as Gemini's own id
+ * (`interaction.*`) get that id, `previous_interaction_id` as the client sent it, and the traceId.
+ * `model` stays as Gemini reports it: the concrete model that answered, not the caller's alias. A `previous_interaction_id` goes upstream as Gemini's own id
  * when this same upstream answered the previous turn; otherwise the stored conversation is sent as
  * steps ahead of the input. Thought steps carrying another vendor's signature (a gateway `mg1.`
  * token) are left out: Gemini cannot check them.
@@ -26,16 +26,16 @@ import { streamEndedEarly } from '../shared/stream-blocks.js';
 export interface InteractionsPassthroughPlan {
   /** The gateway's interaction id. */
   interactionId: string;
-  /** `model` or `agent`: the field naming what runs. */
+  /** `model` or `agent`: the field naming what runs (rewritten in the body sent upstream). */
   field: 'model' | 'agent';
-  /** The name the caller used (reported back instead of the upstream's). */
-  name: string;
   /** The id the client sent as previous_interaction_id (echoed back). */
   previousInteractionId?: string;
   /** Sent upstream instead of previousInteractionId: the same upstream answered the previous turn. */
   upstreamPreviousId?: string;
   /** The conversation so far as steps, when the upstream does not know it. */
   historySteps?: Json[];
+  /** The body's input was changed (repeated function calls left out): it is sent as parsed, not as received. */
+  rewritten?: boolean;
   /** Whether the final object and every event are kept (the relay then reads every event). */
   record: boolean;
   sink: InteractionsSink;
@@ -54,7 +54,6 @@ export function interactionsPassthrough(plan: InteractionsPassthroughPlan): Pass
   const rewrite = (interaction: Json): Json => {
     if (typeof interaction.id === 'string' && interaction.id !== plan.interactionId) plan.sink.upstreamId = interaction.id;
     interaction.id = plan.interactionId;
-    if (plan.field in interaction) interaction[plan.field] = plan.name;
     if ('previous_interaction_id' in interaction || plan.previousInteractionId) {
       if (plan.previousInteractionId) interaction.previous_interaction_id = plan.previousInteractionId;
       else delete interaction.previous_interaction_id;
@@ -65,7 +64,7 @@ export function interactionsPassthrough(plan: InteractionsPassthroughPlan): Pass
   return {
     protocol: 'gemini-interactions',
     prepareBody(raw, parsed, upstreamModel, stream) {
-      const simple = !plan.previousInteractionId && !raw.includes('"mg1.') && stream === (parsed.stream === true);
+      const simple = !plan.previousInteractionId && !plan.rewritten && !raw.includes('"mg1.') && stream === (parsed.stream === true);
       if (simple) return replaceTopLevelString(raw, plan.field, upstreamModel) ?? raw;
       const body: Json = { ...parsed, [plan.field]: upstreamModel };
       if (stream) body.stream = true;

@@ -27,6 +27,8 @@ export interface ResponsesPassthroughPlan {
   upstreamPreviousId?: string;
   /** The conversation so far as input items, when the upstream does not know it. */
   historyItems?: Json[];
+  /** The input to send instead of the client's (item references resolved, repeated calls left out). */
+  input?: Json[];
   /** A background run: the upstream is streamed to, the echo says background, its `response.created` is not relayed. */
   background: boolean;
   sink: TurnSink;
@@ -55,9 +57,10 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
   return {
     protocol: 'openai-responses',
     prepareBody(raw, parsed, upstreamModel, stream) {
-      const simple = !plan.background && !plan.previousResponseId && !raw.includes('"mg1.');
+      const simple = !plan.background && !plan.previousResponseId && !plan.input && !raw.includes('"mg1.');
       if (simple) return replaceTopLevelString(raw, 'model', upstreamModel) ?? raw;
       const body: Json = { ...parsed, model: upstreamModel };
+      if (plan.input) body.input = plan.input;
       delete body.background;
       if (stream) body.stream = true;
       if (plan.upstreamPreviousId) body.previous_response_id = plan.upstreamPreviousId;

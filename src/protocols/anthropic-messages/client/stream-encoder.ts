@@ -37,7 +37,7 @@ const thinkingDelta = (thinking: string): string => `{"type":"thinking_delta","t
 
 export function createAnthropicStreamEncoder(meta: ResponseMeta): StreamEncoder {
   let id = meta.newId('msg_');
-  let model = meta.requestedModel;
+  let model = meta.upstreamModel;
   let usage: IRUsage = {};
   let started = false;
   let finished = false;

@@ -43,12 +43,20 @@ export function interactionsOptions(meta: ResponseMeta): InteractionsEncodeOptio
 
 const ECHOED = ['agent', 'agent_config', 'system_instruction', 'tools', 'generation_config', 'response_format', 'response_modalities', 'labels', 'service_tier'] as const;
 
-/** The request fields an interaction object repeats; `model`/`agent` names what the caller asked for. */
+/** The request fields an interaction object repeats; `model`/`agent` names what the caller asked for (see answeredBy). */
 export function echoFields(req: CreateInteractionRequest, opts: { field: 'model' | 'agent'; name: string; previousInteractionId?: string }): Json {
   const out: Json = { [opts.field]: opts.name };
   if (opts.previousInteractionId) out.previous_interaction_id = opts.previousInteractionId;
   for (const k of ECHOED) if (req[k] !== undefined && k !== opts.field) out[k] = req[k];
   return out;
+}
+
+/**
+ * The options with `model` naming the concrete model that answered (the upstream's report, else the
+ * model it was asked for), never the caller's alias; an agent keeps its name.
+ */
+export function answeredBy<T extends Pick<InteractionsEncodeOptions, 'echo'>>(opts: T, model: string): T {
+  return typeof opts.echo.model === 'string' ? { ...opts, echo: { ...opts.echo, model } } : opts;
 }
 
 /** `2026-08-20T10:00:02Z` */

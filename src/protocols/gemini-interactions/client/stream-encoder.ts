@@ -15,7 +15,7 @@ import type { InteractionStatus, Json } from '../gemini-interactions-api.js';
 import { interactionsError } from '../errors.js';
 import { thoughtSignature, thoughtStep } from './ir-steps.js';
 import { argumentsObject } from '../../shared/tool-arguments.js';
-import { buildInteraction, interactionsOptions, lifecycleOf, statusOfFinish, toInteractionsUsage } from './interaction-object.js';
+import { answeredBy, buildInteraction, interactionsOptions, lifecycleOf, statusOfFinish, toInteractionsUsage } from './interaction-object.js';
 
 export const DONE_FRAME = 'event: done\ndata: [DONE]\n\n';
 
@@ -32,7 +32,9 @@ interface Slot {
 }
 
 export function createInteractionsStreamEncoder(meta: ResponseMeta): StreamEncoder {
-  const opts = interactionsOptions(meta);
+  const requested = interactionsOptions(meta);
+  // Named by the model the upstream reports in its first event (the concrete version), not the caller's alias.
+  let opts = answeredBy(requested, meta.upstreamModel);
   let seq = 0;
   let usage: IRUsage = {};
   let started = false;
@@ -154,6 +156,7 @@ export function createInteractionsStreamEncoder(meta: ResponseMeta): StreamEncod
       if (finished) return '';
       if (ev.type === 'message-start') {
         usage = mergeUsage(usage, ev.usage);
+        if (ev.model && !started) opts = answeredBy(requested, ev.model);
         return start();
       }
       if (ev.type === 'error') return this.error(ev.error);

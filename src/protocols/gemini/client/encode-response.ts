@@ -46,7 +46,7 @@ export function encodeGeminiResponse(res: IRChatResponse, meta: ResponseMeta, _w
   };
   const usage = toGeminiUsage(res.usage);
   if (usage) out.usageMetadata = usage;
-  out.modelVersion = res.model || meta.requestedModel;
+  out.modelVersion = res.model || meta.upstreamModel;
   out.responseId = res.id;
   return out;
 }

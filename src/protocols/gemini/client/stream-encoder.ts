@@ -17,7 +17,7 @@ import type { Json } from '../../shared/json.js';
 export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
   const framer = createGeminiFramer(meta.options);
   let responseId = meta.newId('');
-  let modelVersion = meta.requestedModel;
+  let modelVersion = meta.upstreamModel;
   let usage: IRUsage | undefined;
   let finished = false;
   let malformed = false;

@@ -10,7 +10,7 @@ import { toOpenAIUsage } from './usage.js';
 export function createOpenAIChatStreamEncoder(meta: ResponseMeta): StreamEncoder {
   const includeUsage = meta.options?.includeUsage === true;
   let id = meta.newId('chatcmpl-');
-  let model = meta.requestedModel;
+  let model = meta.upstreamModel;
   let started = false;
   let finished = false;
 

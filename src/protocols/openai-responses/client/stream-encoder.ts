@@ -42,7 +42,7 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
   const opts = responsesOptions(meta);
   // A background run's `response.created` (status queued) was recorded when it was queued.
   let seq = opts.background ? 1 : 0;
-  let model = meta.requestedModel;
+  let model = meta.upstreamModel;
   let usage: IRUsage = {};
   let started = false;
   let finished = false;
