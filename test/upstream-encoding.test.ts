@@ -15,10 +15,20 @@ describe('OpenAI upstream encoding of reasoning settings', () => {
     expect(toO3.body.max_completion_tokens).toBe(4096);
     const toGpt4o = encodeOpenAIChatRequest(ir, 'gpt-4o', { maxTokensField: 'max_completion_tokens' });
     expect(toGpt4o.body).not.toHaveProperty('reasoning_effort');
-    expect(toGpt4o.warnings).toEqual([{ setting: 'reasoning', action: 'dropped (the model takes no reasoning effort)', message: "The model 'gpt-4o' takes no reasoning effort; ignored." }]);
+    expect(toGpt4o.warnings).toEqual([
+      { setting: 'reasoning', action: 'dropped (the model takes no reasoning effort)', message: "The model 'gpt-4o' takes no reasoning effort (set reasoning: true on the model if it does); the reasoning setting was not sent." },
+    ]);
     const compatible = encodeOpenAIChatRequest(ir, 'qwen3-8b', { maxTokensField: 'max_tokens' });
     expect(compatible.body.max_tokens).toBe(4096);
     expect(compatible.body).not.toHaveProperty('max_completion_tokens');
+  });
+
+  it("the model's configured reasoning wins over the name", () => {
+    const ir = decodeOpenAIChatRequest({ model: 'x', reasoning_effort: 'low', messages: [{ role: 'user', content: 'hi' }] });
+    expect(encodeOpenAIChatRequest(ir, 'qwen3-8b', { reasoning: true }).body.reasoning_effort).toBe('low');
+    const off = encodeOpenAIChatRequest(ir, 'o3', { reasoning: false });
+    expect(off.body).not.toHaveProperty('reasoning_effort');
+    expect(off.warnings[0]?.message).toContain('is configured without reasoning (reasoning: false)');
   });
 });
 
