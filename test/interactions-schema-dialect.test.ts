@@ -139,10 +139,10 @@ describe('Interactions with an ADK tool declaration on other vendors', () => {
       model: 'gpt',
       input: 'A city as JSON',
       response_format: { type: 'text', mime_type: 'application/json', schema: { type: 'OBJECT', properties: { name: { type: 'STRING' }, size: { type: 'INTEGER', nullable: true } }, required: ['name'] } },
-    } as Parameters<GoogleGenAI['interactions']['create']>[0]);
+    });
     expect(res.status).toBe('completed');
     const format = (lastBody(mocks.openai).response_format as { json_schema: { schema: Json } }).json_schema.schema;
-    expect(format).toEqual({ type: 'object', properties: { name: { type: 'string' } , size: { type: ['integer', 'null'] } }, required: ['name'] });
+    expect(format).toEqual({ type: 'object', properties: { name: { type: 'string' }, size: { type: ['integer', 'null'] } }, required: ['name'] });
   });
 
   it('Gemini itself gets the declaration as the client sent it (pass-through)', async () => {
