@@ -86,6 +86,11 @@ export interface UpstreamCodec {
   createStreamDecoder(target?: UpstreamTarget): StreamDecoder;
   /** Message of an upstream error body (any shape), for re-rendering in the client's protocol. */
   errorMessage(status: number, bodyText: string): string;
+  /**
+   * A stream tells of the vendor's web search only after the answer's text (Gemini's grounding
+   * metadata comes with the last chunk), although the search ran first.
+   */
+  searchReportedAfterText?: boolean;
 }
 
 /** Same protocol in and out: forward the client's body, relay the stream, observe usage. */
