@@ -142,7 +142,7 @@ export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Prom
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
     return passthrough(ctx, call, codec.passthrough, target);
   }
-  const ir = call.ir ?? call.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream, ...(call.validated !== undefined ? { validated: call.validated } : {}) });
+  const ir = call.ir ?? call.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream, target: provider.chatProtocol, ...(call.validated !== undefined ? { validated: call.validated } : {}) });
   return translate(ctx, call, ir);
 }
 
@@ -153,6 +153,7 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
     created: Math.floor(ctx.rt.now() / 1000),
     newId: (prefix) => `${prefix}${ctx.rt.newId()}`,
     options: call.clientOptions ?? {},
+    upstream: call.model.provider.chatProtocol,
   };
 }
 

@@ -27,6 +27,8 @@ export interface ResponseMeta {
   options?: ClientOptions;
   /** What the upstream encoder could not express (stream encoders may report them at the end). */
   warnings?: IRWarning[];
+  /** The protocol of the upstream that answered (whose reasoning signatures the answer carries). */
+  upstream?: ProtocolName;
 }
 
 /** Turns IR stream events into the client's wire text, with per-request state in its closure. */
@@ -45,6 +47,8 @@ export interface DecodeContext<Req = unknown> {
   stream: boolean;
   /** The body as the endpoint already validated it with this protocol's schema; decoders validate when it is absent. */
   validated?: Req;
+  /** The upstream's protocol: reasoning signatures of other vendors are not sent to it. */
+  target?: ProtocolName;
 }
 
 /** The client-facing side of a protocol; `Req` is its validated request body. */

@@ -2,6 +2,8 @@
  * Gemini in, Gemini out. The client's body is forwarded byte for byte (the model is in the URL).
  * The upstream is always read as SSE; the client gets SSE or the JSON-array stream it asked for
  * (ResponseMeta options `sse`). Usage is observed from the last chunk that carries usageMetadata.
+ * Parts whose thought signature is a gateway token (another vendor's reasoning, from turns that
+ * model answered) are left out: Gemini cannot check them and would refuse the request.
  */
 import { GatewayError } from '../../errors.js';
 import type { SSEEvent } from '../../http/sse.js';
@@ -13,11 +15,22 @@ import { streamErrorOf } from './upstream/stream-decoder.js';
 import { createGeminiFramer } from './client/stream-framing.js';
 import { fromGeminiUsage } from './upstream/usage.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
+import { isJsonObject } from '../shared/json.js';
+import { isGatewayReasoningTokenBytes, mayHoldReasoningTokenBytes } from '../shared/reasoning-token.js';
+
+/** A content without the parts that carry another vendor's reasoning (a gateway token as thought signature). */
+function withoutForeignThoughts(content: unknown): unknown {
+  if (!isJsonObject(content) || !Array.isArray(content.parts)) return content;
+  const foreign = (p: unknown): boolean => isJsonObject(p) && (isGatewayReasoningTokenBytes(p.thoughtSignature as string) || isGatewayReasoningTokenBytes(p.thought_signature as string));
+  return content.parts.some(foreign) ? { ...content, parts: content.parts.filter((p) => !foreign(p)) } : content;
+}
 
 export const geminiPassthrough: PassthroughCodec = {
   protocol: 'gemini',
-  prepareBody(raw) {
-    return raw;
+  prepareBody(raw, parsed) {
+    if (!mayHoldReasoningTokenBytes(raw) || !Array.isArray(parsed.contents)) return raw;
+    const contents = parsed.contents.map(withoutForeignThoughts).filter((c) => !(isJsonObject(c) && Array.isArray(c.parts) && c.parts.length === 0));
+    return JSON.stringify({ ...parsed, contents });
   },
   finishSyncBody(json) {
     const meta = json.usageMetadata as UsageMetadataWire | undefined;
