@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors.js';
 import type { SSEEvent } from '../http/sse.js';
-import type { IRChatRequest, IRChatResponse, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
+import type { IRChatRequest, IRChatResponse, IRFinishReason, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
 import type { InteractionsEncodeOptions } from './gemini-interactions/client/interaction-object.js';
 import type { ResponsesEncodeOptions } from './openai-responses/client/response-object.js';
 
@@ -106,7 +106,7 @@ export interface PassthroughCodec {
    * Reads usage from a sync JSON answer (the endpoint adds traceId when it answers). `asSent`: the
    * body is the upstream's answer unchanged, so its text can go out as it came (with the traceId).
    */
-  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined; asSent?: boolean };
+  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined; asSent?: boolean; finishReason?: IRFinishReason };
   /** Relays stream events; can drop gateway-added events. */
   createRelay(ctx: { clientWantsUsage: boolean; options?: ClientOptions; traceId?: string; target?: UpstreamTarget }): StreamRelay;
 }
@@ -123,6 +123,8 @@ export interface StreamRelay {
   end(): string;
   error(err: GatewayError): string;
   usage(): IRUsage | undefined;
+  /** The answer's finish reason, read from the events the relay looks at for usage anyway (nothing is re-encoded for it). */
+  finishReason(): IRFinishReason | undefined;
 }
 
 export interface ProtocolCodec {

@@ -7,13 +7,14 @@
  */
 import { GatewayError } from '../../errors.js';
 import type { SSEEvent } from '../../http/sse.js';
-import type { IRUsage } from '../../ir/types.js';
+import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { geminiErrorBody } from '../shared/error-bodies.js';
 import type { UsageMetadataWire } from './gemini-api.js';
 import { streamErrorOf } from './upstream/stream-decoder.js';
 import { createGeminiFramer } from './client/stream-framing.js';
 import { fromGeminiUsage } from './upstream/usage.js';
+import { fromGeminiFinishReason } from './upstream/map-finish-reason.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
 import { isJsonObject } from '../shared/json.js';
 import { isGatewayReasoningTokenBytes, mayHoldReasoningTokenBytes } from '../shared/reasoning-token.js';
@@ -25,6 +26,17 @@ function withoutForeignThoughts(content: unknown): unknown {
   return content.parts.some(foreign) ? { ...content, parts: content.parts.filter((p) => !foreign(p)) } : content;
 }
 
+const FINISH_REASON = /"finishReason"\s*:\s*"([^"]*)"/;
+const BLOCK_REASON = /"blockReason"\s*:\s*"([^"]*)"/;
+
+/** The finish a chunk (or a whole answer) tells: its finishReason, or a blocked prompt's blockReason. */
+function finishIn(data: string, calledFunctions: boolean): IRFinishReason | undefined {
+  const finish = FINISH_REASON.exec(data)?.[1];
+  if (finish !== undefined) return fromGeminiFinishReason(finish, calledFunctions);
+  const blocked = BLOCK_REASON.exec(data)?.[1];
+  return blocked !== undefined ? { unified: 'content-filter', raw: blocked } : undefined;
+}
+
 export const geminiPassthrough: PassthroughCodec = {
   protocol: 'gemini',
   prepareBody(raw, parsed) {
@@ -34,17 +46,27 @@ export const geminiPassthrough: PassthroughCodec = {
   },
   finishSyncBody(json) {
     const meta = json.usageMetadata as UsageMetadataWire | undefined;
-    return { body: json, usage: meta ? fromGeminiUsage(meta) : undefined, asSent: true };
+    const candidate = (Array.isArray(json.candidates) ? json.candidates[0] : undefined) as { finishReason?: unknown; content?: { parts?: unknown } } | undefined;
+    const called = Array.isArray(candidate?.content?.parts) && candidate.content.parts.some((p) => isJsonObject(p) && p.functionCall !== undefined);
+    const blocked = isJsonObject(json.promptFeedback) && typeof json.promptFeedback.blockReason === 'string' ? json.promptFeedback.blockReason : undefined;
+    const finishReason = typeof candidate?.finishReason === 'string' ? fromGeminiFinishReason(candidate.finishReason, called) : blocked ? { unified: 'content-filter' as const, raw: blocked } : undefined;
+    return { body: json, usage: meta ? fromGeminiUsage(meta) : undefined, asSent: true, ...(finishReason ? { finishReason } : {}) };
   },
   createRelay({ options, traceId }): StreamRelay {
     const framer = createGeminiFramer(options);
     let usage: IRUsage | undefined;
     let finished = false;
+    let calledFunctions = false;
+    let finish: IRFinishReason | undefined;
     return {
       relay(ev: SSEEvent): string {
         let data = ev.data.trim();
         if (!data) return '';
-        if (!finished && (data.includes('"finishReason"') || data.includes('"blockReason"'))) finished = true;
+        if (!calledFunctions && data.includes('"functionCall"')) calledFunctions = true;
+        if (!finished && (data.includes('"finishReason"') || data.includes('"blockReason"'))) {
+          finished = true;
+          finish = finishIn(data, calledFunctions);
+        }
         // Parse only what needs it: usage, a possible error chunk, multi-line data.
         if (data.includes('"usageMetadata"') || data.includes('"error"') || data.includes('\n')) {
           let chunk: { usageMetadata?: UsageMetadataWire };
@@ -71,6 +93,7 @@ export const geminiPassthrough: PassthroughCodec = {
         return framer.chunk(JSON.stringify(geminiErrorBody(err, traceId))) + framer.end();
       },
       usage: () => usage,
+      finishReason: () => finish,
     };
   },
 };
