@@ -5,6 +5,7 @@
 import { ApiError, type Content, type GoogleGenAI, type Tool } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GEMINI_KEY_ALL, GEMINI_KEY_LIMITED, startGeminiTestbed, type GeminiTestbed } from './helpers/gemini-gateway.js';
+import { mockSignature } from './helpers/mock-anthropic-validate.js';
 
 let tb: GeminiTestbed;
 let ai: GoogleGenAI;
@@ -240,7 +241,10 @@ describe('translated to Anthropic with thinking', () => {
     const r = await ai.models.generateContent({ model: 'claude-sonnet', contents, config });
     expect(r.text).toBe('[anthropic] tool results: sunny');
     const sent = tb.anthropic.requests.at(-1)!.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
-    expect(sent.messages[1]!.content[0]).toMatchObject({ type: 'thinking', signature });
+    // The client's thoughtSignature is base64 (a gateway token): Anthropic gets its own signature back, on the exact text it signed.
+    expect(signature).toMatch(/^[A-Za-z0-9+/]*={0,2}$/);
+    const thinking = thoughts.map((p) => p.text ?? '').join('');
+    expect(sent.messages[1]!.content[0]).toEqual({ type: 'thinking', thinking, signature: mockSignature(thinking) });
     expect(sent.messages[1]!.content[1]).toMatchObject({ type: 'tool_use', id: call.id, name: 'get_weather' });
   });
 });

@@ -149,8 +149,10 @@ describe('sync response decode/encode', () => {
     expect(ir.id).toBe('Bx4haYrOOvWjMcPj');
     expect(ir.model).toBe('gemini-2.5-flash');
     expect(ir.content[0]).toEqual({ type: 'reasoning', text: 'thinking' });
-    expect(ir.content[1]).toEqual({ type: 'text', text: 'Here.' });
-    const call = ir.content[2] as { type: string; id: string; arguments: string; providerOptions: unknown };
+    // The search ran before the text it grounds.
+    expect(ir.content[1]).toMatchObject({ type: 'web-search', queries: ['paris weather'] });
+    expect(ir.content[2]).toEqual({ type: 'text', text: 'Here.' });
+    const call = ir.content[3] as { type: string; id: string; arguments: string; providerOptions: unknown };
     expect(call).toMatchObject({ type: 'tool-call', name: 'get_weather', arguments: '{"city":"Paris"}', providerOptions: { gemini: { thoughtSignature: 'c2lnbmF0dXJl' } } });
     expect(signatureFromToolCallId(call.id)).toBe('c2lnbmF0dXJl');
     expect(ir.finishReason).toEqual({ unified: 'tool-calls', raw: 'STOP' });

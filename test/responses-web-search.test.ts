@@ -276,8 +276,8 @@ describe('searches and citations come back as web_search_call items and url_cita
       { type: 'url_citation', url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/abc', title: 'example.com', start_index: 11, end_index: 29 },
       { type: 'url_citation', url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/def', title: 'example.org', start_index: 11, end_index: 29 },
     ];
+    // The search comes before the message that cites it, as OpenAI orders them.
     expect(withoutIds(sync.output)).toEqual([
-      { id: undefined, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Café news: modelgate shipped.', annotations, logprobs: [] }] },
       {
         id: undefined,
         type: 'web_search_call',
@@ -292,8 +292,9 @@ describe('searches and citations come back as web_search_call items and url_cita
           ],
         },
       },
+      { id: undefined, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Café news: modelgate shipped.', annotations, logprobs: [] }] },
     ]);
-    const text = (sync.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    const text = (sync.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
     expect(text.text.slice(annotations[0]!.start_index, annotations[0]!.end_index)).toBe('modelgate shipped.');
 
     geminiSearch();
@@ -322,6 +323,7 @@ describe('searches and citations come back as web_search_call items and url_cita
     script();
     const sync = await client.responses.create(body);
     expect(withoutIds(sync.output)).toEqual([
+      { id: undefined, type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'modelgate news' } },
       {
         id: undefined,
         type: 'message',
@@ -329,7 +331,6 @@ describe('searches and citations come back as web_search_call items and url_cita
         status: 'completed',
         content: [{ type: 'output_text', text: 'Modelgate shipped.', annotations: [{ type: 'url_citation', url: 'https://example.com/a', title: 'example.com', start_index: 0, end_index: 18 }], logprobs: [] }],
       },
-      { id: undefined, type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'modelgate news' } },
     ]);
     script();
     const { final } = await streamed({ ...body, stream: true });

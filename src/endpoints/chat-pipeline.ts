@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors.js';
 import { SSE_HEADERS } from '../http/sse.js';
-import type { IRChatRequest, IRStreamEvent, IRUsage } from '../ir/types.js';
+import type { IRChatRequest, IRFinishReason, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { codecFor } from '../protocols/registry.js';
 import type { ClientCodec, ClientOptions, PassthroughCodec, ResponseMeta } from '../protocols/types.js';
 import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
@@ -149,7 +149,7 @@ export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Prom
     const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
     return passthrough(ctx, call, codec.passthrough, target);
   }
-  const ir = call.ir ?? call.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream, ...(call.validated !== undefined ? { validated: call.validated } : {}) });
+  const ir = call.ir ?? call.client.decodeRequest(call.parsed, { model: call.model.id, stream: call.stream, target: provider.chatProtocol, ...(call.validated !== undefined ? { validated: call.validated } : {}) });
   return translate(ctx, call, ir);
 }
 
@@ -160,14 +160,16 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
     created: Math.floor(ctx.rt.now() / 1000),
     newId: (prefix) => `${prefix}${ctx.rt.newId()}`,
     options: call.clientOptions ?? {},
+    upstream: call.model.provider.chatProtocol,
   };
 }
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
-async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean): Promise<void> {
+async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<void> {
   const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
+    ...(finishReason ? { finishReason } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
     ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
@@ -183,8 +185,8 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
     const json = await readUpstreamJson(upstream, provider.id, raw);
     ctx.obs.answer(() => responseFacts(json));
     ctx.obs.answerContent(json);
-    const { body: out, usage, asSent } = codec.finishSyncBody(json, ctx.traceId);
-    await finishEvent(ctx, call, usage);
+    const { body: out, usage, asSent, finishReason } = codec.finishSyncBody(json, ctx.traceId);
+    await finishEvent(ctx, call, usage, undefined, undefined, finishReason);
     return asSent ? upstreamJsonTextResponse(ctx, raw.text, out) : upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
@@ -196,7 +198,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
     error: (err) => relay.error(err),
     ...(nextLook ? { nextLook } : {}),
   });
-  return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed));
+  return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed, relay.finishReason()));
 }
 
 async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
@@ -218,18 +220,22 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     const res = upstreamCodec.decodeResponse(json);
     ctx.obs.answer({ id: res.id, model: res.model, finishReasons: [res.finishReason.raw ?? res.finishReason.unified] });
     ctx.obs.answerContent(res.content);
-    await finishEvent(ctx, call, res.usage);
+    await finishEvent(ctx, call, res.usage, undefined, undefined, res.finishReason);
     return upstreamJsonResponse(ctx, call.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder(provider.chatDialect);
   const encoder = call.client.createStreamEncoder(m);
   let usage: IRUsage | undefined;
+  let finishReason: IRFinishReason | undefined;
   const handle = (events: IRStreamEvent[]): string => {
     let text = '';
     for (const ev of events) {
       if (ev.type === 'error') throw ev.error;
       observeEvent(ctx, ev);
-      if (ev.type === 'finish') usage = ev.usage;
+      if (ev.type === 'finish') {
+        usage = ev.usage;
+        finishReason = ev.finishReason;
+      }
       else if (ev.type === 'message-start' && ev.usage) usage = ev.usage;
       text += encoder.encode(ev);
     }
@@ -240,7 +246,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     end: () => handle(decoder.end()) + encoder.end(),
     error: (err) => encoder.error(err),
   });
-  return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, usage, failure, completed), headers);
+  return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, usage, failure, completed, finishReason), headers);
 }
 
 /** What a translated stream tells the observer: the answer's id, model and finish reason, and its first token. */

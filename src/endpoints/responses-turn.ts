@@ -18,6 +18,7 @@ import { inputItemsForListing, replayableItems } from '../protocols/openai-respo
 import { openAIResponsesClient } from '../protocols/openai-responses/index.js';
 import { responsesPassthrough, type ResponsesPassthroughPlan } from '../protocols/openai-responses/passthrough.js';
 import type { ResponsesRequest } from '../protocols/openai-responses/openai-responses-api.js';
+import { codecFor } from '../protocols/registry.js';
 import type { Provider } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { RequestContext } from '../runtime.js';
@@ -138,6 +139,7 @@ export async function prepareResponsesTurn(ctx: RequestContext, principal: Princ
     origin: provider.chatProtocol,
     sink,
     webSearchSources: req.include?.includes('web_search_call.action.sources') === true,
+    holdTextForSearch: stream && codecFor(provider.chatProtocol).upstream.searchReportedAfterText === true && decoded.ir.tools?.some((t) => t.type === 'web-search') === true,
     background: background && stream,
     now: rt.now,
   });

@@ -135,8 +135,10 @@ export function responseFacts(json: Record<string, unknown>): ResponseFacts {
   const stop = str(json.stop_reason);
   if (stop) reasons.push(stop);
   if (!reasons.length && json.object === 'response') {
+    // An incomplete response says why (`max_output_tokens`, `content_filter`), as the stream relay reports it.
     const status = str(json.status);
-    if (status) reasons.push(status);
+    const reason = status === 'incomplete' ? str(obj(json.incomplete_details)?.reason) : undefined;
+    if (reason ?? status) reasons.push((reason ?? status) as string);
   }
   return { ...(id ? { id } : {}), ...(model ? { model } : {}), ...(reasons.length ? { finishReasons: reasons } : {}) };
 }

@@ -1,4 +1,4 @@
-import type { IRUsage } from '../ir/types.js';
+import type { IRFinishReason, IRUsage } from '../ir/types.js';
 
 /** A setting the upstream could not take as the client sent it, named as the client's request names it. */
 export interface SettingWarning {
@@ -62,6 +62,12 @@ export interface ResponseEvent extends RequestEvent {
   error?: { code: string; message: string };
   /** True when the response was streamed and the stream ended normally. */
   streamCompleted?: boolean;
+  /**
+   * Why the model stopped, for model calls that got that far: `unified` across vendors (`stop`,
+   * `length`, `tool-calls`, `content-filter`, `error`, `other`) and `raw` as the upstream said it
+   * (`end_turn`, `STOP`, `tool_calls`, `max_output_tokens`, `requires_action`, ...). Streams too, pass-through ones included.
+   */
+  finishReason?: IRFinishReason;
   /** The request's cost in USD from the real usage and the model's `pricing` (when both are known). */
   costUsd?: number;
 }

@@ -9,7 +9,7 @@
  */
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { GatewayError } from '../errors.js';
-import type { IRUsage, ProtocolName } from '../ir/types.js';
+import type { IRFinishReason, IRUsage, ProtocolName } from '../ir/types.js';
 import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
 import { isTextStream, Reply } from '../http/reply.js';
 import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } from './hooks.js';
@@ -26,6 +26,8 @@ export interface RequestOutcome {
   /** The failure (already scrubbed) when the request failed, also mid-stream under a 200. */
   error?: { code: GatewayError['code']; message: string };
   streamCompleted?: boolean;
+  /** Why the model stopped (also the span's gen_ai.response.finish_reasons when no answer fact set them). */
+  finishReason?: IRFinishReason;
 }
 
 export interface ObserverDeps {
@@ -245,7 +247,9 @@ export class RequestObserver {
     const u = this.outcome.usage;
     put(a, ATTR.responseId, r.id);
     put(a, ATTR.responseModel, r.model);
+    const fr = this.outcome.finishReason;
     if (r.finishReasons?.length) a[ATTR.finishReasons] = r.finishReasons;
+    else if (fr) a[ATTR.finishReasons] = [fr.raw ?? fr.unified];
     put(a, ATTR.inputTokens, u?.inputTokens);
     put(a, ATTR.outputTokens, u?.outputTokens);
   }
@@ -332,6 +336,7 @@ export class RequestObserver {
       ...(o.costUsd !== undefined ? { costUsd: o.costUsd } : {}),
       ...(o.error ? { error: o.error } : {}),
       ...(o.streamCompleted !== undefined ? { streamCompleted: o.streamCompleted } : {}),
+      ...(o.finishReason ? { finishReason: o.finishReason } : {}),
     };
     fireHook(hook, event);
   }

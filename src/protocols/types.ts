@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors.js';
 import type { SSEEvent } from '../http/sse.js';
-import type { IRChatRequest, IRChatResponse, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
+import type { IRChatRequest, IRChatResponse, IRFinishReason, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
 import type { InteractionsEncodeOptions } from './gemini-interactions/client/interaction-object.js';
 import type { ResponsesEncodeOptions } from './openai-responses/client/response-object.js';
 
@@ -30,6 +30,8 @@ export interface ResponseMeta {
   options?: ClientOptions;
   /** What the upstream encoder could not express (stream encoders may report them at the end). */
   warnings?: IRWarning[];
+  /** The protocol of the upstream that answered (whose reasoning signatures the answer carries). */
+  upstream?: ProtocolName;
 }
 
 /** Turns IR stream events into the client's wire text, with per-request state in its closure. */
@@ -48,6 +50,8 @@ export interface DecodeContext<Req = unknown> {
   stream: boolean;
   /** The body as the endpoint already validated it with this protocol's schema; decoders validate when it is absent. */
   validated?: Req;
+  /** The upstream's protocol: reasoning signatures of other vendors are not sent to it. */
+  target?: ProtocolName;
 }
 
 /** The client-facing side of a protocol; `Req` is its validated request body. */
@@ -94,6 +98,11 @@ export interface UpstreamCodec {
   createStreamDecoder(target?: UpstreamTarget): StreamDecoder;
   /** Message of an upstream error body (any shape), for re-rendering in the client's protocol. */
   errorMessage(status: number, bodyText: string): string;
+  /**
+   * A stream tells of the vendor's web search only after the answer's text (Gemini's grounding
+   * metadata comes with the last chunk), although the search ran first.
+   */
+  searchReportedAfterText?: boolean;
 }
 
 /** Same protocol in and out: forward the client's body, relay the stream, observe usage. */
@@ -105,7 +114,7 @@ export interface PassthroughCodec {
    * Reads usage from a sync JSON answer (the endpoint adds traceId when it answers). `asSent`: the
    * body is the upstream's answer unchanged, so its text can go out as it came (with the traceId).
    */
-  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined; asSent?: boolean };
+  finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined; asSent?: boolean; finishReason?: IRFinishReason };
   /** Relays stream events; can drop gateway-added events. */
   createRelay(ctx: { clientWantsUsage: boolean; options?: ClientOptions; traceId?: string; target?: UpstreamTarget }): StreamRelay;
 }
@@ -122,6 +131,8 @@ export interface StreamRelay {
   end(): string;
   error(err: GatewayError): string;
   usage(): IRUsage | undefined;
+  /** The answer's finish reason, read from the events the relay looks at for usage anyway (nothing is re-encoded for it). */
+  finishReason(): IRFinishReason | undefined;
 }
 
 export interface ProtocolCodec {

@@ -2,6 +2,7 @@
  * Request validation of the strict mock Anthropic upstream: rejects what api.anthropic.com rejects,
  * with messages in the API's own style (`messages.1.content.0.type: ...`).
  */
+import { jsonSchemaProblem } from './json-schema-check.js';
 
 type Json = Record<string, unknown>;
 
@@ -212,6 +213,9 @@ function checkTools(tools: unknown, toolChoice: unknown, counter: Counter): void
         if (!TOOL_NAME.test(t.name)) fail(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
         if (!isObj(t.input_schema)) fail(`tools.${i}.custom.input_schema: Field required`);
         if (t.input_schema.type !== 'object') fail(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
+        if (jsonSchemaProblem(t.input_schema)) {
+          fail(`tools.${i}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12). Learn more about tool use at https://docs.claude.com/en/docs/tool-use.`);
+        }
         for (const k of Object.keys(t)) {
           if (!['type', 'name', 'description', 'input_schema', 'cache_control', 'strict', 'eager_input_streaming', 'input_examples', 'defer_loading', 'allowed_callers'].includes(k)) {
             fail(`tools.${i}.custom.${k}: Extra inputs are not permitted`);

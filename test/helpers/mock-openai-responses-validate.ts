@@ -6,6 +6,7 @@
  * Field lists follow the `openai` SDK types (resources/responses/responses.d.ts).
  */
 import { z } from 'zod';
+import { jsonSchemaProblem } from './json-schema-check.js';
 
 type Json = Record<string, unknown>;
 
@@ -330,6 +331,10 @@ export function checkTools(tools: unknown[], root: Json): Json[] {
     const type = isObj(t) ? t.type : undefined;
     if (type === 'function') {
       const fn = check(functionTool, t, root, ['tools', i]) as Json;
+      const schemaProblem = fn.parameters != null ? jsonSchemaProblem(fn.parameters) : undefined;
+      if (schemaProblem) {
+        throw new ResponsesMockError(400, `Invalid schema for function '${String(fn.name)}': In context=${schemaProblem.context}, ${JSON.stringify(schemaProblem.value)} is not valid under any of the given schemas.`, `tools[${i}].parameters`, 'invalid_function_parameters');
+      }
       if (fn.strict === true) {
         const problem = strictSchemaProblem(fn.parameters ?? {}, '()');
         if (problem) throw new ResponsesMockError(400, `Invalid schema for function '${String(fn.name)}': ${problem}`, `tools[${i}].parameters`, 'invalid_function_parameters');

@@ -6,6 +6,7 @@
  * so tests can check they were passed through.
  */
 import type { ServerResponse } from 'node:http';
+import { jsonSchemaProblem } from './json-schema-check.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
 export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
@@ -129,6 +130,12 @@ function validateChatRequest(body: unknown, reasoningModels = /^(o\d|gpt-5)/): a
       }
       if (t.type === 'function' && !/^[a-zA-Z0-9_-]{1,64}$/.test(String((t.function as Json).name))) {
         throw new OpenAIError(400, `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${i}].function.name`, 'invalid_value');
+      }
+      // Like the real API: parameters must be valid JSON Schema (`"type": "STRING"` is not).
+      const fn = t.function as Json | undefined;
+      const problem = t.type === 'function' && fn?.parameters != null ? jsonSchemaProblem(fn.parameters) : undefined;
+      if (problem) {
+        throw new OpenAIError(400, `Invalid schema for function '${String(fn?.name)}': In context=${problem.context}, ${JSON.stringify(problem.value)} is not valid under any of the given schemas.`, `tools[${i}].function.parameters`, 'invalid_function_parameters');
       }
     });
   }

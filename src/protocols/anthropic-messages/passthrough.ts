@@ -8,11 +8,12 @@
 import { GatewayError } from '../../errors.js';
 import { replaceTopLevelString } from '../../http/json-splice.js';
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
-import type { IRUsage } from '../../ir/types.js';
+import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import type { AnthropicUsage } from './anthropic-messages-api.js';
 import { anthropicErrorFrame, errorFromAnthropicEvent } from './errors.js';
 import { fromAnthropicUsage, mergeAnthropicUsage } from './upstream/usage.js';
+import { fromAnthropicStopReason } from './upstream/map-finish-reason.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 export const anthropicPassthrough: PassthroughCodec = {
@@ -22,11 +23,13 @@ export const anthropicPassthrough: PassthroughCodec = {
   },
   finishSyncBody(json) {
     const usage = json.usage && typeof json.usage === 'object' ? fromAnthropicUsage(json.usage as AnthropicUsage) : undefined;
-    return { body: json, usage, asSent: true };
+    const stop = typeof json.stop_reason === 'string' ? fromAnthropicStopReason(json.stop_reason, json.stop_sequence as string | null | undefined) : undefined;
+    return { body: json, usage, asSent: true, ...(stop ? { finishReason: stop } : {}) };
   },
   createRelay({ traceId }): StreamRelay {
     let wire: AnthropicUsage | undefined;
     let stopped = false;
+    let finish: IRFinishReason | undefined;
     const observe = (u: unknown): void => {
       wire = mergeAnthropicUsage(wire, u);
     };
@@ -36,10 +39,13 @@ export const anthropicPassthrough: PassthroughCodec = {
         const needsParse = !name || name === 'message_start' || name === 'message_delta' || name === 'error';
         if (needsParse) {
           try {
-            const data = JSON.parse(ev.data) as { type?: string; message?: { usage?: unknown }; usage?: unknown };
+            const data = JSON.parse(ev.data) as { type?: string; message?: { usage?: unknown }; usage?: unknown; delta?: { stop_reason?: string | null; stop_sequence?: string | null } };
             name ??= data.type;
             if (name === 'message_start') observe(data.message?.usage);
-            else if (name === 'message_delta') observe(data.usage);
+            else if (name === 'message_delta') {
+              observe(data.usage);
+              if (data.delta?.stop_reason) finish = fromAnthropicStopReason(data.delta.stop_reason, data.delta.stop_sequence);
+            }
             else if (name === 'error') throw errorFromAnthropicEvent(data);
           } catch (err) {
             if (!(err instanceof SyntaxError)) throw err;
@@ -54,6 +60,7 @@ export const anthropicPassthrough: PassthroughCodec = {
       },
       error: (err: GatewayError): string => anthropicErrorFrame(err, traceId),
       usage: (): IRUsage | undefined => (wire ? fromAnthropicUsage(wire) : undefined),
+      finishReason: () => finish,
     };
   },
 };

@@ -12,7 +12,7 @@
 import { GatewayError } from '../../errors.js';
 import { replaceTopLevelString } from '../../http/json-splice.js';
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
-import type { IRUsage } from '../../ir/types.js';
+import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import { isGatewayReasoningToken } from '../shared/reasoning-token.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { inputAsSteps } from './client/decode-steps.js';
@@ -21,6 +21,7 @@ import { DONE_FRAME } from './client/stream-encoder.js';
 import { interactionsError } from './errors.js';
 import type { CreateInteractionRequest, Json } from './gemini-interactions-api.js';
 import { createStepAccumulator } from './upstream/step-accumulator.js';
+import { fromInteractionStatus } from './upstream/map-finish-reason.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 export interface InteractionsPassthroughPlan {
@@ -80,11 +81,13 @@ export function interactionsPassthrough(plan: InteractionsPassthroughPlan): Pass
       const body = rewrite(json);
       body.traceId = traceId;
       plan.sink.final = body;
-      return { body, usage: fromInteractionsUsage(body.usage) };
+      const finishReason = fromInteractionStatus(body.status);
+      return { body, usage: fromInteractionsUsage(body.usage), ...(finishReason ? { finishReason } : {}) };
     },
     createRelay({ traceId = '' }): StreamRelay {
       const acc = createStepAccumulator();
       let usage: IRUsage | undefined;
+      let finish: IRFinishReason | undefined;
       let terminal = false;
       let seq = 0;
       const finalObject = (extra: Json): Json => {
@@ -122,11 +125,13 @@ export function interactionsPassthrough(plan: InteractionsPassthroughPlan): Pass
             terminal = true;
             const final = finalObject({});
             usage = fromInteractionsUsage(final.usage);
+            finish = fromInteractionStatus(final.status);
             plan.sink.final = final;
           } else if (type === 'error') {
             terminal = true;
             const error = json.error && typeof json.error === 'object' ? (json.error as Json) : { code: 'UNKNOWN', message: 'The upstream reported an error.' };
             plan.sink.final = finalObject({ status: 'failed', errors: [error], updated: isoTime(plan.now()) });
+            finish = fromInteractionStatus('failed');
           }
           if (type) plan.sink.onEvent?.(type, data);
           seq++;
@@ -146,6 +151,7 @@ export function interactionsPassthrough(plan: InteractionsPassthroughPlan): Pass
           return sseFrame(data, 'error') + DONE_FRAME;
         },
         usage: () => usage,
+        finishReason: () => finish,
       };
     },
   };

@@ -27,6 +27,7 @@ export const geminiProtocol: ProtocolCodec = {
     decodeResponse: decodeGeminiResponse,
     createStreamDecoder: createGeminiStreamDecoder,
     errorMessage: geminiErrorMessage,
+    searchReportedAfterText: true,
   },
   passthrough: geminiPassthrough,
 };

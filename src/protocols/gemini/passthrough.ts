@@ -2,36 +2,71 @@
  * Gemini in, Gemini out. The client's body is forwarded byte for byte (the model is in the URL).
  * The upstream is always read as SSE; the client gets SSE or the JSON-array stream it asked for
  * (ResponseMeta options `sse`). Usage is observed from the last chunk that carries usageMetadata.
+ * Parts whose thought signature is a gateway token (another vendor's reasoning, from turns that
+ * model answered) are left out: Gemini cannot check them and would refuse the request.
  */
 import { GatewayError } from '../../errors.js';
 import type { SSEEvent } from '../../http/sse.js';
-import type { IRUsage } from '../../ir/types.js';
+import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { geminiErrorBody } from '../shared/error-bodies.js';
 import type { UsageMetadataWire } from './gemini-api.js';
 import { streamErrorOf } from './upstream/stream-decoder.js';
 import { createGeminiFramer } from './client/stream-framing.js';
 import { fromGeminiUsage } from './upstream/usage.js';
+import { fromGeminiFinishReason } from './upstream/map-finish-reason.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
+import { isJsonObject } from '../shared/json.js';
+import { isGatewayReasoningTokenBytes, mayHoldReasoningTokenBytes } from '../shared/reasoning-token.js';
+
+/** A content without the parts that carry another vendor's reasoning (a gateway token as thought signature). */
+function withoutForeignThoughts(content: unknown): unknown {
+  if (!isJsonObject(content) || !Array.isArray(content.parts)) return content;
+  const foreign = (p: unknown): boolean => isJsonObject(p) && (isGatewayReasoningTokenBytes(p.thoughtSignature as string) || isGatewayReasoningTokenBytes(p.thought_signature as string));
+  return content.parts.some(foreign) ? { ...content, parts: content.parts.filter((p) => !foreign(p)) } : content;
+}
+
+const FINISH_REASON = /"finishReason"\s*:\s*"([^"]*)"/;
+const BLOCK_REASON = /"blockReason"\s*:\s*"([^"]*)"/;
+
+/** The finish a chunk (or a whole answer) tells: its finishReason, or a blocked prompt's blockReason. */
+function finishIn(data: string, calledFunctions: boolean): IRFinishReason | undefined {
+  const finish = FINISH_REASON.exec(data)?.[1];
+  if (finish !== undefined) return fromGeminiFinishReason(finish, calledFunctions);
+  const blocked = BLOCK_REASON.exec(data)?.[1];
+  return blocked !== undefined ? { unified: 'content-filter', raw: blocked } : undefined;
+}
 
 export const geminiPassthrough: PassthroughCodec = {
   protocol: 'gemini',
-  prepareBody(raw) {
-    return raw;
+  prepareBody(raw, parsed) {
+    if (!mayHoldReasoningTokenBytes(raw) || !Array.isArray(parsed.contents)) return raw;
+    const contents = parsed.contents.map(withoutForeignThoughts).filter((c) => !(isJsonObject(c) && Array.isArray(c.parts) && c.parts.length === 0));
+    return JSON.stringify({ ...parsed, contents });
   },
   finishSyncBody(json) {
     const meta = json.usageMetadata as UsageMetadataWire | undefined;
-    return { body: json, usage: meta ? fromGeminiUsage(meta) : undefined, asSent: true };
+    const candidate = (Array.isArray(json.candidates) ? json.candidates[0] : undefined) as { finishReason?: unknown; content?: { parts?: unknown } } | undefined;
+    const called = Array.isArray(candidate?.content?.parts) && candidate.content.parts.some((p) => isJsonObject(p) && p.functionCall !== undefined);
+    const blocked = isJsonObject(json.promptFeedback) && typeof json.promptFeedback.blockReason === 'string' ? json.promptFeedback.blockReason : undefined;
+    const finishReason = typeof candidate?.finishReason === 'string' ? fromGeminiFinishReason(candidate.finishReason, called) : blocked ? { unified: 'content-filter' as const, raw: blocked } : undefined;
+    return { body: json, usage: meta ? fromGeminiUsage(meta) : undefined, asSent: true, ...(finishReason ? { finishReason } : {}) };
   },
   createRelay({ options, traceId }): StreamRelay {
     const framer = createGeminiFramer(options);
     let usage: IRUsage | undefined;
     let finished = false;
+    let calledFunctions = false;
+    let finish: IRFinishReason | undefined;
     return {
       relay(ev: SSEEvent): string {
         let data = ev.data.trim();
         if (!data) return '';
-        if (!finished && (data.includes('"finishReason"') || data.includes('"blockReason"'))) finished = true;
+        if (!calledFunctions && data.includes('"functionCall"')) calledFunctions = true;
+        if (!finished && (data.includes('"finishReason"') || data.includes('"blockReason"'))) {
+          finished = true;
+          finish = finishIn(data, calledFunctions);
+        }
         // Parse only what needs it: usage, a possible error chunk, multi-line data.
         if (data.includes('"usageMetadata"') || data.includes('"error"') || data.includes('\n')) {
           let chunk: { usageMetadata?: UsageMetadataWire };
@@ -58,6 +93,7 @@ export const geminiPassthrough: PassthroughCodec = {
         return framer.chunk(JSON.stringify(geminiErrorBody(err, traceId))) + framer.end();
       },
       usage: () => usage,
+      finishReason: () => finish,
     };
   },
 };

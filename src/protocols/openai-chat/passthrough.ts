@@ -5,6 +5,7 @@ import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { openAIChunkError, openAIErrorFrame } from './errors.js';
 import { fromOpenAIUsage } from './upstream/usage.js';
+import { fromOpenAIFinishReason } from './upstream/map-finish-reason.js';
 import type { UsageWire } from './openai-chat-api.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
 
@@ -16,6 +17,14 @@ import { streamEndedEarly } from '../shared/stream-blocks.js';
 const FINISHED = /"finish_reason"\s*:\s*"/g;
 /** Only the usage chunk carries a usage object (other chunks may say `"usage":null`). */
 const USAGE_OBJECT = /"usage": ?\{/g;
+
+/** The value of the first `"finish_reason": "…"` in `data` (a plain word: no escapes), or undefined. */
+function finishReasonIn(data: string): string | undefined {
+  if (searchFrom(FINISHED, data, 0) === -1) return undefined;
+  const start = FINISHED.lastIndex;
+  const end = data.indexOf('"', start);
+  return end === -1 ? undefined : data.slice(start, end);
+}
 
 /** Index of `re`'s first match in `text` at or after `from`, or -1. */
 function searchFrom(re: RegExp, text: string, from: number): number {
@@ -88,13 +97,15 @@ export const openAIChatPassthrough: PassthroughCodec = {
   },
   finishSyncBody(json) {
     const usage = json.usage ? fromOpenAIUsage(json.usage as UsageWire) : undefined;
-    return { body: json, usage, asSent: true };
+    const choice = Array.isArray(json.choices) ? (json.choices[0] as { finish_reason?: string | null } | undefined) : undefined;
+    return { body: json, usage, asSent: true, ...(choice?.finish_reason ? { finishReason: fromOpenAIFinishReason(choice.finish_reason) } : {}) };
   },
   createRelay({ clientWantsUsage, traceId = '', target = {} }): StreamRelay {
     const doneRequired = target.streamTerminator === 'done-required';
     let usage: IRUsage | undefined;
     let sawDone = false;
     let sawFinish = false;
+    let finishRaw: string | undefined;
     const done = rememberedFinder(findDone);
     const error = rememberedFinder(findErrorKey);
     const usageObject = rememberedFinder((text, from) => searchFrom(USAGE_OBJECT, text, from));
@@ -104,7 +115,10 @@ export const openAIChatPassthrough: PassthroughCodec = {
       nextLook: (events, from) => firstOf(done(events, from), error(events, from), usageObject(events, from), sawFinish ? -1 : finish(events, from)),
       relay(ev: SSEEvent, raw?: string): string {
         if (ev.data === '[DONE]') sawDone = true;
-        else if (!sawFinish && searchFrom(FINISHED, ev.data, 0) !== -1) sawFinish = true;
+        else if (!sawFinish) {
+          finishRaw = finishReasonIn(ev.data);
+          sawFinish = finishRaw !== undefined;
+        }
         // An in-band error chunk ends the relay as a failure, like the other relays: the pipeline
         // writes it (credentials scrubbed) and hooks see an incomplete stream.
         if (ev.data.includes('"error"')) {
@@ -134,6 +148,7 @@ export const openAIChatPassthrough: PassthroughCodec = {
         return openAIErrorFrame(err, traceId);
       },
       usage: () => usage,
+      finishReason: () => (finishRaw === undefined ? undefined : fromOpenAIFinishReason(finishRaw)),
     };
   },
 };

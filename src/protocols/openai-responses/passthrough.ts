@@ -11,11 +11,13 @@
 import { GatewayError } from '../../errors.js';
 import { replaceTopLevelString } from '../../http/json-splice.js';
 import { sseFrame, type SSEEvent } from '../../http/sse.js';
-import type { IRUsage } from '../../ir/types.js';
+import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { isGatewayReasoningToken } from '../shared/reasoning-token.js';
 import { fromResponsesUsage, type Json, type TurnSink } from './client/response-object.js';
 import { responseErrorCode } from './errors.js';
+import { finishOf } from './upstream/map-response.js';
+import type { ResponseObjectWire } from './upstream/responses-wire.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
 
 export interface ResponsesPassthroughPlan {
@@ -36,6 +38,17 @@ export interface ResponsesPassthroughPlan {
 
 const LIFECYCLE = new Set(['response.created', 'response.queued', 'response.in_progress', 'response.completed', 'response.incomplete', 'response.failed']);
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+
+const CALL_ITEMS = new Set(['function_call', 'custom_tool_call', 'tool_search_call']);
+
+/** The finish of a final response object (`completed`, `incomplete` by its reason, `failed`). */
+function finishOfResponse(response: Json): IRFinishReason | undefined {
+  const status = response.status;
+  if (status === 'failed' || status === 'cancelled') return { unified: 'error', raw: status };
+  if (status !== 'completed' && status !== 'incomplete') return undefined;
+  const called = Array.isArray(response.output) && response.output.some((item) => item && typeof item === 'object' && CALL_ITEMS.has((item as Json).type as string));
+  return finishOf(response as Pick<ResponseObjectWire, 'status' | 'incomplete_details'>, called);
+}
 
 function withoutForeignReasoning(items: unknown[]): unknown[] {
   return items.filter((item) => !(item && typeof item === 'object' && (item as Json).type === 'reasoning' && isGatewayReasoningToken((item as Json).encrypted_content as string)));
@@ -75,13 +88,15 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
     finishSyncBody(json, traceId) {
       const body = rewrite(json, traceId);
       plan.sink.final = body;
-      return { body, usage: fromResponsesUsage(body.usage) };
+      const finishReason = finishOfResponse(body);
+      return { body, usage: fromResponsesUsage(body.usage), ...(finishReason ? { finishReason } : {}) };
     },
     createRelay({ traceId = '' }): StreamRelay {
       let usage: IRUsage | undefined;
       let lastSeq = -1;
       let terminal = false;
       let last: Json | undefined;
+      let finish: IRFinishReason | undefined;
       return {
         relay(ev: SSEEvent): string {
           let type = ev.event;
@@ -104,6 +119,7 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
               if (TERMINAL.has(type)) {
                 plan.sink.final = last;
                 usage = fromResponsesUsage(last.usage);
+                finish = finishOfResponse(last);
               }
             }
             if (type) plan.sink.onEvent?.(type, data);
@@ -130,6 +146,7 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
           return sseFrame(data, 'error');
         },
         usage: () => usage,
+        finishReason: () => finish,
       };
     },
   };

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
 import { createInteractionSchema, functionToolSchema, type CreateInteractionRequest, type GenerationConfig, type Json } from '../gemini-interactions-api.js';
 import { decodeSteps, inputAsSteps, keepOwnSignatures } from './decode-steps.js';
+import { toJsonSchemaObject } from '../../gemini/client/schema-dialect.js';
 
 /** The body checked against the Interactions schema: a 400 naming the field. */
 export function validateInteractionRequest(body: Record<string, unknown>): CreateInteractionRequest {
@@ -65,7 +66,9 @@ function decodeTools(req: CreateInteractionRequest, model: string): IRFunctionTo
   return (req.tools ?? []).map((raw, i) => {
     if (raw.type !== 'function') refuse(`tools[${i}]`, model, `the built-in tool '${raw.type}' runs only on Gemini models`);
     const t = parseOrThrow(functionToolSchema, raw, `tools[${i}]`);
-    return { type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), ...(t.parameters ? { parameters: t.parameters } : {}) };
+    // Gemini's own schema dialect (`type: "STRING"`, `nullable`, ...; Google's ADK sends it) is plain JSON Schema for other vendors.
+    const parameters = toJsonSchemaObject(t.parameters);
+    return { type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), ...(parameters ? { parameters } : {}) };
   });
 }
 
@@ -99,7 +102,7 @@ function decodeToolChoice(choice: GenerationConfig['tool_choice'], tools: IRFunc
 /** One response_format entry -> IR; the deprecated response_mime_type picks JSON for a bare schema. */
 function formatOf(entry: Json, param: string, mimeHint: string | undefined, model: string): IRResponseFormat {
   const type = entry.type;
-  const schema = entry.schema && typeof entry.schema === 'object' ? (entry.schema as Record<string, unknown>) : undefined;
+  const schema = toJsonSchemaObject(entry.schema);
   if (type === 'text' || (type === undefined && (schema !== undefined || entry.mime_type !== undefined))) {
     const mime = typeof entry.mime_type === 'string' ? entry.mime_type : schema ? 'application/json' : 'text/plain';
     if (mime === 'application/json') return schema ? { type: 'json_schema', name: 'response', schema } : { type: 'json' };
@@ -107,7 +110,7 @@ function formatOf(entry: Json, param: string, mimeHint: string | undefined, mode
     return refuse(`${param}.mime_type`, model, `the output format '${mime}'${schema ? ' with a schema' : ''} has no equivalent there`);
   }
   if (type === 'image' || type === 'audio' || type === 'video') return refuse(param, model, `it produces text only, not ${type}`);
-  if (mimeHint === 'application/json') return { type: 'json_schema', name: 'response', schema: entry };
+  if (mimeHint === 'application/json') return { type: 'json_schema', name: 'response', schema: toJsonSchemaObject(entry) ?? entry };
   throw new GatewayError('invalid_request', `${param}.type must be text, image, audio or video.`, { param: `${param}.type` });
 }
 

@@ -5,9 +5,10 @@
  */
 import { GatewayError } from '../../../errors.js';
 import { guessMediaType } from '../../../ir/media.js';
-import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRToolResultPart } from '../../../ir/types.js';
+import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, IRToolResultPart, ProtocolName } from '../../../ir/types.js';
 import type { GeminiContent, GeminiPart } from '../gemini-api.js';
 import { quoteInput } from '../../../quote-input.js';
+import { reasoningOfSignature } from './thought-signature.js';
 
 interface PendingCall {
   id: string;
@@ -69,20 +70,30 @@ function codeText(p: GeminiPart): string | undefined {
 
 /**
  * Adjacent thought parts form one IR reasoning block: a stream may send the thought text and its
- * signature in separate parts, and other vendors need the signature on the text it signs.
+ * signature in separate parts, and other vendors need the signature on the text it signs (a
+ * gateway token carries that text itself: thought-signature.ts).
  */
-function pushThought(parts: IRContentPart[], text: string, signature: string | undefined): void {
-  const prev = parts[parts.length - 1];
-  if (prev?.type === 'reasoning' && prev.signature === undefined) {
-    prev.text += text;
-    if (signature) Object.assign(prev, { signature }, signatureOptions(signature));
-    return;
+function pushThought(parts: IRContentPart[], open: IRReasoningPart | undefined, text: string, signature: string | undefined, target: ProtocolName | undefined): IRReasoningPart | undefined {
+  const prev = parts[parts.length - 1] === open ? open : undefined;
+  if (!signature) {
+    if (prev) {
+      prev.text += text;
+      return prev;
+    }
+    const part: IRReasoningPart = { type: 'reasoning', text };
+    parts.push(part);
+    return part;
   }
-  parts.push({ type: 'reasoning', text, ...(signature ? { signature } : {}), ...signatureOptions(signature) });
+  const part = reasoningOfSignature((prev?.text ?? '') + text, signature, target);
+  if (prev) parts[parts.length - 1] = part;
+  else parts.push(part);
+  return undefined;
 }
 
-function decodeModelTurn(content: GeminiContent, i: number, calls: PendingCall[]): IRContentPart[] {
+function decodeModelTurn(content: GeminiContent, i: number, calls: PendingCall[], target: ProtocolName | undefined): IRContentPart[] {
   const parts: IRContentPart[] = [];
+  /** The thought whose text is still coming (its signature may follow in a later part). */
+  let thought: IRReasoningPart | undefined;
   content.parts.forEach((p, j) => {
     const param = `contents[${i}].parts[${j}]`;
     if (p.functionCall) {
@@ -91,7 +102,7 @@ function decodeModelTurn(content: GeminiContent, i: number, calls: PendingCall[]
       calls.push({ id, name: fc.name });
       parts.push({ type: 'tool-call', id, name: fc.name, arguments: JSON.stringify(fc.args ?? {}), ...signatureOptions(p.thoughtSignature) });
     } else if (p.text !== undefined) {
-      if (p.thought) pushThought(parts, p.text, p.thoughtSignature);
+      if (p.thought) thought = pushThought(parts, thought, p.text, p.thoughtSignature, target);
       else if (p.text) parts.push({ type: 'text', text: p.text, ...signatureOptions(p.thoughtSignature) });
     } else if (p.inlineData || p.fileData) {
       parts.push(mediaPart((p.inlineData ?? p.fileData) as MediaRef, param));
@@ -114,13 +125,14 @@ function decodeUserPart(p: GeminiPart, param: string): IRContentPart | undefined
   return text ? { type: 'text', text } : undefined;
 }
 
-export function convertFromGeminiContents(contents: GeminiContent[]): IRMessage[] {
+/** `target`: the upstream's protocol, when known (a signature only goes back to the vendor that made it). */
+export function convertFromGeminiContents(contents: GeminiContent[], target?: ProtocolName): IRMessage[] {
   const out: IRMessage[] = [];
   let pending: PendingCall[] = [];
   contents.forEach((content, i) => {
     if (content.role === 'model') {
       const calls: PendingCall[] = [];
-      const parts = decodeModelTurn(content, i, calls);
+      const parts = decodeModelTurn(content, i, calls, target);
       pending = calls;
       if (parts.length) out.push({ role: 'assistant', content: parts });
       return;

@@ -29,7 +29,7 @@ export function decodeGeminiRequest(body: Record<string, unknown>, ctx: DecodeCo
   if (req.cachedContent !== undefined) {
     throw new GatewayError('unsupported', `cachedContent refers to a Gemini context cache and cannot be used with the model '${ctx.model}'.`, { param: 'cachedContent' });
   }
-  const ir: IRChatRequest = { model: ctx.model, messages: convertFromGeminiContents(req.contents), stream: ctx.stream };
+  const ir: IRChatRequest = { model: ctx.model, messages: convertFromGeminiContents(req.contents, ctx.target), stream: ctx.stream };
   if (ctx.stream) ir.streamUsage = true;
   const system = decodeSystem(req.systemInstruction);
   if (system.length) ir.system = system;

@@ -1,9 +1,11 @@
 /** IR response -> Gemini GenerateContentResponse. */
-import type { IRChatResponse, IRContentPart, IRWarning } from '../../../ir/types.js';
+import { toStandardBase64 } from '../../../ir/media.js';
+import type { IRChatResponse, IRContentPart, IRFilePart, IRImagePart, IRWarning, ProtocolName } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
 import { parseToolArguments } from '../../shared/tool-arguments.js';
 import { encodeMedia } from '../gemini-api.js';
 import { toGeminiFinishReason } from './map-finish-reason.js';
+import { thoughtSignatureFor } from './thought-signature.js';
 import { toGeminiUsage } from './usage.js';
 import type { Json } from '../../shared/json.js';
 
@@ -13,20 +15,29 @@ export function argsObject(args: string): Json | undefined {
   return parsed.kind === 'object' ? parsed.value : undefined;
 }
 
+/** An IR image or file as a Gemini client reads it: inline bytes in standard, padded base64. */
+export function clientMedia(p: IRImagePart | IRFilePart): Json | undefined {
+  if (p.source.kind === 'file-id') return undefined;
+  if (p.source.kind === 'base64') return { inlineData: { mimeType: p.source.mediaType, data: toStandardBase64(p.source.data) } };
+  return encodeMedia(p, 'content');
+}
+
 /** One IR part -> a Gemini part (undefined when it has no Gemini form). */
-function encodePart(p: IRContentPart): Json | undefined {
+function encodePart(p: IRContentPart, upstream: ProtocolName | undefined): Json | undefined {
   switch (p.type) {
     case 'text':
       return { text: p.text };
-    case 'reasoning':
-      return { text: p.text, thought: true, ...(p.signature ? { thoughtSignature: p.signature } : {}) };
+    case 'reasoning': {
+      const thoughtSignature = thoughtSignatureFor(p, upstream);
+      return { text: p.text, thought: true, ...(thoughtSignature ? { thoughtSignature } : {}) };
+    }
     case 'tool-call': {
       const args = argsObject(p.arguments);
       return args ? { functionCall: { id: p.id, name: p.name, args } } : undefined;
     }
     case 'image':
     case 'file':
-      return p.source.kind === 'file-id' ? undefined : encodeMedia(p, 'content');
+      return clientMedia(p);
     default:
       return undefined;
   }
@@ -36,7 +47,7 @@ export function encodeGeminiResponse(res: IRChatResponse, meta: ResponseMeta, _w
   const parts: Json[] = [];
   let malformed = false;
   for (const p of res.content) {
-    const part = encodePart(p);
+    const part = encodePart(p, meta.upstream);
     if (part) parts.push(part);
     else if (p.type === 'tool-call') malformed = true;
   }

@@ -11,6 +11,7 @@ import { argsObject } from './encode-response.js';
 import { geminiErrorBody } from '../../shared/error-bodies.js';
 import { toGeminiFinishReason } from './map-finish-reason.js';
 import { createGeminiFramer } from './stream-framing.js';
+import { thoughtSignatureFor } from './thought-signature.js';
 import { toGeminiUsage } from './usage.js';
 import type { Json } from '../../shared/json.js';
 
@@ -22,6 +23,8 @@ export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
   let finished = false;
   let malformed = false;
   const calls = new Map<number, { id: string; name: string; args: string }>();
+  /** Each reasoning block's text so far: another vendor's signature travels with the text it signs. */
+  const thoughts = new Map<string, string>();
 
   const chunk = (parts: Json[], finishReason?: string): string => {
     const candidate: Json = { content: { parts, role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 };
@@ -45,9 +48,16 @@ export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
         case 'text-delta':
           return ev.delta ? chunk([{ text: ev.delta }]) : '';
         case 'reasoning-delta':
-          return ev.delta ? chunk([{ text: ev.delta, thought: true }]) : '';
-        case 'reasoning-signature':
-          return chunk([{ text: '', thought: true, thoughtSignature: ev.signature }]);
+          if (!ev.delta) return '';
+          thoughts.set(ev.id, (thoughts.get(ev.id) ?? '') + ev.delta);
+          return chunk([{ text: ev.delta, thought: true }]);
+        case 'reasoning-signature': {
+          const thoughtSignature = thoughtSignatureFor({ type: 'reasoning', text: thoughts.get(ev.id) ?? '', signature: ev.signature }, meta.upstream);
+          return thoughtSignature ? chunk([{ text: '', thought: true, thoughtSignature }]) : '';
+        }
+        case 'reasoning-end':
+          thoughts.delete(ev.id);
+          return '';
         case 'tool-call-start':
           calls.set(ev.index, { id: ev.id, name: ev.name, args: '' });
           return '';

@@ -36,8 +36,8 @@ export function decodeResponsePart(p: GeminiResponsePart, key: string, toolIndex
 
 /**
  * Search grounding: citations go to the text parts they fall in (the segments count the answer's
- * text as one), the search itself after the answer (where a stream can report it too: the metadata
- * arrives with the last chunk).
+ * text as one), the search itself before the text it grounds (the search ran first; OpenAI lists
+ * its `web_search_call` before the message that cites it, Anthropic its search blocks before the text).
  */
 function addGrounding(content: IRContentPart[], meta: unknown, key: string): void {
   const search = groundingSearch(meta, `ws_${key}`);
@@ -51,7 +51,9 @@ function addGrounding(content: IRContentPart[], meta: unknown, key: string): voi
     if (mine.length) part.citations = mine.map((c) => ({ ...c, startIndex: (c.startIndex ?? 0) - offset, endIndex: Math.min(c.endIndex ?? end, end) - offset }));
     offset = end;
   }
-  content.push(search);
+  const firstText = content.findIndex((p) => p.type === 'text');
+  if (firstText < 0) content.push(search);
+  else content.splice(firstText, 0, search);
 }
 
 export function decodeGeminiResponse(json: unknown): IRChatResponse {

@@ -41,6 +41,12 @@ export interface ResponsesEncodeOptions {
   sink: TurnSink;
   /** `include` asked for `web_search_call.action.sources`: a search item lists the pages it found. */
   webSearchSources?: boolean;
+  /**
+   * The request may search the web and the upstream's stream tells of the search only after the
+   * answer's text (UpstreamCodec.searchReportedAfterText): the stream holds messages back until the
+   * search is known, so its `web_search_call` item comes before the message that cites it.
+   */
+  holdTextForSearch?: boolean;
   /** A background run: its `response.created` (queued) was recorded at submission; numbering continues at 1. */
   background?: boolean;
   /** Clock (epoch ms) for `completed_at`. */

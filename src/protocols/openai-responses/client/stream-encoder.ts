@@ -7,7 +7,9 @@
  * stream side by side) waits, with what it received, until the open one is done. Text blocks that
  * follow each other (Anthropic splits a cited answer into blocks) are one message, as in the
  * non-streamed response; their citations become `url_citation` annotations. A vendor's web search
- * is a `web_search_call` item (`in_progress` -> `searching` -> `completed`).
+ * is a `web_search_call` item (`in_progress` -> `searching` -> `completed`), before the message that
+ * cites it: from an upstream that tells of its search only after the text (`holdTextForSearch`), the
+ * message and what follows it are held back until the search is known or the answer ends.
  */
 import type { GatewayError } from '../../../errors.js';
 import { mergeUsage, type IRStreamEvent, type IRUsage, type IRWebSearchPart } from '../../../ir/types.js';
@@ -54,6 +56,9 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
   let lingering: Slot | undefined;
   /** Text block key -> its message and where the block begins in the message's text (for citations). */
   const textBlocks = new Map<string, { slot: Slot; start: number }>();
+  /** Waiting to learn of a search that may have come before the text: a message and what follows it wait here. */
+  let holding = opts.holdTextForSearch === true;
+  const held: Slot[] = [];
 
   const emit = (type: string, payload: Json): string => {
     const data = JSON.stringify({ type, sequence_number: seq++, ...payload });
@@ -146,11 +151,26 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
     return out;
   };
 
+  /** Stops holding: `first` (the search) goes ahead of what was held back. */
+  const release = (first?: Slot): void => {
+    holding = false;
+    if (first) queue.push(first);
+    queue.push(...held.splice(0));
+  };
+
   const startSlot = (key: string, init: Pick<Slot, 'kind'> & Partial<Slot>): string => {
     const prefix = init.kind === 'call' ? itemPrefix(init.ref && init.ref.kind !== 'function' ? init.ref.kind : 'function') : itemPrefix(init.kind);
     const s: Slot = { text: '', live: false, ended: false, outputIndex: -1, partOpen: false, annotations: [], itemId: meta.newId(prefix), ...init };
     open.set(key, s);
     if (s.kind === 'message') textBlocks.set(key, { slot: s, start: 0 });
+    if (holding && (held.length || s.kind === 'message')) {
+      if (s.kind !== 'search') {
+        held.push(s);
+        return '';
+      }
+      release(s);
+      return promote();
+    }
     if (current) {
       queue.push(s);
       return '';
@@ -213,6 +233,7 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
   };
 
   const closeAll = (): string => {
+    release();
     lingering = undefined;
     for (const s of open.values()) s.ended = true;
     open.clear();
@@ -297,7 +318,8 @@ export function createResponsesStreamEncoder(meta: ResponseMeta): StreamEncoder 
       finished = true;
       if (!started) return emit('error', { code: streamErrorCode(err), message: err.message, param: err.param });
       // A message whose text had ended is complete: it is closed before the failure is told.
-      const settled = settle();
+      release();
+      const settled = settle() + promote();
       const response = snapshot({ status: 'failed', output, usage, error: { code: streamErrorCode(err), message: err.message } });
       opts.sink.final = response;
       return settled + emit('response.failed', { response });
