@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);
   if (metrics) console.log(`modelgate: metrics at ${metrics.url}`);
-  const controlPlane = await openControlPlane(values.db, env);
+  const controlPlane = await openControlPlane(values.db, env, shared ? { notifier: shared.notifier } : {});
   console.log(`modelgate: store: ${controlPlane.database.description}`);
   const connectMs = config.timeouts?.connectMs;
   const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
