@@ -49,6 +49,22 @@ describe('admin API mounted by each host under a prefix', () => {
     });
   }
 
+  it("a store key's limits apply like a config key's: its requests per minute give 429 with Retry-After", async () => {
+    const host = await startHost('node', { config: config(true), prefix: '', options: { control } });
+    try {
+      const res = await fetch(`${host.baseURL}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'limited', limits: { requestsPerMinute: 2 } }) });
+      const { key } = await res.json();
+      const client = new OpenAI({ baseURL: `${host.baseURL}/v1`, apiKey: key, maxRetries: 0 });
+      for (let i = 0; i < 2; i++) await client.chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
+      const err = await client.chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+      expect((err as InstanceType<typeof OpenAI.RateLimitError>).headers?.get('retry-after')).toMatch(/^\d+$/);
+      expect((err as Error).message).toContain('2 requests per minute');
+    } finally {
+      await host.stop();
+    }
+  });
+
   it('without an admin credential the admin routes do not exist (404), even with a store', async () => {
     const host = await startHost('node', { config: config(false), prefix: '', options: { control } });
     try {
