@@ -376,3 +376,6 @@ export { serve, SERVE_DEFAULTS, type ServeOptions, type RunningServer } from './
 export { createUndiciFetch, type NodeUpstreamFetch } from '../node/upstream-fetch.js';
 /** Redis-backed task, rate-limit and conversation stores for several instances (needs the optional `ioredis`). */
 export { redisSharedState, type SharedState } from '../node/redis.js';
+/** The control plane's store (SQLite or PostgreSQL), migrated; for createControlPlane. */
+export { openDatabase, type OpenedDatabase } from '../node/db/open-database.js';
+export { parseDatabaseTarget, resolveDatabaseTarget, type DatabaseTarget } from '../node/db/database-target.js';

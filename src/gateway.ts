@@ -7,7 +7,7 @@ import { requestBody } from './http/body.js';
 import { Reply, toResponse } from './http/reply.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN } from './http/request-guards.js';
 import { cachedRequestURL } from './http/url-cache.js';
-import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
+import { ROUTES, shapeForPath, type Route } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { Telemetry } from './observability/telemetry.js';
 import { followClientGone } from './upstream/call.js';
@@ -27,6 +27,8 @@ import { BackgroundRuns } from './conversations/background-runs.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 import { quoteInput } from './quote-input.js';
 import { GatewayRequestContext } from './request-context.js';
+import { AdminAuth } from './control/admin/admin-auth.js';
+import { mountAdminRoutes } from './control/admin/admin-router.js';
 
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
@@ -82,7 +84,9 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     ...cfg.providers.flatMap((p) => (p.apiKey ? [p.apiKey] : [])),
     ...cfg.keys.map((k) => k.key),
     ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
+    ...cfg.admin.keys.map((k) => k.key),
   ];
+  const admin = new AdminAuth(cfg.admin.keys, options.authorizeAdmin);
   // A given store is shared (Redis): every call gets a deadline, a failure is a 503.
   const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const conversations = {
@@ -125,6 +129,8 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
       ...(options.video ? { options: options.video } : {}),
     }),
     backgroundRuns: new BackgroundRuns({ conversations }),
+    ...(options.control ? { control: options.control } : {}),
+    ...(options.control && admin.enabled ? { admin } : {}),
   };
   // An instance that can make videos polls from the start, so it also advances tasks other
   // instances created; otherwise the poller starts on first use.
@@ -158,6 +164,9 @@ function rateLimiterOf(options: GatewayOptions, store: GatewayRuntime['config'][
 
 export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
   const rt = createRuntime(config, options);
+  // The admin API exists only with a store and an admin credential (otherwise its paths are 404s).
+  const routes: readonly Route[] = rt.admin ? [...ROUTES, ...mountAdminRoutes()] : ROUTES;
+  const methodsOn = (path: string): string[] => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
   let closed = false;
 
   async function reply(request: Request, context: HandleContext = {}): Promise<Reply> {
@@ -180,7 +189,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     } catch (err) {
       const gerr = toGatewayError(err);
       response = errorResponse(ctx, gerr);
-      if (gerr.code === 'method_not_allowed') response.headers.set('allow', allowedMethods(path).join(', '));
+      if (gerr.code === 'method_not_allowed') response.headers.set('allow', methodsOn(path).join(', '));
       ctx.obs.report({ error: { code: gerr.code, message: scrubError(ctx, gerr).message } });
     }
     applyLimitHeaders(ctx.limits, response.headers, rt.now());
@@ -194,7 +203,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   async function route(ctx: RequestContext, path: string, hasBody: boolean): Promise<Reply> {
     checkHost(ctx.request.headers);
     let pathMatched = false;
-    for (const r of ROUTES) {
+    for (const r of routes) {
       const m = r.pattern.exec(path);
       if (!m) continue;
       if (!pathMatched && typeof r.errorShape === 'string') ctx.errorShape = r.errorShape;
@@ -213,7 +222,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   return {
     handle: async (request, context) => toResponse(await reply(request, context)),
     reply,
-    matches: (pathname) => ROUTES.some((r) => r.pattern.test(pathname)),
+    matches: (pathname) => routes.some((r) => r.pattern.test(pathname)),
     async close() {
       if (closed) return;
       closed = true;

@@ -18,3 +18,9 @@ export { RedisConversationStore, type RedisConversationClient, type RedisConvers
 export { verifyCallbackSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './tasks/video/callback.js';
 export type { GatewayHooks, RequestEvent, ResponseEvent, SettingWarning } from './observability/hooks.js';
 export type * from './ir/types.js';
+export { createControlPlane, type ControlPlane, type ControlPlaneOptions } from './control/control-plane.js';
+export type { ChangeNotifier } from './control/change-notifier.js';
+export type { Database, DatabaseDialect } from './control/db/database.js';
+export { migrateToLatest } from './control/db/migrate.js';
+export type { AdminIdentity, AuthorizeAdmin } from './control/admin/admin-auth.js';
+export type { KeyRecord, KeyWithSecret } from './control/keys/key-wire.js';

@@ -16,6 +16,8 @@ import type { TaskStore } from './tasks/task-store.js';
 import type { VideoTaskService } from './tasks/video/video-service.js';
 import type { VideoTaskOptions } from './tasks/video/video-settings.js';
 import type { BackgroundRuns } from './conversations/background-runs.js';
+import type { ControlPlane } from './control/control-plane.js';
+import type { AdminAuth, AuthorizeAdmin } from './control/admin/admin-auth.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -59,6 +61,16 @@ export interface GatewayOptions {
    * store that fails or is late answers 503 `unavailable` instead of holding the request.
    */
   storeTimeoutMs?: number;
+  /**
+   * The operator's side (keys in a database, the admin API, the audit log), built once with
+   * createControlPlane. Without it the gateway serves the config's keys only and has no admin API.
+   */
+  control?: ControlPlane;
+  /**
+   * The host's own check for the admin API: return `{id, access: "read" | "write"}` to let the
+   * request in, null/undefined to fall back to the config's admin keys.
+   */
+  authorizeAdmin?: AuthorizeAdmin;
 }
 
 /** Registers a listener for the client going away; returns its unregister function (HandleContext.onClientGone). */
@@ -120,6 +132,10 @@ export interface GatewayRuntime {
   videoTasks: VideoTaskService;
   /** Background runs of stored responses and interactions (`background: true`). */
   backgroundRuns: BackgroundRuns;
+  /** The operator's side, when the host gave one (GatewayOptions.control). */
+  control?: ControlPlane;
+  /** Admin API credentials; the admin routes exist when it is set and enabled and `control` is there. */
+  admin?: AdminAuth;
 }
 
 /** Per-request state. */

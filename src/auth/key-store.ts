@@ -7,7 +7,7 @@ const encoder = new TextEncoder();
 const ascii = new Uint8Array(256);
 
 /** The digest words of `text`'s UTF-8 bytes, in sha256Words' shared buffer (read before the next hash). */
-function digestOf(text: string): Int32Array {
+export function digestOf(text: string): Int32Array {
   const n = text.length;
   if (n > ascii.length) return hashBytes(encoder.encode(text));
   for (let i = 0; i < n; i++) {
@@ -28,7 +28,7 @@ function hashBytes(bytes: Uint8Array): Int32Array {
 }
 
 /** The map key of a digest: 30 of its bits, a small integer (no string per lookup); the full digest confirms. */
-function keyOf(w: Int32Array): number {
+export function keyOf(w: Int32Array): number {
   return (w[0] as number) & 0x3fffffff;
 }
 
@@ -69,6 +69,10 @@ export class KeyStore {
   }
 
   async lookup(token: string): Promise<Principal | undefined> {
+    return this.lookupSync(token);
+  }
+
+  lookupSync(token: string): Principal | undefined {
     const digest = digestOf(token);
     const bucket = this.byDigest.get(keyOf(digest));
     if (!bucket) return undefined;

@@ -38,7 +38,7 @@ const CAPABILITIES = ['chat', 'image', 'video'] as const;
 const MODEL_APIS = ['chat', 'responses'] as const;
 
 /** Requests, tokens and concurrency per key or per model; a spending budget per calendar period (UTC). */
-const limitsSchema = z.strictObject({
+export const limitsSchema = z.strictObject({
   /** Requests per minute (429 with Retry-After beyond it). */
   requestsPerMinute: z.number().int().positive().optional(),
   /** Tokens per minute: the estimated input plus the requested maximum output is reserved before the call, settled with the real usage after. */
@@ -115,11 +115,20 @@ const keySchema = z.object({
   providerKeys: z.record(z.string(), z.string().min(1)).optional(),
 });
 
+/** An admin API credential: read-only (`read`) or read-write (`write`). */
+const adminKeySchema = z.strictObject({
+  id: z.string().min(1),
+  key: z.string().min(16, 'must be at least 16 characters'),
+  access: z.enum(['read', 'write']).default('read'),
+});
+
 export const configSchema = z
   .object({
     providers: z.array(providerSchema).default([]),
     models: z.array(modelSchema).default([]),
     keys: z.array(keySchema).default([]),
+    /** The admin API (/admin/v1): without a credential here, MODELGATE_ADMIN_KEY or the host's authorizeAdmin it does not exist. */
+    admin: z.strictObject({ keys: z.array(adminKeySchema).default([]) }).prefault({}),
     limits: z
       .object({
         /** Largest request body accepted, in bytes (default 32 MiB). */
@@ -215,6 +224,7 @@ function checkReferences(cfg: unknown, report: Report): void {
       if (keyValues.has(k.key)) report(['keys', i, 'key'], 'the same key value is used twice');
       keyValues.add(k.key);
     }
+    if (typeof k.key === 'string' && adminKeyValues(root).has(k.key)) report(['keys', i, 'key'], 'the same value is also an admin key');
     if (isRecord(k.providerKeys)) {
       for (const id of Object.keys(k.providerKeys)) if (!providerIds.has(id)) report(['keys', i, 'providerKeys', id], `unknown provider "${id}"`);
     }
@@ -243,6 +253,11 @@ function checkModelRoute(m: Record<string, unknown>, at: Array<string | number>,
   for (const [j, d] of entries(deployments)) checkProvider(d.provider, [...at, 'deployments', j, 'provider']);
 }
 
+function adminKeyValues(root: Record<string, unknown>): Set<string> {
+  const admin = isRecord(root.admin) ? root.admin : {};
+  return new Set(entries(admin.keys).flatMap(([, k]) => (typeof k.key === 'string' ? [k.key] : [])));
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -258,4 +273,5 @@ export type GatewayConfig = z.output<typeof configSchema>;
 export type ProviderConfig = GatewayConfig['providers'][number];
 export type ModelConfig = GatewayConfig['models'][number];
 export type KeyConfig = GatewayConfig['keys'][number];
+export type AdminKeyConfig = GatewayConfig['admin']['keys'][number];
 export type DeploymentConfig = NonNullable<ModelConfig['deployments']>[number];

@@ -1,0 +1,103 @@
+/**
+ * The operator's side of one gateway, built once and handed to createGateway through
+ * `options.control`: the store (SQLite or PostgreSQL through Kysely) and the services on it. The
+ * node/ side opens the database (node/db) and builds it; an embedding host can do the same with
+ * its own Kysely instance.
+ */
+import type { Kysely } from 'kysely';
+import type { ChangeNotifier } from './change-notifier.js';
+import type { Database, DatabaseDialect } from './db/database.js';
+import { KeyCache } from './keys/key-cache.js';
+import { KeyService } from './keys/key-service.js';
+
+/** Without a notifier, how often instances look for key changes: a change reaches them within a second. */
+export const KEY_POLL_MS = 500;
+/** With a notifier (announcements arrive at once), the poll only covers a missed announcement. */
+export const KEY_POLL_WITH_NOTIFIER_MS = 5_000;
+/** How often `last_used_at` is written (batched, never per request). */
+export const LAST_USED_FLUSH_MS = 5_000;
+
+const WARN_EVERY_MS = 60_000;
+
+export interface ControlPlaneOptions {
+  db: Kysely<Database>;
+  dialect: DatabaseDialect;
+  /** Milliseconds since the epoch (default Date.now). */
+  now?: () => number;
+  /** Where background failures are reported (default console), at most once a minute. */
+  logger?: { warn(message: string): void };
+  /** Key-change announcements between instances (Redis pub/sub); without it, polling every KEY_POLL_MS. */
+  notifier?: ChangeNotifier;
+  /** Overrides the poll interval (ms). */
+  keyPollMs?: number;
+  /** No timers (a one-shot CLI command): the cache is loaded on demand only. */
+  background?: boolean;
+}
+
+export interface ControlPlane {
+  db: Kysely<Database>;
+  dialect: DatabaseDialect;
+  now: () => number;
+  logger: { warn(message: string): void };
+  /** The store's platform keys in memory (the request path reads only this). */
+  keyCache: KeyCache;
+  /** Key lifecycle for the admin API and the CLI. */
+  keys: KeyService;
+  /**
+   * Requests a key made since an instant (the usage ledger's count), for GET /v1/key's
+   * `usage.requestsToday`; absent without a ledger (then null there).
+   */
+  requestCount?: (keyId: string, since: number) => Promise<number>;
+  /** Stops background work and writes what is queued; does not close the database (its opener does). */
+  close(): Promise<void>;
+}
+
+function every(ms: number, run: () => void): () => void {
+  const timer = setInterval(run, ms);
+  (timer as { unref?: () => void }).unref?.();
+  return () => clearInterval(timer);
+}
+
+export async function createControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
+  const now = options.now ?? Date.now;
+  const logger = options.logger ?? console;
+  const closers: Array<() => Promise<void> | void> = [];
+  let warnedAt = -Infinity;
+  const warn = (message: string): void => {
+    const t = Date.now();
+    if (t - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = t;
+    logger.warn(`modelgate: ${message} (repeats at most once a minute)`);
+  };
+  const keyCache = new KeyCache(options.db, now);
+  await keyCache.refresh();
+  const notifier = options.notifier;
+  const keys = new KeyService({ db: options.db, cache: keyCache, now, ...(notifier ? { announce: () => notifier.publish() } : {}) });
+  const refresh = (): void => {
+    keyCache.refresh().catch((err: unknown) => warn(`could not reload keys from the store: ${(err as Error).message}`));
+  };
+  const flush = (): Promise<void> => keyCache.flushLastUsed().catch((err: unknown) => warn(`could not record when keys were last used: ${(err as Error).message}`));
+  if (options.background !== false) {
+    if (notifier) {
+      const unsubscribe = await notifier.subscribe(refresh);
+      closers.push(unsubscribe);
+    }
+    closers.push(every(options.keyPollMs ?? (notifier ? KEY_POLL_WITH_NOTIFIER_MS : KEY_POLL_MS), refresh));
+    closers.push(every(LAST_USED_FLUSH_MS, () => void flush()));
+    closers.push(flush);
+  }
+  let closed = false;
+  return {
+    db: options.db,
+    dialect: options.dialect,
+    now,
+    logger,
+    keyCache,
+    keys,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const c of closers) await Promise.resolve(c()).catch(() => undefined);
+    },
+  };
+}
