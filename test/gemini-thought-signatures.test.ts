@@ -186,7 +186,7 @@ describe('Anthropic model with thinking', () => {
 });
 
 describe('every base64 field a Gemini client gets is standard base64', () => {
-  const meta = (upstream: 'openai-responses' | 'anthropic-messages') => ({ traceId: 't', requestedModel: 'm', created: 0, newId: (p: string) => `${p}1`, upstream, options: { sse: true } });
+  const meta = (upstream: 'openai-responses' | 'anthropic-messages') => ({ traceId: 't', upstreamModel: 'm', created: 0, newId: (p: string) => `${p}1`, upstream, options: { sse: true } });
   const signatures = ['openai-responses:rs_1:gAAAAABn-_x.y', 'EqMockTGV0', 'plain text signature: with ü', ''];
 
   it('sync: thought signatures (any vendor text) and inline bytes in the URL-safe alphabet', () => {
