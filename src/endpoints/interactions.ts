@@ -25,6 +25,7 @@ import { authenticate, jsonResponse, requireCapability, resolveModel } from './c
 import { streamStoredInteraction, upstreamInteractionCall } from './interactions-stored.js';
 import { interactionRecord, prepareInteractionTurn, type InteractionTurn } from './interactions-turn.js';
 import { beforeEachChunk, type Reply } from '../http/reply.js';
+import { ownValue } from '../own-key.js';
 
 /** The model or agent the request names; 400 for an agent on a vendor that has none. */
 function resolveTarget(ctx: RequestContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {
@@ -61,7 +62,7 @@ const PARAMS: Record<string, string> = {
 function inRequestTerms(err: unknown): unknown {
   if (!(err instanceof GatewayError) || !err.param || err.status >= 500) return err;
   const head = /^[a-z_]+/.exec(err.param)?.[0] ?? '';
-  const mapped = PARAMS[head] ?? err.param;
+  const mapped = ownValue(PARAMS, head) ?? err.param;
   if (err.message.includes(mapped)) return err;
   return new GatewayError(err.code, `${err.message} (field: ${mapped})`, {
     param: mapped,

@@ -1,3 +1,5 @@
+import { ownValue } from '../../../own-key.js';
+
 /** IR setting names -> the OpenAI chat request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {
   topK: 'top_k',
@@ -17,5 +19,5 @@ const NAMES: Record<string, string> = {
 
 export function openAIChatSettingName(setting: string, body: Record<string, unknown>): string {
   if (setting === 'maxTokens') return body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
-  return NAMES[setting] ?? setting;
+  return ownValue(NAMES, setting) ?? setting;
 }
