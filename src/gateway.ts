@@ -125,6 +125,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
       ...(options.video ? { options: options.video } : {}),
     }),
     backgroundRuns: new BackgroundRuns({ conversations }),
+    logger: options.logger ?? console,
   };
   // An instance that can make videos polls from the start, so it also advances tasks other
   // instances created; otherwise the poller starts on first use.

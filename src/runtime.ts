@@ -42,7 +42,7 @@ export interface GatewayOptions {
    * instances). Calls to it are bounded by `rateLimitStore.timeoutMs` of the config.
    */
   rateLimiter?: RateLimiter;
-  /** Where operational warnings go (a failing rate-limit store); default: console. */
+  /** Where operational warnings go (a failing rate-limit store, a failed best-effort upstream cancel or delete); default: console. */
   logger?: { warn(message: string): void };
   /** Environment for `${VAR}` interpolation in the config (default: process.env when present; `false`: the config is final, nothing is interpolated). */
   env?: Record<string, string | undefined> | false;
@@ -120,6 +120,8 @@ export interface GatewayRuntime {
   videoTasks: VideoTaskService;
   /** Background runs of stored responses and interactions (`background: true`). */
   backgroundRuns: BackgroundRuns;
+  /** Where operational warnings go (GatewayOptions.logger, default console). */
+  logger: { warn(message: string): void };
 }
 
 /** Per-request state. */

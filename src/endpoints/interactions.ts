@@ -22,7 +22,8 @@ import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { admitChat, runChat, type ChatCall } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
-import { streamStoredInteraction, upstreamInteractionCall } from './interactions-stored.js';
+import { streamStoredInteraction } from './interactions-stored.js';
+import { upstreamInteractionCall } from './interactions-upstream.js';
 import { interactionRecord, prepareInteractionTurn, type InteractionTurn } from './interactions-turn.js';
 import { beforeEachChunk, type Reply } from '../http/reply.js';
 import { ownValue } from '../own-key.js';
@@ -157,7 +158,7 @@ function backgroundJob(ctx: RequestContext, turn: InteractionTurn, queued: Json)
       // A Gemini background interaction keeps running when its stream closes: cancel it there too.
       const upstreamId = turn.sink.upstreamId;
       if (!turn.passthrough || !upstreamId) return;
-      await upstreamInteractionCall(ctx.rt, turn.model.provider.id, upstreamId, 'cancel');
+      await upstreamInteractionCall(ctx, turn.model.provider, upstreamId, 'cancel');
     },
   };
 }
