@@ -7,8 +7,8 @@
  * header Bun closes at once and the client gets a reset instead). How long they go on reading is
  * the runtime's own: bound it in front (a proxy's body limit) where that matters.
  */
-import type { Gateway, HandleContext, Principal } from '../src/index.js';
-import { bodyTooLarge, requestURL } from '../src/host.js';
+import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
+import { bodyTooLarge, errorBodyText, requestURL } from '../src/host.js';
 
 export interface FetchHandlerOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
@@ -26,12 +26,7 @@ export function createFetchHandler(gateway: Gateway, opts: FetchHandlerOptions =
       // bare path. The gateway answers such a Host with a 400 itself.
       const url = requestURL(request.url);
       if (!url) return gateway.handle(request);
-      if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
-        return new Response(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: 'unknown_route' } }), {
-          status: 404,
-          headers: { 'content-type': 'application/json' },
-        });
-      }
+      if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return outsideMount(url.pathname);
       url.pathname = url.pathname.slice(prefix.length) || '/';
       req = new Request(url, request);
     }
@@ -41,6 +36,17 @@ export function createFetchHandler(gateway: Gateway, opts: FetchHandlerOptions =
     if (readBody) context.readBody = readBody;
     return gateway.handle(req, context);
   };
+}
+
+/**
+ * The 404 of a path outside the mount point, as the gateway writes its own: in the protocol shape
+ * of the path (OpenAI, Anthropic for `/v1/messages…`, Google for `/v1beta…`), with a trace id in
+ * the body and the `x-trace-id` header.
+ */
+function outsideMount(path: string): Response {
+  const traceId = crypto.randomUUID().replace(/-/g, '');
+  const err = new GatewayError('not_found', "Not found: the path is outside the gateway's mount path.", { detail: 'unknown_route' });
+  return new Response(errorBodyText(path, err, traceId), { status: 404, headers: { 'content-type': 'application/json', 'x-trace-id': traceId } });
 }
 
 /**

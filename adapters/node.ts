@@ -360,7 +360,8 @@ export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions 
     const target = originForm(req.url ?? '/');
     const path = target === undefined ? undefined : stripPrefix(target, opts.prefix);
     if (path === undefined) {
-      return bridgeError(req, res, '/', new GatewayError('not_found', 'Not found', { detail: 'unknown_route' }), {}, linger);
+      // In the protocol shape of the path as sent (an Anthropic client outside the mount gets Anthropic's).
+      return bridgeError(req, res, target ?? '/', new GatewayError('not_found', "Not found: the path is outside the gateway's mount path.", { detail: 'unknown_route' }), {}, linger);
     }
     handleNode(gateway, req, res, path, opts).catch(() => {
       if (!res.headersSent) return bridgeError(req, res, path, new GatewayError('internal', 'Internal gateway error.'), {}, linger);

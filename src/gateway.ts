@@ -131,6 +131,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     backgroundRuns: new BackgroundRuns({ conversations }),
     ...(options.control ? { control: options.control } : {}),
     ...(options.control && admin.enabled ? { admin } : {}),
+    logger: options.logger ?? console,
   };
   // An instance that can make videos polls from the start, so it also advances tasks other
   // instances created; otherwise the poller starts on first use.

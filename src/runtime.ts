@@ -44,7 +44,7 @@ export interface GatewayOptions {
    * instances). Calls to it are bounded by `rateLimitStore.timeoutMs` of the config.
    */
   rateLimiter?: RateLimiter;
-  /** Where operational warnings go (a failing rate-limit store); default: console. */
+  /** Where operational warnings go (a failing rate-limit store, a failed best-effort upstream cancel or delete); default: console. */
   logger?: { warn(message: string): void };
   /** Environment for `${VAR}` interpolation in the config (default: process.env when present; `false`: the config is final, nothing is interpolated). */
   env?: Record<string, string | undefined> | false;
@@ -136,6 +136,8 @@ export interface GatewayRuntime {
   control?: ControlPlane;
   /** Admin API credentials; the admin routes exist when it is set and enabled and `control` is there. */
   admin?: AdminAuth;
+  /** Where operational warnings go (GatewayOptions.logger, default console). */
+  logger: { warn(message: string): void };
 }
 
 /** Per-request state. */

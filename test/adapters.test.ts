@@ -261,3 +261,42 @@ describe.each(HOSTS)('host %s mounted at a nested prefix', (hostName) => {
     expect(mock.requests).toHaveLength(1);
   });
 });
+
+// Hosts where the gateway's bridge sees every path (Express and Koa hand paths outside the mount to the host app).
+describe.each(['node', 'bun', 'deno'] as const)('host %s: a path outside the mount', (hostName) => {
+  let mock: MockOpenAI;
+  let host: RunningHost;
+
+  beforeAll(async () => {
+    mock = await startMockOpenAI();
+    host = await startHost(hostName, { config: openAIConfig(mock), prefix: '/ai' });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    await mock?.close();
+  });
+
+  it("is a 404 in the path's protocol shape, with a trace id in the body and the x-trace-id header", async () => {
+    const post = (path: string) => fetch(`${host.origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' }, body: '{}' });
+    const openai = await post('/v1/chat/completions');
+    const openaiBody = (await openai.json()) as { error: { type: string; code: string; message: string }; traceId: string };
+    expect(openai.status).toBe(404);
+    expect(openaiBody.error).toMatchObject({ type: 'invalid_request_error', code: 'unknown_route' });
+    expect(openaiBody.error.message).toContain('outside');
+    expect(openaiBody.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(openai.headers.get('x-trace-id')).toBe(openaiBody.traceId);
+
+    const anthropic = await post('/v1/messages');
+    const anthropicBody = (await anthropic.json()) as { type: string; error: { type: string }; traceId: string };
+    expect(anthropic.status).toBe(404);
+    expect(anthropicBody).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    expect(anthropic.headers.get('x-trace-id')).toBe(anthropicBody.traceId);
+
+    const gemini = await post('/v1beta/models/gemini-2.5-flash:generateContent');
+    const geminiBody = (await gemini.json()) as { error: { code: number; status: string }; traceId: string };
+    expect(gemini.status).toBe(404);
+    expect(geminiBody.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    expect(gemini.headers.get('x-trace-id')).toBe(geminiBody.traceId);
+    expect(mock.requests).toHaveLength(0);
+  });
+});

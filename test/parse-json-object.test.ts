@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../src/errors.js';
 import { parseJsonObject } from '../src/http/body.js';
-import { duplicateKeyError, inspectJson, MAX_JSON_DEPTH, tooDeepError, topLevelKeyCount } from '../src/http/json-guard.js';
+import { duplicateKeyError, inspectJson, MAX_JSON_DEPTH, protoKeyError, tooDeepError, topLevelKeyCount } from '../src/http/json-guard.js';
 import { quoteInput } from '../src/quote-input.js';
 import { seededRandom } from './helpers/seeded-random.js';
 
@@ -25,7 +25,27 @@ function referenceParse(text: string): Record<string, unknown> {
     throw new GatewayError('invalid_request', 'Request body must be a JSON object.');
   }
   if (shape.duplicateKey !== undefined) throw duplicateKeyError(shape.duplicateKey);
+  const proto = referenceProtoPath(value, '');
+  if (proto !== undefined) throw protoKeyError(proto);
   return value as Record<string, unknown>;
+}
+
+/** The first own `__proto__` key in document order, found recursively (the reference for protoKeyPath). */
+function referenceProtoPath(value: unknown, at: string): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = referenceProtoPath(value[i], `${at}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (Object.hasOwn(value, '__proto__')) return at ? `${at}.__proto__` : '__proto__';
+  for (const [k, v] of Object.entries(value)) {
+    const found = referenceProtoPath(v, at ? `${at}.${k}` : k);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function outcome(parse: (t: string) => unknown, text: string): unknown {
@@ -37,7 +57,7 @@ function outcome(parse: (t: string) => unknown, text: string): unknown {
   }
 }
 
-const keyTexts = ['"model"', '"mod\\u0065l"', '"messages"', '"a"', '"a\\"b"', '"a\\\\"', '"\\\\"', '"x\\\\\\"y"', '"__proto__"', '"1"', '"01"', '""', '"é"', '"{["'];
+const keyTexts = ['"model"', '"mod\\u0065l"', '"messages"', '"a"', '"a\\"b"', '"a\\\\"', '"\\\\"', '"x\\\\\\"y"', '"__proto__"', '"\\u005f_pr\\u006fto__"', '"constructor"', '"1"', '"01"', '""', '"é"', '"{["'];
 const scalars = ['0', '-1.5e3', 'true', 'false', 'null', '"s"', '"br]ace}s{[,"', '"esc\\"aped\\\\"', '"\\\\"', '"\\u005c"', '"tab\\tnl\\n"'];
 
 function randomText(rand: () => number): string {
@@ -75,7 +95,7 @@ function randomText(rand: () => number): string {
 describe('parseJsonObject', () => {
   it('gives the verdicts of trim + inspectJson + parse on random texts', () => {
     const rand = seededRandom(13);
-    const seen = { value: 0, duplicate: 0, deep: 0 };
+    const seen = { value: 0, duplicate: 0, deep: 0, proto: 0 };
     for (let i = 0; i < 20000; i++) {
       const text = i % 3 === 0 ? `{${randomText(rand).replace(/^\s*[[{]|[\]}]\s*$/g, '')}}` : randomText(rand);
       const expected = outcome(referenceParse, text) as { value?: unknown; detail?: string };
@@ -83,11 +103,19 @@ describe('parseJsonObject', () => {
       if ('value' in expected) seen.value++;
       if (expected.detail === 'duplicate_key') seen.duplicate++;
       if (expected.detail === 'json_too_deep') seen.deep++;
+      if (expected.detail === 'forbidden_key') seen.proto++;
     }
     // Every verdict is exercised.
     expect(seen.value).toBeGreaterThan(1000);
     expect(seen.duplicate).toBeGreaterThan(500);
     expect(seen.deep).toBeGreaterThan(100);
+    expect(seen.proto).toBeGreaterThan(100);
+  });
+
+  it('refuses a key named __proto__ at any depth, also spelled with escapes, naming where it is', () => {
+    expect(() => parseJsonObject('{"__proto__":{"stream":true}}')).toThrow(/key named '__proto__' \(at __proto__\)/);
+    expect(() => parseJsonObject('{"a":[{"b":1},{"\\u005f_proto__":{}}]}')).toThrow(/\(at a\[1\]\.__proto__\)/);
+    expect(parseJsonObject('{"constructor":{"prototype":{"x":1}},"t":"__proto__"}')).toEqual({ constructor: { prototype: { x: 1 } }, t: '__proto__' });
   });
 
   it('names a repeated top-level key, also when spelled with escapes', () => {

@@ -8,6 +8,7 @@ import { ReplyHeaders } from '../http/reply-headers.js';
 import { errorBodyFor } from '../protocols/shared/error-bodies.js';
 import { scrubContent, scrubError as scrubGatewayError } from '../upstream/redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
+import { escapeControls, modelIdProblem } from '../routing/model-id.js';
 import type { RequestContext } from '../runtime.js';
 import { quoteInput } from '../quote-input.js';
 import { admitKey } from '../limits/admission.js';
@@ -47,9 +48,14 @@ export function mayUseModel(principal: Principal, modelId: string): boolean {
   return anyGlobMatch(principal.models ?? ['*'], modelId);
 }
 
-/** Model id -> route (with the caller's own upstream credentials, if any); 404 when unknown, 403 when the caller may not use it. */
+/**
+ * Model id -> route (with the caller's own upstream credentials, if any); 400 when the id holds what
+ * no model id may (model-id.ts), 404 when unknown, 403 when the caller may not use it.
+ */
 export function resolveModel(ctx: RequestContext, principal: Principal, modelId: string, param = 'model'): ResolvedModel {
   const model = ctx.rt.models.resolve(modelId);
+  const problem = modelIdProblem(modelId, model?.direct === true);
+  if (problem) throw new GatewayError('invalid_request', `The model '${quoteInput(escapeControls(modelId))}' cannot be used: ${problem}.`, { param, detail: 'invalid_model_id' });
   if (!model) throw new GatewayError('not_found', `The model '${quoteInput(modelId)}' does not exist or is not served by this gateway.`, { param, detail: 'model_not_found' });
   return authorizeModel(ctx, principal, model, modelId, param);
 }

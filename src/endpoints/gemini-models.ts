@@ -9,6 +9,7 @@ import { authenticate, jsonResponse, mayUseModel } from './common.js';
 import { modelFromPath } from './gemini.js';
 import { quoteInput } from '../quote-input.js';
 import type { Reply } from '../http/reply.js';
+import { escapeControls, modelIdProblem } from '../routing/model-id.js';
 
 function limit(m: ResolvedModel, key: string, fallback: number): number {
   const v = m.options[key];
@@ -50,8 +51,8 @@ export async function getGeminiModel(ctx: RequestContext, params: Record<string,
   const principal = await authenticate(ctx);
   const id = modelFromPath(params.model);
   const model = ctx.rt.models.resolve(id);
-  if (!model || !mayUseModel(principal, model.id)) {
-    throw new GatewayError('not_found', `models/${quoteInput(id)} is not found or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
+  if (!model || modelIdProblem(id, model.direct) || !mayUseModel(principal, model.id)) {
+    throw new GatewayError('not_found', `models/${quoteInput(escapeControls(id))} is not found or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
   }
   return jsonResponse(ctx, geminiModel(model));
 }

@@ -15,7 +15,7 @@ import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
-import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
+import { countUpstream } from './count-tokens.js';
 import type { Reply } from '../http/reply.js';
 
 /** `models/gemini-2.5-flash` or `gemini-2.5-flash` -> `gemini-2.5-flash`. */
@@ -51,7 +51,7 @@ export async function geminiModelAction(ctx: RequestContext, params: Record<stri
   });
 }
 
-/** POST /v1beta/models/{model}:countTokens — forwarded to Gemini upstreams, estimated otherwise. */
+/** POST /v1beta/models/{model}:countTokens — counted by Gemini upstreams (count-tokens.ts), estimated otherwise. */
 async function geminiCountTokens(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
@@ -65,26 +65,28 @@ async function geminiCountTokens(ctx: RequestContext, params: Record<string, str
   }
   if (inner && req.contents) throw new GatewayError('invalid_request', "Send either 'contents' or 'generateContentRequest', not both.", { param: 'contents' });
 
-  const provider = model.provider;
-  if (provider.chatProtocol !== 'gemini') {
-    const system = inner?.systemInstruction === undefined ? undefined : parseOrThrow(systemInstructionSchema, inner.systemInstruction, 'generateContentRequest.systemInstruction');
-    const tools = inner?.tools === undefined ? undefined : parseOrThrow(toolSchema.array(), inner.tools, 'generateContentRequest.tools');
-    const totalTokens = estimateGeminiTokens(inner?.contents ?? req.contents ?? [], { systemInstruction: system, tools });
-    return jsonResponse(ctx, { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] });
-  }
-  const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
-  const url = target.url.replace(/:generateContent$/, ':countTokens');
-  let body = raw;
-  if (inner) {
-    // The inner request names the model; it must be the upstream's, not the gateway's id.
-    const json = JSON.parse(raw) as Record<string, Record<string, unknown>>;
-    const key = 'generateContentRequest' in json ? 'generateContentRequest' : 'generate_content_request';
-    const innerJson = json[key] as Record<string, unknown>;
-    innerJson.model = `models/${model.upstreamModel.replace(/^models\//, '')}`;
-    body = JSON.stringify(json);
-  }
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url, headers: target.headers, body, protocol: 'gemini' }));
-  const json = await readUpstreamJson(upstream, provider.id);
-  if (typeof json.totalTokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered countTokens without totalTokens.`);
-  return upstreamJsonResponse(ctx, json);
+  const counted = await countUpstream(ctx, model, {
+    protocol: 'gemini',
+    parsed,
+    counter: (target) => target.provider,
+    body: (target) => (inner ? withInnerModel(raw, target.upstreamModel) : raw),
+    read(json, provider) {
+      if (typeof json.totalTokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered countTokens without totalTokens.`);
+      return json;
+    },
+  });
+  if (counted) return upstreamJsonResponse(ctx, counted);
+  const system = inner?.systemInstruction === undefined ? undefined : parseOrThrow(systemInstructionSchema, inner.systemInstruction, 'generateContentRequest.systemInstruction');
+  const tools = inner?.tools === undefined ? undefined : parseOrThrow(toolSchema.array(), inner.tools, 'generateContentRequest.tools');
+  const totalTokens = estimateGeminiTokens(inner?.contents ?? req.contents ?? [], { systemInstruction: system, tools });
+  return jsonResponse(ctx, { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] });
+}
+
+/** The body with its inner request's `model` set to `upstreamModel`: it must name the upstream's model, not the gateway's id. */
+function withInnerModel(raw: string, upstreamModel: string): string {
+  const json = JSON.parse(raw) as Record<string, Record<string, unknown>>;
+  const key = Object.hasOwn(json, 'generateContentRequest') ? 'generateContentRequest' : 'generate_content_request';
+  const inner = json[key] as Record<string, unknown>;
+  inner.model = `models/${upstreamModel.replace(/^models\//, '')}`;
+  return JSON.stringify(json);
 }

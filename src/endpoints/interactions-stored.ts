@@ -13,11 +13,11 @@ import { isoTime } from '../protocols/gemini-interactions/client/interaction-obj
 import { replayInteractionEvents } from '../protocols/gemini-interactions/client/replay-events.js';
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
 import type { Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
-import { UPSTREAM_REDIRECT } from '../upstream/redirect.js';
 import { scrubbedStream } from '../upstream/redact.js';
-import type { GatewayRuntime, RequestContext } from '../runtime.js';
+import type { RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, requestSecrets, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
+import { providerForCaller, upstreamInteractionCall } from './interactions-upstream.js';
 import { textStreamReply, type Reply } from '../http/reply.js';
 import { quoteInput } from '../quote-input.js';
 
@@ -137,24 +137,7 @@ export async function deleteInteraction(ctx: RequestContext, params: Record<stri
   const record = await ownInteraction(ctx, params);
   ctx.rt.backgroundRuns.cancelLocal(record.id);
   await ctx.rt.conversations.store.delete(record.id);
-  if (record.upstream) await upstreamInteractionCall(ctx.rt, record.upstream.providerId, record.upstream.responseId, 'delete');
+  const provider = record.upstream ? providerForCaller(ctx, record.upstream.providerId) : undefined;
+  if (provider && record.upstream) await upstreamInteractionCall(ctx, provider, record.upstream.responseId, 'delete');
   return jsonResponse(ctx, {});
-}
-
-/**
- * Cancels or deletes Gemini's own copy of an interaction, best effort: the gateway's record is
- * what the client sees, so an upstream failure changes nothing for it.
- */
-export async function upstreamInteractionCall(rt: GatewayRuntime, providerId: string, upstreamId: string, action: 'cancel' | 'delete'): Promise<void> {
-  const api = rt.providers.get(providerId)?.interactionsApi;
-  if (!api) return;
-  const { url, headers } = api.chatRequest({ upstreamModel: '', stream: false, inboundHeaders: new Headers() });
-  const target = `${url}/${encodeURIComponent(upstreamId)}${action === 'cancel' ? '/cancel' : ''}`;
-  try {
-    // Never follow a redirect: it would carry the provider's key elsewhere.
-    const res = await api.fetch(target, { method: action === 'cancel' ? 'POST' : 'DELETE', headers, redirect: UPSTREAM_REDIRECT, signal: AbortSignal.timeout(api.timeoutMs) });
-    await res.body?.cancel();
-  } catch {
-    // best effort
-  }
 }

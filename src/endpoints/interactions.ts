@@ -23,9 +23,11 @@ import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { admitChat, runChat, type ChatCall } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveAgent, resolveModel } from './common.js';
-import { streamStoredInteraction, upstreamInteractionCall } from './interactions-stored.js';
+import { streamStoredInteraction } from './interactions-stored.js';
+import { upstreamInteractionCall } from './interactions-upstream.js';
 import { interactionRecord, prepareInteractionTurn, type InteractionTurn } from './interactions-turn.js';
 import { beforeEachChunk, type Reply } from '../http/reply.js';
+import { ownValue } from '../own-key.js';
 
 /** The model or agent the request names; 400 for an agent on a vendor that has none. */
 function resolveTarget(ctx: RequestContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {
@@ -62,7 +64,7 @@ const PARAMS: Record<string, string> = {
 function inRequestTerms(err: unknown): unknown {
   if (!(err instanceof GatewayError) || !err.param || err.status >= 500) return err;
   const head = /^[a-z_]+/.exec(err.param)?.[0] ?? '';
-  const mapped = PARAMS[head] ?? err.param;
+  const mapped = ownValue(PARAMS, head) ?? err.param;
   if (err.message.includes(mapped)) return err;
   return new GatewayError(err.code, `${err.message} (field: ${mapped})`, {
     param: mapped,
@@ -157,7 +159,7 @@ function backgroundJob(ctx: RequestContext, turn: InteractionTurn, queued: Json)
       // A Gemini background interaction keeps running when its stream closes: cancel it there too.
       const upstreamId = turn.sink.upstreamId;
       if (!turn.passthrough || !upstreamId) return;
-      await upstreamInteractionCall(ctx.rt, turn.model.provider.id, upstreamId, 'cancel');
+      await upstreamInteractionCall(ctx, turn.model.provider, upstreamId, 'cancel');
     },
   };
 }

@@ -8,7 +8,7 @@ import { anthropicMessagesClient } from '../protocols/anthropic-messages/index.j
 import type { RequestContext } from '../runtime.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
-import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
+import { countUpstream } from './count-tokens.js';
 import type { Reply } from '../http/reply.js';
 
 /** Anthropic requires the header on every call; so does the gateway, to behave the same. */
@@ -36,17 +36,18 @@ export async function messages(ctx: RequestContext): Promise<Reply> {
   return runChat(ctx, { client: anthropicMessagesClient, model, raw, parsed, validated: req, stream: req.stream === true, clientWantsUsage: true });
 }
 
-/** POST /v1/messages/count_tokens: forwarded to Anthropic upstreams, estimated locally otherwise. */
+/** POST /v1/messages/count_tokens: counted by Anthropic upstreams (count-tokens.ts), estimated locally otherwise. */
 export async function countTokens(ctx: RequestContext): Promise<Reply> {
-  const { raw, req, model } = await readAnthropicCall(ctx, validateCountTokensRequest);
-  const provider = model.provider;
-  if (provider.chatProtocol !== 'anthropic-messages') return jsonResponse(ctx, { input_tokens: estimateInputTokens(req) });
-  const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
-  const url = new URL(target.url);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/count_tokens`;
-  const body = replaceTopLevelString(raw, 'model', model.upstreamModel) ?? raw;
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: url.toString(), headers: target.headers, body, protocol: 'anthropic-messages' }));
-  const json = await readUpstreamJson(upstream, provider.id);
-  if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered count_tokens without input_tokens.`);
-  return jsonResponse(ctx, { input_tokens: json.input_tokens });
+  const { raw, parsed, req, model } = await readAnthropicCall(ctx, validateCountTokensRequest);
+  const counted = await countUpstream(ctx, model, {
+    protocol: 'anthropic-messages',
+    parsed,
+    counter: (target) => target.provider,
+    body: (target) => replaceTopLevelString(raw, 'model', target.upstreamModel) ?? raw,
+    read(json, provider) {
+      if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered count_tokens without input_tokens.`);
+      return json.input_tokens;
+    },
+  });
+  return jsonResponse(ctx, { input_tokens: counted ?? estimateInputTokens(req) });
 }

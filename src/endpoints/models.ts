@@ -4,6 +4,7 @@ import type { RequestContext } from '../runtime.js';
 import { authenticate, jsonResponse, mayUseModel } from './common.js';
 import { quoteInput } from '../quote-input.js';
 import type { Reply } from '../http/reply.js';
+import { escapeControls } from '../routing/model-id.js';
 
 function openAIModel(m: ResolvedModel): Record<string, unknown> {
   return { id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy };
@@ -43,7 +44,7 @@ export async function getModel(ctx: RequestContext, params: Record<string, strin
   const id = params.id ?? '';
   const model = ctx.rt.models.list().find((m) => m.id === id);
   if (!model || !mayUseModel(principal, model.id)) {
-    throw new GatewayError('not_found', `The model '${quoteInput(id)}' does not exist or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
+    throw new GatewayError('not_found', `The model '${quoteInput(escapeControls(id))}' does not exist or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
   }
   if (ctx.request.headers.has('anthropic-version')) return jsonResponse(ctx, anthropicModel(model));
   return jsonResponse(ctx, { ...openAIModel(model), capabilities: model.capabilities, input_modalities: model.inputModalities });

@@ -20,7 +20,8 @@ import { authenticate, jsonResponse, requireCapability, resolveModel } from './c
 import { backgroundResponses } from './responses-background.js';
 import { streamStoredResponse } from './responses-stored.js';
 import { loadResponsesContext, prepareResponsesTurn, responsesUpstreamOf, turnRecord, type ResponsesTurn } from './responses-turn.js';
-import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
+import { countUpstream } from './count-tokens.js';
+import type { Principal } from '../auth/principal.js';
 import { beforeEachChunk, type Reply } from '../http/reply.js';
 
 async function readResponsesCall(ctx: RequestContext) {
@@ -93,26 +94,32 @@ async function startBackground(ctx: RequestContext, turn: ResponsesTurn): Promis
   return streamStoredResponse(ctx, record);
 }
 
-/** POST /v1/responses/input_tokens: forwarded to OpenAI upstreams, estimated locally for others. */
+/** POST /v1/responses/input_tokens: counted by OpenAI Responses upstreams (count-tokens.ts), estimated locally for others. */
 export async function countResponseInputTokens(ctx: RequestContext): Promise<Reply> {
   const { principal, raw, parsed, req, model } = await readResponsesCall(ctx);
-  const provider = model.provider;
-  if (!responsesUpstreamOf(model)) {
-    const { chain, input } = await loadResponsesContext(ctx, principal, req, model);
-    const history = chain.length ? irHistory(chain, model.id) : undefined;
-    const validated = input ? { ...req, input: input.items } : req;
-    const { ir } = decodeResponsesRequest(parsed, { model: model.id, stream: false, target: provider.chatProtocol, validated, ...(history ? { history } : {}) });
-    return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: estimateResponsesInputTokens(ir) });
-  }
-  const turn = await prepareResponsesTurn(ctx, principal, { raw, parsed, req: { ...req, background: null }, model });
+  const counted = responsesUpstreamOf(model) ? await countAtUpstream(ctx, principal, { raw, parsed, req, model }) : undefined;
+  if (counted !== undefined) return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: counted });
+  const { chain, input } = await loadResponsesContext(ctx, principal, req, model);
+  const history = chain.length ? irHistory(chain, model.id) : undefined;
+  const validated = input ? { ...req, input: input.items } : req;
+  const { ir } = decodeResponsesRequest(parsed, { model: model.id, stream: false, target: model.provider.chatProtocol, validated, ...(history ? { history } : {}) });
+  return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: estimateResponsesInputTokens(ir) });
+}
+
+/** The pass-through turn's body (history, the upstream's own previous id) to each deployment's Responses API. */
+async function countAtUpstream(ctx: RequestContext, principal: Principal, body: Parameters<typeof prepareResponsesTurn>[2]): Promise<number | undefined> {
+  const turn = await prepareResponsesTurn(ctx, principal, { ...body, req: { ...body.req, background: null } });
   const route = turn.call(false).passthroughRoute;
   if (!route) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');
-  const body = route.codec.prepareBody(raw, parsed, model.upstreamModel, false);
-  const target = route.target(model);
-  if (!target) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');
-  const url = `${target.url.replace(/\/+$/, '')}/input_tokens`;
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url, headers: target.headers, body, protocol: 'openai-responses' }));
-  const json = await readUpstreamJson(upstream, provider.id);
-  if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered input_tokens without input_tokens.`);
-  return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: json.input_tokens });
+  return countUpstream(ctx, body.model, {
+    protocol: 'openai-responses',
+    parsed: body.parsed,
+    // Only a deployment the pass-through route would send the turn to (a continuation goes where its previous response is).
+    counter: (target) => (route.target(target) ? responsesUpstreamOf(target) : undefined),
+    body: (target) => route.codec.prepareBody(body.raw, body.parsed, target.upstreamModel, false),
+    read(json, provider) {
+      if (typeof json.input_tokens !== 'number') throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered input_tokens without input_tokens.`);
+      return json.input_tokens;
+    },
+  });
 }

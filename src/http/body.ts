@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { quoteInput } from '../quote-input.js';
-import { duplicateKeyError, inspectJson, tooDeepError, topLevelKeyCount } from './json-guard.js';
+import { duplicateKeyError, inspectJson, protoKeyError, protoKeyPath, tooDeepError, topLevelKeyCount } from './json-guard.js';
+import { ownValue } from '../own-key.js';
 
 /** Reads the raw (still content-encoded) body, failing with a 413 GatewayError past `limit` bytes. */
 export type BodyReader = (limit: number) => Promise<Uint8Array>;
@@ -69,7 +70,7 @@ export function contentCodings(header: string | null): readonly Decoding[] {
   for (const token of header.split(',')) {
     const name = token.trim().toLowerCase();
     if (name === '') continue;
-    const format = CODINGS[name];
+    const format = ownValue(CODINGS, name);
     if (format === undefined) {
       throw new GatewayError('unsupported_media_type', `Content-Encoding '${name}' is not supported; send the body uncompressed, gzip or deflate.`, {
         param: 'content-encoding',
@@ -130,7 +131,7 @@ export function tooLarge(limit: number): GatewayError {
 
 /**
  * Parses a JSON object body; 400 when it is not JSON, not an object, nests deeper than
- * MAX_JSON_DEPTH or repeats a top-level key (see json-guard.ts). The depth is checked before
+ * MAX_JSON_DEPTH, repeats a top-level key or has a key named `__proto__` (see json-guard.ts). The depth is checked before
  * parsing, so no parser or walker ever sees a deeper body.
  */
 export function parseJsonObject(text: string): Record<string, unknown> {
@@ -152,5 +153,7 @@ export function parseJsonObject(text: string): Record<string, unknown> {
     const duplicate = inspectJson(text).duplicateKey;
     if (duplicate !== undefined) throw duplicateKeyError(duplicate);
   }
+  const proto = protoKeyPath(text, value);
+  if (proto !== undefined) throw protoKeyError(proto);
   return value as Record<string, unknown>;
 }

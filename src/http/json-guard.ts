@@ -9,6 +9,11 @@
  *   picks. A body with two `model` keys could reach the upstream under a name the gateway never
  *   authorized, so such bodies are refused.
  *
+ * - A key named `__proto__` anywhere: JSON.parse keeps it as an own key, and any assignment or
+ *   merge of it (`Object.assign`, `out[key] = value`) replaces the target's prototype instead of
+ *   adding a key, so the value would steer what the gateway reads. Such bodies are refused; keys
+ *   named `constructor` or `prototype` are data like any other.
+ *
  * Iterative (no recursion); strings are skipped with indexOf, so base64 payloads cost little.
  */
 import { GatewayError } from '../errors.js';
@@ -117,6 +122,39 @@ export function inspectJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonShape 
  */
 export function topLevelKeyCount(text: string, maxDepth = MAX_JSON_DEPTH): number {
   return walkTopLevel(text, maxDepth);
+}
+
+/** A `\u` escape of a character of `__proto__` (`_`, `o`, `p`, `r`, `t`): only then can a key spell it without the plain text. */
+const ESCAPED_PROTO_CHAR = /\\u00(?:5[fF]|6[fF]|7[024])/;
+
+/**
+ * Where a parsed JSON value (parsed from `text`) has a key named `__proto__`, as a path
+ * (`messages[0].content[1].__proto__`), or undefined. The text is searched first, so a body that
+ * neither contains `__proto__` nor escapes one of its letters costs two substring scans.
+ */
+export function protoKeyPath(text: string, value: unknown): string | undefined {
+  if (!text.includes('__proto__') && !ESCAPED_PROTO_CHAR.test(text)) return undefined;
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const node = next.value;
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: `${next.path}[${i}]` });
+      continue;
+    }
+    if (Object.hasOwn(node, '__proto__')) return next.path ? `${next.path}.__proto__` : '__proto__';
+    const keys = Object.keys(node);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i] as string;
+      stack.push({ value: (node as Record<string, unknown>)[k], path: next.path ? `${next.path}.${k}` : k });
+    }
+  }
+  return undefined;
+}
+
+export function protoKeyError(path: string): GatewayError {
+  const shown = quoteInput(path);
+  return new GatewayError('invalid_request', `Request body has a key named '__proto__' (at ${shown}); such keys are not accepted, rename or remove it.`, { param: shown, detail: 'forbidden_key' });
 }
 
 export function tooDeepError(what: string, param: string | null = null): GatewayError {

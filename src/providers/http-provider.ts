@@ -14,10 +14,11 @@ export interface HttpVendor extends ProviderCapabilities {
   authorize(headers: Headers, apiKey: string): void;
 }
 
-/** One API of a vendor: its protocol and the URL (and per-call headers) of a chat call. */
+/** One API of a vendor: its protocol and the URL (and per-call headers) of a chat call, and of its token count if it has one. */
 export interface HttpApi {
   chatProtocol: ProtocolName;
   chatUrl(base: string, headers: Headers, call: UpstreamCall): string;
+  countTokensUrl?(base: string, headers: Headers, call: UpstreamCall): string;
 }
 
 /** A configured provider speaking `api`, with the vendor's credential and capabilities. */
@@ -34,7 +35,8 @@ export function httpProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: n
   // (callers add to it): cheaper than building and authorizing anew.
   const headers = (): Headers => new Headers((template ??= build()));
   const { defaultBaseURL: _base, authorize: _authorize, ...capabilities } = vendor;
-  return {
+  const countTokensUrl = api.countTokensUrl;
+  const provider: Provider = {
     ...capabilities,
     id: cfg.id,
     type: cfg.type,
@@ -54,4 +56,11 @@ export function httpProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: n
       return { url: `${base}${path}`, headers: h };
     },
   };
+  if (countTokensUrl) {
+    provider.countTokensRequest = (call) => {
+      const h = headers();
+      return { url: countTokensUrl(base, h, call), headers: h };
+    };
+  }
+  return provider;
 }

@@ -57,6 +57,12 @@ export interface Provider extends ProviderCapabilities {
   /** URL + headers of a chat call in `chatProtocol`. */
   chatRequest(call: UpstreamCall): { url: string; headers: Headers };
   /**
+   * URL + headers of the vendor's input-token count for a body in `chatProtocol` (Anthropic
+   * `/v1/messages/count_tokens`, Gemini `models/{model}:countTokens`, the Responses API's
+   * `/responses/input_tokens`); absent where the API has no counting endpoint (Chat Completions).
+   */
+  countTokensRequest?(call: UpstreamCall): { url: string; headers: Headers };
+  /**
    * URL + credential headers (no content type) of another of the vendor's REST APIs (images,
    * videos): `path` under the base URL as the vendor's SDK uses it (`/videos` for OpenAI, whose
    * base includes `/v1`; `/v1beta/models/...` for Gemini).

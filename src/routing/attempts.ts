@@ -155,11 +155,21 @@ function record(ctx: RequestContext, target: ResolvedModel, status: number, reas
   ctx.event.attempts = before ? [...before, entry] : [entry];
 }
 
+/**
+ * A name as a header value: printable ASCII as is, anything else (a model id in another script)
+ * percent-encoded as UTF-8, so no name can make a header invalid (ids with control characters are
+ * refused before they get here: model-id.ts).
+ */
+function headerText(name: string): string {
+  if (/^[\x20-\x7e]*$/.test(name)) return name;
+  return name.replace(/[^\x20-\x7e]+/g, (run) => [...new TextEncoder().encode(run)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
+
 /** x-modelgate-model, x-modelgate-provider, x-modelgate-attempts on every response of a request routed to a model. */
 export function applyRoutingHeaders(ctx: RequestContext, headers: Headers): void {
   if (!ctx.event.model) return;
-  headers.set('x-modelgate-model', ctx.event.model);
-  if (ctx.event.provider) headers.set('x-modelgate-provider', ctx.event.provider);
+  headers.set('x-modelgate-model', headerText(ctx.event.model));
+  if (ctx.event.provider) headers.set('x-modelgate-provider', headerText(ctx.event.provider));
   // Upstream calls made: a fallback skipped at its own limit was not called.
   let calls = 0;
   for (const a of ctx.event.attempts ?? []) if (!a.skipped) calls++;

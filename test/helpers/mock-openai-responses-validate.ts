@@ -263,7 +263,7 @@ function invalidValue(value: unknown, allowed: readonly string[], param: string)
 function checkParts(parts: unknown[], allowed: Record<string, z.ZodType>, root: Json, path: PropertyKey[]): void {
   parts.forEach((p, j) => {
     const type = isObj(p) ? p.type : undefined;
-    const schema = typeof type === 'string' ? allowed[type] : undefined;
+    const schema = typeof type === 'string' && Object.hasOwn(allowed, type) ? allowed[type] : undefined;
     if (!schema) throw invalidValue(type, Object.keys(allowed), formatPath([...path, j, 'type']));
     check(schema, p, root, [...path, j]);
     if (type === 'input_image' && isObj(p) && !p.image_url && !p.file_id) {

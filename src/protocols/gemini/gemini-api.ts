@@ -18,7 +18,7 @@ function camelKeys(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const key = k.includes('_') ? snakeToCamel(k) : k;
-    if (!(key in out) || k === key) out[key] = v;
+    if (!Object.hasOwn(out, key) || k === key) out[key] = v;
   }
   return out;
 }

@@ -25,6 +25,7 @@ export function createGeminiProvider(cfg: ProviderConfig, fetch: FetchLike, time
       const model = geminiModelSegment(call.upstreamModel);
       return call.stream ? `${base}/v1beta/models/${model}:streamGenerateContent?alt=sse` : `${base}/v1beta/models/${model}:generateContent`;
     },
+    countTokensUrl: (base, _headers, call) => `${base}/v1beta/models/${geminiModelSegment(call.upstreamModel)}:countTokens`,
   });
   provider.interactionsApi = httpProvider(cfg, fetch, timeoutMs, gemini, { chatProtocol: 'gemini-interactions', chatUrl: (base) => `${base}/v1beta/interactions` });
   return provider;

@@ -27,6 +27,10 @@ export function createOpenAIProvider(cfg: ProviderConfig, fetch: FetchLike, time
     ...(official ? { responsesForEveryModel: true } : {}),
   };
   const chat = httpProvider(cfg, fetch, timeoutMs, vendor, { chatProtocol: 'openai-chat', chatUrl: (base) => `${base}/chat/completions` });
-  chat.responsesApi = httpProvider(cfg, fetch, timeoutMs, vendor, { chatProtocol: 'openai-responses', chatUrl: (base) => `${base}/responses` });
+  chat.responsesApi = httpProvider(cfg, fetch, timeoutMs, vendor, {
+    chatProtocol: 'openai-responses',
+    chatUrl: (base) => `${base}/responses`,
+    countTokensUrl: (base) => `${base}/responses/input_tokens`,
+  });
   return chat;
 }

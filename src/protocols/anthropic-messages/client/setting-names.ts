@@ -1,3 +1,5 @@
+import { ownValue } from '../../../own-key.js';
+
 /** IR setting names -> the Anthropic Messages request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {
   topK: 'top_k',
@@ -14,5 +16,5 @@ const NAMES: Record<string, string> = {
 export function anthropicSettingName(setting: string, body: Record<string, unknown>): string {
   // Reasoning comes from `thinking`, or from `output_config.effort` alone.
   if (setting === 'reasoning') return body.thinking !== undefined ? 'thinking' : 'output_config.effort';
-  return NAMES[setting] ?? setting;
+  return ownValue(NAMES, setting) ?? setting;
 }

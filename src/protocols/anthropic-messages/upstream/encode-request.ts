@@ -90,7 +90,7 @@ export function encodeAnthropicRequest(request: IRChatRequest, upstreamModel: st
 
   for (const [k, v] of Object.entries(anthropicExtras(req.providerOptions))) {
     if ((k === 'metadata' || k === 'output_config') && body[k] && typeof v === 'object') body[k] = { ...(v as Record<string, unknown>), ...(body[k] as Record<string, unknown>) };
-    else if (!(k in body)) body[k] = v;
+    else if (!Object.hasOwn(body, k)) body[k] = v;
   }
   return { body, warnings };
 }

@@ -10,6 +10,7 @@ import { parseOrThrow } from '../../shared/zod-error.js';
 import { createInteractionSchema, functionToolSchema, type CreateInteractionRequest, type GenerationConfig, type Json } from '../gemini-interactions-api.js';
 import { decodeSteps, inputAsSteps, keepOwnSignatures } from './decode-steps.js';
 import { toJsonSchemaObject } from '../../gemini/client/schema-dialect.js';
+import { ownValue } from '../../../own-key.js';
 
 /** The body checked against the Interactions schema: a 400 naming the field. */
 export function validateInteractionRequest(body: Record<string, unknown>): CreateInteractionRequest {
@@ -156,7 +157,7 @@ export function decodeInteractionRequest(body: Record<string, unknown>, opts: In
   const model = opts.model;
   for (const [k, v] of Object.entries(body)) {
     if (v === undefined || TRANSLATED.has(k)) continue;
-    refuse(k, model, WHY_NOT[k] ?? 'it has no equivalent there');
+    refuse(k, model, ownValue(WHY_NOT, k) ?? 'it has no equivalent there');
   }
   if (req.service_tier !== undefined && req.service_tier !== 'standard') refuse('service_tier', model, 'Gemini service tiers have no equivalent there');
   for (const [i, m] of (req.response_modalities ?? []).entries()) {

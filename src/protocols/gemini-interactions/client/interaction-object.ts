@@ -86,7 +86,7 @@ export function lifecycleOf(opts: Pick<InteractionsEncodeOptions, 'interactionId
 
 export function buildInteraction(opts: Pick<InteractionsEncodeOptions, 'interactionId' | 'createdAtMs' | 'echo'>, state: InteractionState, traceId: string): Json {
   const out: Json = { ...lifecycleOf(opts, state.status, state.updatedMs) };
-  for (const [k, v] of Object.entries(opts.echo)) if (!(k in out)) out[k] = v;
+  for (const [k, v] of Object.entries(opts.echo)) if (!Object.hasOwn(out, k)) out[k] = v;
   out.steps = state.steps;
   if (state.usage) out.usage = state.usage;
   if (state.errors?.length) out.errors = state.errors;

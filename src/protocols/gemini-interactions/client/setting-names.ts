@@ -1,3 +1,5 @@
+import { ownValue } from '../../../own-key.js';
+
 /** IR setting names -> the Interactions request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {
   topK: 'generation_config',
@@ -17,5 +19,5 @@ const NAMES: Record<string, string> = {
 };
 
 export function interactionsSettingName(setting: string): string {
-  return NAMES[setting] ?? setting;
+  return ownValue(NAMES, setting) ?? setting;
 }

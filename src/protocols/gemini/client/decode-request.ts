@@ -8,6 +8,7 @@ import { generateContentRequestSchema, type GenerateContentRequest } from '../ge
 import { toJsonSchemaObject } from './schema-dialect.js';
 import { quoteInput } from '../../../quote-input.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
+import { ownValue } from '../../../own-key.js';
 
 /** Top-level fields the IR models; the rest travels in providerOptions.gemini. */
 const MODELED = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
@@ -123,7 +124,7 @@ function decodeGenerationConfig(g: GenerationConfig, ir: IRChatRequest, model: s
     if (t.thinkingBudget === 0) reasoning.effort = 'none';
     else if (t.thinkingBudget !== undefined && t.thinkingBudget > 0) reasoning.budgetTokens = t.thinkingBudget;
     if (t.thinkingLevel) {
-      const level = LEVELS[t.thinkingLevel.toLowerCase() as keyof typeof LEVELS];
+      const level = ownValue<(typeof LEVELS)[keyof typeof LEVELS]>(LEVELS, t.thinkingLevel.toLowerCase());
       if (!level) throw new GatewayError('invalid_request', `Unknown thinkingLevel '${quoteInput(t.thinkingLevel)}'; use MINIMAL, LOW, MEDIUM or HIGH.`, { param: 'generationConfig.thinkingConfig.thinkingLevel' });
       reasoning.effort = level;
     }

@@ -1,3 +1,5 @@
+import { ownValue } from '../../../own-key.js';
+
 /** IR setting names -> the Gemini generateContent request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {
   topK: 'generationConfig.topK',
@@ -15,5 +17,5 @@ const NAMES: Record<string, string> = {
 };
 
 export function geminiSettingName(setting: string): string {
-  return NAMES[setting] ?? setting;
+  return ownValue(NAMES, setting) ?? setting;
 }

@@ -107,7 +107,7 @@ export function encodeGeminiRequest(request: IRChatRequest, upstreamModel: strin
     for (const [k, v] of Object.entries(extra)) {
       if (k === 'generationConfig' && v && typeof v === 'object') {
         for (const [gk, gv] of Object.entries(v as Json)) if (!(gk in g)) g[gk] = gv;
-      } else if (!(k in body)) body[k] = v;
+      } else if (!Object.hasOwn(body, k)) body[k] = v;
     }
   }
   if (Object.keys(g).length) body.generationConfig = g;

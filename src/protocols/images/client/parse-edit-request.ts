@@ -7,6 +7,7 @@ import { GatewayError } from '../../../errors.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
 import { imageEditOptionsSchema, type ImageEditRequest, type ImageInput } from '../images-api.js';
 import { quoteInput } from '../../../quote-input.js';
+import { protoKeyError } from '../../../http/json-guard.js';
 
 const MAX_IMAGES = 16;
 const INT_FIELDS = new Set(['n', 'output_compression', 'partial_images']);
@@ -54,7 +55,9 @@ export async function parseEditMultipart(bytes: Uint8Array, contentType: string)
       mask = { kind: 'file', file: value, name: value.name || 'mask.png' };
     } else {
       if (typeof value !== 'string') throw new GatewayError('invalid_request', `'${quoteInput(key)}' must be a text field, not a file.`, { param: key });
-      if (key in fields) throw new GatewayError('invalid_request', `'${quoteInput(key)}' was sent more than once.`, { param: key });
+      // A form field name is a key like a JSON body's: `__proto__` is refused as there (json-guard.ts).
+      if (key === '__proto__') throw protoKeyError(key);
+      if (Object.hasOwn(fields, key)) throw new GatewayError('invalid_request', `'${quoteInput(key)}' was sent more than once.`, { param: key });
       fields[key] = coerce(key, value);
       formFields.push([key, value]);
     }

@@ -1,4 +1,5 @@
 import { googleSettingName, reasoningFieldName } from './reasoning-extensions.js';
+import { ownValue } from '../../../own-key.js';
 
 /** IR setting names -> the OpenAI chat request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {
@@ -22,5 +23,5 @@ export function openAIChatSettingName(setting: string, body: Record<string, unkn
   const google = googleSettingName(setting, body);
   if (google) return google;
   if (setting === 'maxTokens') return body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
-  return NAMES[setting] ?? setting;
+  return ownValue(NAMES, setting) ?? setting;
 }

@@ -73,7 +73,7 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
     body.stream_options = { include_usage: true };
   }
   const extra = req.providerOptions?.['openai-chat'];
-  if (extra) for (const [k, v] of Object.entries(extra)) if (!(k in body)) body[k] = v;
+  if (extra) for (const [k, v] of Object.entries(extra)) if (!Object.hasOwn(body, k)) body[k] = v;
   return { body, warnings };
 }
 

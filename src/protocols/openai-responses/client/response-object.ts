@@ -113,7 +113,7 @@ export function buildResponseObject(opts: Pick<ResponsesEncodeOptions, 'response
     model: state.model,
     output: state.output,
   };
-  for (const [k, v] of Object.entries(echo)) if (!(k in out)) out[k] = v;
+  for (const [k, v] of Object.entries(echo)) if (!Object.hasOwn(out, k)) out[k] = v;
   const usage = state.usage ? toResponsesUsage(state.usage) : undefined;
   out.usage = usage ?? null;
   if (state.warnings?.length) out.warnings = state.warnings;

@@ -1,3 +1,5 @@
+import { ownValue } from '../../../own-key.js';
+
 /** IR setting names -> the Responses request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {
   maxTokens: 'max_output_tokens',
@@ -14,5 +16,5 @@ const NAMES: Record<string, string> = {
 };
 
 export function responsesSettingName(setting: string): string {
-  return NAMES[setting] ?? setting;
+  return ownValue(NAMES, setting) ?? setting;
 }

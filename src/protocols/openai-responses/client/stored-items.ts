@@ -4,6 +4,7 @@
  * stored conversation replayed as input items to an OpenAI upstream that does not know it.
  */
 import type { Json } from './response-object.js';
+import { ownValue } from '../../../own-key.js';
 
 const ID_PREFIX: Record<string, string> = { message: 'msg_', function_call: 'fc_', function_call_output: 'fco_', reasoning: 'rs_', custom_tool_call: 'ctc_', custom_tool_call_output: 'ctco_', tool_search_call: 'tsc_', tool_search_output: 'tso_' };
 
@@ -19,7 +20,7 @@ export function inputItemsForListing(input: string | ReadonlyArray<Record<string
       if (typeof item.content === 'string') item.content = [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: item.content }];
       item.status ??= 'completed';
     }
-    if (typeof item.id !== 'string' || !item.id) item.id = newId(ID_PREFIX[type] ?? 'item_');
+    if (typeof item.id !== 'string' || !item.id) item.id = newId(ownValue(ID_PREFIX, type) ?? 'item_');
     return item;
   });
 }

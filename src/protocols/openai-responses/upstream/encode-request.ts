@@ -107,12 +107,12 @@ export function encodeResponsesRequest(req: IRChatRequest, upstreamModel: string
 /** Vendor fields the IR does not model: a Responses client's own, and the chat fields that mean the same here. */
 function copyExtras(req: IRChatRequest, body: Json, warnings: IRWarning[]): void {
   const own = req.providerOptions?.['openai-responses'];
-  if (own) for (const [k, v] of Object.entries(own)) if (!(k in body) && !GATEWAY_OWNED.has(k)) body[k] = v;
+  if (own) for (const [k, v] of Object.entries(own)) if (!Object.hasOwn(body, k) && !GATEWAY_OWNED.has(k)) body[k] = v;
   const chat = req.providerOptions?.['openai-chat'];
   if (!chat) return;
   for (const [k, v] of Object.entries(chat)) {
     if (SHARED_CHAT_FIELDS.includes(k)) {
-      if (!(k in body)) body[k] = v;
+      if (!Object.hasOwn(body, k)) body[k] = v;
     } else if (k === 'verbosity' && typeof v === 'string') {
       body.text = { ...(body.text as Json | undefined), verbosity: v };
     } else {

@@ -1,0 +1,49 @@
+/**
+ * Cancels or deletes Gemini's own copy of a stored interaction, best effort: the gateway's record
+ * is what the client sees, so an upstream failure changes nothing for it. The call goes the one
+ * way every upstream call goes (callUpstream: a client span under the request's, redirects refused,
+ * the credential's owner, secrets scrubbed from the error) with the caller's own Gemini key where
+ * it has one; a failure is logged as a warning, never swallowed silently.
+ */
+import { toGatewayError } from '../errors.js';
+import { providerDeps, withCallerKey } from '../providers/caller-credential.js';
+import type { Provider } from '../providers/types.js';
+import type { RequestContext } from '../runtime.js';
+import { callUpstream } from '../upstream/call.js';
+import { scrubError } from '../upstream/redact.js';
+
+export type UpstreamInteractionAction = 'cancel' | 'delete';
+
+/** The configured provider `providerId`, with the caller's own key for it (bring your own key) when it has one. */
+export function providerForCaller(ctx: RequestContext, providerId: string): Provider | undefined {
+  const provider = ctx.rt.providers.get(providerId);
+  const keys = ctx.principal?.providerKeys;
+  if (!provider || !keys || !Object.hasOwn(keys, providerId)) return provider;
+  const key = keys[providerId];
+  return key ? withCallerKey(provider, key, providerDeps(ctx.rt)) : provider;
+}
+
+/**
+ * `POST {interactions}/{id}/cancel` or `DELETE {interactions}/{id}` at the provider's Interactions
+ * API. Not tied to the client's connection (a cancel runs after the client that started the run may
+ * be gone): bounded by the provider's timeout.
+ */
+export async function upstreamInteractionCall(ctx: RequestContext, provider: Provider, upstreamId: string, action: UpstreamInteractionAction): Promise<void> {
+  const api = provider.interactionsApi;
+  if (!api) return;
+  const { url, headers } = api.chatRequest({ upstreamModel: '', stream: false, inboundHeaders: new Headers() });
+  const target = `${url}/${encodeURIComponent(upstreamId)}${action === 'cancel' ? '/cancel' : ''}`;
+  try {
+    const result = await callUpstream(api, { url: target, method: action === 'cancel' ? 'POST' : 'DELETE', headers, protocol: 'gemini-interactions', observer: ctx.obs });
+    try {
+      await result.response.body?.cancel();
+    } finally {
+      result.done();
+    }
+  } catch (err) {
+    const safe = scrubError(toGatewayError(err), [...ctx.rt.secrets, ...(ctx.callerSecrets ?? [])]);
+    ctx.rt.logger.warn(
+      `modelgate: the ${action} of the interaction '${upstreamId}' at provider '${api.id}' failed (${safe.code}: ${safe.message}); the gateway's own record was ${action === 'cancel' ? 'cancelled' : 'deleted'} regardless (trace ${ctx.traceId}).`,
+    );
+  }
+}
