@@ -27,6 +27,7 @@ import { BackgroundRuns } from './conversations/background-runs.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 import { quoteInput } from './quote-input.js';
 import { GatewayRequestContext } from './request-context.js';
+import { ledgerOf } from './control/ledger/ledger-recorder.js';
 
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
@@ -125,6 +126,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
       ...(options.video ? { options: options.video } : {}),
     }),
     backgroundRuns: new BackgroundRuns({ conversations }),
+    ...(options.ledger ? { ledger: ledgerOf(options.ledger, now) } : {}),
   };
   // An instance that can make videos polls from the start, so it also advances tasks other
   // instances created; otherwise the poller starts on first use.
@@ -218,6 +220,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       if (closed) return;
       closed = true;
       await Promise.allSettled([rt.videoTasks.stop(), rt.backgroundRuns.stop()]);
+      // After the background work: its last rows are queued too, then every queued row is written.
+      await options.ledger?.close?.();
     },
   };
 }

@@ -4,7 +4,7 @@ import type { RateLimiter } from './limits/rate-limiter.js';
 import type { RequestLimits } from './limits/request-lease.js';
 import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
-import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
+import type { GatewayHooks, RequestEvent, ResponseEvent } from './observability/hooks.js';
 import type { RequestObserver } from './observability/request-observer.js';
 import type { Telemetry, TelemetryOptions } from './observability/telemetry.js';
 import type { ErrorShape } from './protocols/shared/error-bodies.js';
@@ -16,6 +16,7 @@ import type { TaskStore } from './tasks/task-store.js';
 import type { VideoTaskService } from './tasks/video/video-service.js';
 import type { VideoTaskOptions } from './tasks/video/video-settings.js';
 import type { BackgroundRuns } from './conversations/background-runs.js';
+import type { LedgerRecorder } from './control/ledger/ledger-recorder.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -59,6 +60,12 @@ export interface GatewayOptions {
    * store that fails or is late answers 503 `unavailable` instead of holding the request.
    */
   storeTimeoutMs?: number;
+  /**
+   * The usage ledger: every request whose key is known becomes one row, handed to `enqueue` when
+   * the response is complete (a LedgerQueue writes them in batches off the request path).
+   * `gateway.close()` closes it, so every queued row is written before the host exits.
+   */
+  ledger?: LedgerRecorder;
 }
 
 /** Registers a listener for the client going away; returns its unregister function (HandleContext.onClientGone). */
@@ -120,6 +127,8 @@ export interface GatewayRuntime {
   videoTasks: VideoTaskService;
   /** Background runs of stored responses and interactions (`background: true`). */
   backgroundRuns: BackgroundRuns;
+  /** Turns a finished request into its ledger row and queues it (absent: no ledger). */
+  ledger?: (event: ResponseEvent) => void;
 }
 
 /** Per-request state. */

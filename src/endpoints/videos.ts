@@ -32,6 +32,7 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Reply>
   requireCapability(model, 'video');
   const submission = ctx.rt.videoTasks.prepare(model, req);
   await admitModelCall(ctx, principal, model, () => undefined);
+  ctx.obs.report({ media: { videoSeconds: submission.job.durationSeconds } });
   try {
     const result = await ctx.rt.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx), observer: ctx.obs });
     const body = { request_id: result.requestId, task_id: result.taskId, status: result.status };
