@@ -14,16 +14,27 @@ import { redisSharedState } from './redis.js';
 import { accessLogger, type LogFormat } from './access-log.js';
 import { healthRoutes } from './health.js';
 import { serveMetrics } from './prometheus.js';
+import { openControlPlane } from './control.js';
+import { SUBCOMMANDS } from './subcommands.js';
 
 const HELP = `modelgate - AI model gateway
 
-Usage: modelgate [--config FILE] [--port N] [--host H] [options]
+Usage: modelgate [--config FILE] [--port N] [--host H] [--db DB] [options]
+       modelgate keys create|list|show|update|rotate|disable|enable|revoke [--db DB] [--json]
+       modelgate usage [--db DB] [--json]
 
   --config FILE   JSON config (\${VAR} references are read from the environment).
                   Without it: the embedded default (mock provider + vendors whose
                   OPENAI_API_KEY / ANTHROPIC_API_KEY / GEMINI_API_KEY are set).
   --port N        default: $PORT or 8080
   --host H        default: 127.0.0.1
+  --db DB         the store of keys, usage and the audit log: a SQLite file, "memory"
+                  (nothing kept) or a postgres:// URL (several instances).
+                  Default: $MODELGATE_DB, else $DATABASE_URL, else ./modelgate.db
+                  (created on first start).
+
+Admin API (/admin/v1, only when an admin key exists):
+  MODELGATE_ADMIN_KEY         an admin key with read-write access (also config admin.keys)
 
 Against slow or stalled clients (each also from the environment variable shown):
   --headers-timeout-ms MS     receive the request headers within MS
@@ -71,9 +82,17 @@ function serverLimits(values: Record<string, string | boolean | undefined>, env:
 }
 
 async function main(): Promise<void> {
+  const command = process.argv[2];
+  const sub = command === undefined ? undefined : SUBCOMMANDS[command];
+  if (sub) {
+    const run = await sub();
+    process.exitCode = await run(process.argv.slice(3), process.env);
+    return;
+  }
   const { values } = parseArgs({
     options: {
       config: { type: 'string', short: 'c' },
+      db: { type: 'string' },
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
       'headers-timeout-ms': { type: 'string' },
@@ -109,6 +128,12 @@ async function main(): Promise<void> {
     if (def.generatedKey) console.log(`modelgate: platform key (set MODELGATE_API_KEY to choose one): ${def.generatedKey}`);
     else console.log('modelgate: platform key taken from MODELGATE_API_KEY.');
   }
+  const adminKey = env.MODELGATE_ADMIN_KEY;
+  if (adminKey) {
+    if (adminKey.length < 16) throw new Error(`MODELGATE_ADMIN_KEY: must be at least 16 characters (it has ${adminKey.length})`);
+    const admin = (config.admin ??= {});
+    admin.keys = [...(admin.keys ?? []), { id: 'env:MODELGATE_ADMIN_KEY', key: adminKey, access: 'write' }];
+  }
   const logFormat = (values['log-format'] ?? env.MODELGATE_LOG_FORMAT ?? 'json') as LogFormat;
   if (logFormat !== 'json' && logFormat !== 'text') throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
   const rawMetricsPort = values['metrics-port'] ?? (env.MODELGATE_METRICS_PORT || undefined);
@@ -126,6 +151,8 @@ async function main(): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);
   if (metrics) console.log(`modelgate: metrics at ${metrics.url}`);
+  const controlPlane = await openControlPlane(values.db, env);
+  console.log(`modelgate: store: ${controlPlane.database.description}`);
   const connectMs = config.timeouts?.connectMs;
   const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
   const gateway = createGateway(config, {
@@ -135,6 +162,7 @@ async function main(): Promise<void> {
     ...(shared?.options ?? {}),
     ...(values.quiet ? {} : { hooks: { onResponse: accessLogger(logFormat, (line) => process.stdout.write(`${line}\n`)) } }),
     ...(metrics ? { telemetry: { meterProvider: metrics.meterProvider } } : {}),
+    control: controlPlane.control,
   });
   let stopping = false;
   const intercept = healthRoutes({ stopping: () => stopping, ...(shared ? { redisPing: (ms: number) => shared.ping(ms) } : {}) });
@@ -159,6 +187,7 @@ async function main(): Promise<void> {
     server
       .close()
       .then(() => gateway.close())
+      .then(() => controlPlane.close())
       .then(() => upstreamFetch.close())
       .then(() => shared?.close())
       .then(() => metrics?.close())

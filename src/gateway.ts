@@ -7,7 +7,7 @@ import { requestBody } from './http/body.js';
 import { Reply, toResponse } from './http/reply.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN } from './http/request-guards.js';
 import { cachedRequestURL } from './http/url-cache.js';
-import { allowedMethods, ROUTES, shapeForPath } from './endpoints/routes.js';
+import { ROUTES, shapeForPath, type Route } from './endpoints/routes.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { Telemetry } from './observability/telemetry.js';
 import { followClientGone } from './upstream/call.js';
@@ -28,6 +28,8 @@ import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } fr
 import { quoteInput } from './quote-input.js';
 import { GatewayRequestContext } from './request-context.js';
 import { ledgerOf } from './control/ledger/ledger-recorder.js';
+import { AdminAuth } from './control/admin/admin-auth.js';
+import { mountAdminRoutes } from './control/admin/admin-router.js';
 
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
@@ -83,7 +85,9 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     ...cfg.providers.flatMap((p) => (p.apiKey ? [p.apiKey] : [])),
     ...cfg.keys.map((k) => k.key),
     ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
+    ...cfg.admin.keys.map((k) => k.key),
   ];
+  const admin = new AdminAuth(cfg.admin.keys, options.authorizeAdmin);
   // A given store is shared (Redis): every call gets a deadline, a failure is a 503.
   const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const conversations = {
@@ -95,7 +99,10 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     cancelCheckMs: options.conversations?.cancelCheckMs ?? 1000,
   };
   const newId = (prefix = '') => `${prefix}${idGen()}`;
-  const taskStore = options.taskStore ? withStoreDeadline(options.taskStore, 'task store', storeTimeoutMs) : new MemoryTaskStore(now);
+  // The control plane's task records are the task center's: they are the store unless the host gives one.
+  const givenTasks = options.taskStore ?? options.control?.tasks;
+  const taskStore = givenTasks ? withStoreDeadline(givenTasks, 'task store', storeTimeoutMs) : new MemoryTaskStore(now);
+  const ledger = options.ledger ?? options.control?.ledger;
   const models = new ModelRegistry(cfg, providers, Math.floor(now() / 1000));
   const telemetry = new Telemetry(options.telemetry);
   const rt: GatewayRuntime = {
@@ -126,7 +133,9 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
       ...(options.video ? { options: options.video } : {}),
     }),
     backgroundRuns: new BackgroundRuns({ conversations }),
-    ...(options.ledger ? { ledger: ledgerOf(options.ledger, now) } : {}),
+    ...(ledger ? { ledger: ledgerOf(ledger, now) } : {}),
+    ...(options.control ? { control: options.control } : {}),
+    ...(options.control && admin.enabled ? { admin } : {}),
   };
   // An instance that can make videos polls from the start, so it also advances tasks other
   // instances created; otherwise the poller starts on first use.
@@ -160,6 +169,9 @@ function rateLimiterOf(options: GatewayOptions, store: GatewayRuntime['config'][
 
 export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
   const rt = createRuntime(config, options);
+  // The admin API exists only with a store and an admin credential (otherwise its paths are 404s).
+  const routes: readonly Route[] = rt.admin ? [...ROUTES, ...mountAdminRoutes()] : ROUTES;
+  const methodsOn = (path: string): string[] => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
   let closed = false;
 
   async function reply(request: Request, context: HandleContext = {}): Promise<Reply> {
@@ -182,7 +194,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     } catch (err) {
       const gerr = toGatewayError(err);
       response = errorResponse(ctx, gerr);
-      if (gerr.code === 'method_not_allowed') response.headers.set('allow', allowedMethods(path).join(', '));
+      if (gerr.code === 'method_not_allowed') response.headers.set('allow', methodsOn(path).join(', '));
       ctx.obs.report({ error: { code: gerr.code, message: scrubError(ctx, gerr).message } });
     }
     applyLimitHeaders(ctx.limits, response.headers, rt.now());
@@ -196,7 +208,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   async function route(ctx: RequestContext, path: string, hasBody: boolean): Promise<Reply> {
     checkHost(ctx.request.headers);
     let pathMatched = false;
-    for (const r of ROUTES) {
+    for (const r of routes) {
       const m = r.pattern.exec(path);
       if (!m) continue;
       if (!pathMatched && typeof r.errorShape === 'string') ctx.errorShape = r.errorShape;
@@ -215,7 +227,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   return {
     handle: async (request, context) => toResponse(await reply(request, context)),
     reply,
-    matches: (pathname) => ROUTES.some((r) => r.pattern.test(pathname)),
+    matches: (pathname) => routes.some((r) => r.pattern.test(pathname)),
     async close() {
       if (closed) return;
       closed = true;

@@ -17,6 +17,8 @@ import type { VideoTaskService } from './tasks/video/video-service.js';
 import type { VideoTaskOptions } from './tasks/video/video-settings.js';
 import type { BackgroundRuns } from './conversations/background-runs.js';
 import type { LedgerRecorder } from './control/ledger/ledger-recorder.js';
+import type { ControlPlane } from './control/control-plane.js';
+import type { AdminAuth, AuthorizeAdmin } from './control/admin/admin-auth.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -62,10 +64,21 @@ export interface GatewayOptions {
   storeTimeoutMs?: number;
   /**
    * The usage ledger: every request whose key is known becomes one row, handed to `enqueue` when
-   * the response is complete (a LedgerQueue writes them in batches off the request path).
-   * `gateway.close()` closes it, so every queued row is written before the host exits.
+   * the response is complete (a LedgerQueue writes them in batches off the request path). Default:
+   * the control plane's ledger (`control.ledger`). `gateway.close()` closes one given here, so every
+   * queued row is written before the host exits (the control plane's closes with `control.close()`).
    */
   ledger?: LedgerRecorder;
+  /**
+   * The operator's side (keys in a database, the admin API, the audit log), built once with
+   * createControlPlane. Without it the gateway serves the config's keys only and has no admin API.
+   */
+  control?: ControlPlane;
+  /**
+   * The host's own check for the admin API: return `{id, access: "read" | "write"}` to let the
+   * request in, null/undefined to fall back to the config's admin keys.
+   */
+  authorizeAdmin?: AuthorizeAdmin;
 }
 
 /** Registers a listener for the client going away; returns its unregister function (HandleContext.onClientGone). */
@@ -129,6 +142,10 @@ export interface GatewayRuntime {
   backgroundRuns: BackgroundRuns;
   /** Turns a finished request into its ledger row and queues it (absent: no ledger). */
   ledger?: (event: ResponseEvent) => void;
+  /** The operator's side, when the host gave one (GatewayOptions.control). */
+  control?: ControlPlane;
+  /** Admin API credentials; the admin routes exist when it is set and enabled and `control` is there. */
+  admin?: AdminAuth;
 }
 
 /** Per-request state. */

@@ -69,6 +69,10 @@ export class KeyStore {
   }
 
   async lookup(token: string): Promise<Principal | undefined> {
+    return this.lookupSync(token);
+  }
+
+  lookupSync(token: string): Principal | undefined {
     const digest = digestOf(token);
     const bucket = this.byDigest.get(keyOf(digest));
     if (!bucket) return undefined;

@@ -99,11 +99,20 @@ const keySchema = z.object({
   providerKeys: z.record(z.string(), z.string().min(1)).optional(),
 });
 
+/** An admin API credential: read-only (`read`) or read-write (`write`). */
+const adminKeySchema = z.strictObject({
+  id: z.string().min(1),
+  key: z.string().min(16, 'must be at least 16 characters'),
+  access: z.enum(['read', 'write']).default('read'),
+});
+
 export const configSchema = z
   .object({
     providers: z.array(providerSchema).default([]),
     models: z.array(modelSchema).default([]),
     keys: z.array(keySchema).default([]),
+    /** The admin API (/admin/v1): without a credential here, MODELGATE_ADMIN_KEY or the host's authorizeAdmin it does not exist. */
+    admin: z.strictObject({ keys: z.array(adminKeySchema).default([]) }).prefault({}),
     limits: z
       .object({
         /** Largest request body accepted, in bytes (default 32 MiB). */
@@ -197,6 +206,7 @@ function checkReferences(cfg: unknown, report: Report): void {
       if (keyValues.has(k.key)) report(['keys', i, 'key'], 'the same key value is used twice');
       keyValues.add(k.key);
     }
+    if (typeof k.key === 'string' && adminKeyValues(root).has(k.key)) report(['keys', i, 'key'], 'the same value is also an admin key');
     if (isRecord(k.providerKeys)) {
       for (const id of Object.keys(k.providerKeys)) if (!providerIds.has(id)) report(['keys', i, 'providerKeys', id], `unknown provider "${id}"`);
     }
@@ -225,6 +235,11 @@ function checkModelRoute(m: Record<string, unknown>, at: Array<string | number>,
   for (const [j, d] of entries(deployments)) checkProvider(d.provider, [...at, 'deployments', j, 'provider']);
 }
 
+function adminKeyValues(root: Record<string, unknown>): Set<string> {
+  const admin = isRecord(root.admin) ? root.admin : {};
+  return new Set(entries(admin.keys).flatMap(([, k]) => (typeof k.key === 'string' ? [k.key] : [])));
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -240,4 +255,5 @@ export type GatewayConfig = z.output<typeof configSchema>;
 export type ProviderConfig = GatewayConfig['providers'][number];
 export type ModelConfig = GatewayConfig['models'][number];
 export type KeyConfig = GatewayConfig['keys'][number];
+export type AdminKeyConfig = GatewayConfig['admin']['keys'][number];
 export type DeploymentConfig = NonNullable<ModelConfig['deployments']>[number];

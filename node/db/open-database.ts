@@ -1,0 +1,116 @@
+/** Node-only: opens the control plane's store (better-sqlite3 or pg) and brings it to the latest version. */
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database, DatabaseDialect } from '../../src/control/db/database.js';
+import { migrateToLatest } from '../../src/control/db/migrate.js';
+import { describeTarget, type DatabaseTarget } from './database-target.js';
+
+export interface OpenedDatabase {
+  db: Kysely<Database>;
+  dialect: DatabaseDialect;
+  /** Where it is, for messages (never a password). */
+  description: string;
+  close(): Promise<void>;
+}
+
+/** Any 64-bit integer key for pg_advisory_lock, the same on every instance ("modelgate" in ASCII, truncated). */
+const MIGRATION_LOCK_ID = 0x6d6f64656c67;
+
+const INT8_OID = 20;
+
+export async function openDatabase(target: DatabaseTarget, options: { migrate?: boolean } = {}): Promise<OpenedDatabase> {
+  const opened = target.kind === 'postgres' ? await openPostgres(target) : await openSqlite(target);
+  if (options.migrate !== false) {
+    try {
+      await opened.migrate();
+    } catch (err) {
+      await opened.close().catch(() => undefined);
+      throw err;
+    }
+  }
+  return { db: opened.db, dialect: opened.dialect, description: opened.description, close: opened.close };
+}
+
+interface Opening extends OpenedDatabase {
+  migrate(): Promise<void>;
+}
+
+async function openSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' | 'memory' }>): Promise<Opening> {
+  const { default: BetterSqlite3 } = await import('better-sqlite3');
+  const file = target.kind === 'memory' ? ':memory:' : target.file;
+  let sqlite: InstanceType<typeof BetterSqlite3>;
+  try {
+    sqlite = new BetterSqlite3(file);
+  } catch (err) {
+    throw new Error(`cannot open the SQLite database ${file}: ${(err as Error).message}`);
+  }
+  // WAL: the server and the CLI (or a backup) read and write the same file at once; a writer waits for another instead of failing.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    description: describeTarget(target),
+    migrate: async () => {
+      // Kysely takes no lock on SQLite: an immediate transaction (the file's write lock) keeps a
+      // second process that starts at the same moment waiting (busy_timeout) until this one is done.
+      sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        await migrateToLatest(db);
+        sqlite.exec('COMMIT');
+      } catch (err) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw err;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+async function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Promise<Opening> {
+  const pg = await import('pg');
+  const Pool = pg.default.Pool;
+  const baseTypes = pg.default.types;
+  const schema = target.schema;
+  const pool = new Pool({
+    connectionString: target.url,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    // bigint columns (times in ms, counters) as numbers, like SQLite's integers: all stay below 2^53.
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (v: string) => Number(v) : baseTypes.getTypeParser(oid, format))) as typeof baseTypes.getTypeParser },
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client that loses its server emits 'error'; the next query reconnects.
+  pool.on('error', () => undefined);
+  const description = describeTarget(target);
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`cannot reach ${description}: ${(err as Error).message}`);
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    description,
+    migrate: async () => {
+      // One instance migrates at a time: the others wait here, then find nothing left to do.
+      const client = await pool.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+        try {
+          if (schema) await client.query(`create schema if not exists "${schema}"`);
+          await migrateToLatest(db, schema ? { schema } : {});
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    close: () => db.destroy(),
+  };
+}

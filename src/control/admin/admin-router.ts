@@ -1,0 +1,44 @@
+/**
+ * The admin API under /admin/v1: every resource's routes (one file each), mounted in the gateway's
+ * router so every host and mount prefix serves them. They exist only when an admin credential is
+ * configured (otherwise 404 like any unknown path); each one checks the caller's admin access first.
+ */
+import type { Reply } from '../../http/reply.js';
+import type { RequestContext } from '../../runtime.js';
+import { GatewayError } from '../../errors.js';
+import { ADMIN_PREFIX, type AdminRoute } from './http.js';
+
+/** Each resource's routes; a new resource adds one line. */
+const RESOURCES: ReadonlyArray<readonly AdminRoute[]> = [];
+
+export const ADMIN_ROUTES: readonly AdminRoute[] = RESOURCES.flat();
+
+/** The gateway's view of an admin route (the same shape as src/endpoints/routes.ts's Route). */
+export interface MountedAdminRoute {
+  method: string;
+  route: string;
+  pattern: RegExp;
+  errorShape: 'openai';
+  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Reply>;
+}
+
+function patternOf(template: string): RegExp {
+  const escaped = (ADMIN_PREFIX + template).replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => `(?<${name}>[^/]+)`);
+  return new RegExp(`^${escaped}$`);
+}
+
+/** The admin routes as gateway routes: admin authentication and access, then the handler. */
+export function mountAdminRoutes(routes: readonly AdminRoute[] = ADMIN_ROUTES): MountedAdminRoute[] {
+  return routes.map((r) => ({
+    method: r.method,
+    route: ADMIN_PREFIX + r.route,
+    pattern: patternOf(r.route),
+    errorShape: 'openai',
+    handler: async (ctx, params) => {
+      const { admin, control } = ctx.rt;
+      if (!admin || !control) throw new GatewayError('not_found', 'No such route.', { detail: 'unknown_route' });
+      const actor = await admin.authorize(ctx, r.access);
+      return r.handler({ ctx, control, actor }, params);
+    },
+  }));
+}

@@ -1,0 +1,125 @@
+/**
+ * What every admin route shares: JSON answers, the list shape `{object: "list", data, hasMore,
+ * nextCursor}` paged by `limit` and `after`, query filters (an unknown one is a 400 naming it),
+ * bodies checked by zod (a 400 naming the field), and errors in the shape
+ * `{error: {type, code, message, param}}` (the gateway's OpenAI error shape).
+ */
+import type { z } from 'zod';
+import { GatewayError } from '../../errors.js';
+import { parseJsonObject } from '../../http/body.js';
+import { Reply } from '../../http/reply.js';
+import { ReplyHeaders } from '../../http/reply-headers.js';
+import { parseOrThrow } from '../../protocols/shared/zod-error.js';
+import { quoteInput } from '../../quote-input.js';
+import type { RequestContext } from '../../runtime.js';
+import type { ControlPlane } from '../control-plane.js';
+import type { AdminIdentity } from './admin-auth.js';
+
+export const ADMIN_PREFIX = '/admin/v1';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** What an admin handler gets: the request, the store and who is asking. */
+export interface AdminContext {
+  ctx: RequestContext;
+  control: ControlPlane;
+  actor: AdminIdentity;
+}
+
+export interface AdminRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The path template under /admin/v1 (`/keys/{id}`), as in the OpenAPI document. */
+  route: string;
+  /** Read routes take any admin credential; write routes a read-write one (403 otherwise). */
+  access: 'read' | 'write';
+  handler: (admin: AdminContext, params: Record<string, string>) => Promise<Reply>;
+}
+
+export function adminJson(ctx: RequestContext, body: unknown, status = 200, headers?: Record<string, string>): Reply {
+  const h = new ReplyHeaders(headers);
+  h.set('content-type', 'application/json');
+  h.set('cache-control', 'no-store');
+  return new Reply(status, h, JSON.stringify(body));
+}
+
+export interface ListPage<T> {
+  object: 'list';
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** `rows` fetched with limit + 1: the page, whether more follow, and the cursor of the next page. */
+export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string): ListPage<T> {
+  const hasMore = rows.length > limit;
+  const data = hasMore ? rows.slice(0, limit) : rows;
+  const last = data[data.length - 1];
+  return { object: 'list', data, hasMore, nextCursor: hasMore && last !== undefined ? cursorOf(last) : null };
+}
+
+export interface ListQuery {
+  limit: number;
+  after: string | undefined;
+  /** The filters given (only names from the route's list), as sent. */
+  filters: Record<string, string>;
+}
+
+/**
+ * `limit` (1-100, default 20), `after` (a cursor from `nextCursor`) and the route's filters; any
+ * other query parameter is a 400 naming it, as is a repeated one.
+ */
+export function listQuery(url: Readonly<URL>, filters: readonly string[]): ListQuery {
+  const out: ListQuery = { limit: DEFAULT_PAGE_SIZE, after: undefined, filters: {} };
+  const seen = new Set<string>();
+  for (const [name, value] of url.searchParams) {
+    if (seen.has(name)) throw new GatewayError('invalid_request', `The query parameter '${quoteInput(name)}' is given more than once.`, { param: quoteInput(name) });
+    seen.add(name);
+    if (name === 'limit') out.limit = intParam(name, value, 1, MAX_PAGE_SIZE);
+    else if (name === 'after') {
+      if (!value) throw new GatewayError('invalid_request', "The query parameter 'after' is empty; pass the nextCursor of the previous page.", { param: 'after' });
+      out.after = value;
+    } else if (filters.includes(name)) out.filters[name] = value;
+    else {
+      const known = ['limit', 'after', ...filters].map((f) => `'${f}'`).join(', ');
+      throw new GatewayError('invalid_request', `Unknown query parameter '${quoteInput(name)}'; this list takes ${known}.`, { param: quoteInput(name) });
+    }
+  }
+  return out;
+}
+
+/** A whole number in [min, max] from a query parameter; a 400 naming it otherwise. */
+export function intParam(name: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new GatewayError('invalid_request', `The query parameter '${name}' must be a whole number from ${min} to ${max}, got '${quoteInput(value, 40)}'.`, { param: name });
+  }
+  return n;
+}
+
+/** An instant from a query parameter (ISO 8601 instant or date, or epoch ms); a 400 naming it otherwise. */
+export function timeParam(name: string, value: string): number {
+  const ms = /^\d{10,}$/.test(value) ? Number(value) : Date.parse(value);
+  if (!Number.isFinite(ms)) throw new GatewayError('invalid_request', `The query parameter '${name}' must be an ISO 8601 instant or date, got '${quoteInput(value, 60)}'.`, { param: name });
+  return ms;
+}
+
+/** The JSON object body checked by `schema`: a 400 naming the field otherwise. */
+export async function readBody<T extends z.ZodType>(ctx: RequestContext, schema: T): Promise<z.output<T>> {
+  const text = await ctx.body.text();
+  return parseOrThrow(schema, parseJsonObject(text));
+}
+
+/** An optional JSON object body (a POST without one reads as `{}`). */
+export async function readOptionalBody<T extends z.ZodType>(ctx: RequestContext, schema: T): Promise<z.output<T>> {
+  const text = await ctx.body.text();
+  return parseOrThrow(schema, text.trim() === '' ? {} : parseJsonObject(text));
+}
+
+export function notFound(what: string, id: string): GatewayError {
+  return new GatewayError('not_found', `No ${what} with id '${quoteInput(id, 80)}'.`, { param: 'id', detail: 'not_found' });
+}
+
+export function conflict(message: string, detail = 'conflict'): GatewayError {
+  return new GatewayError('conflict', message, { detail });
+}

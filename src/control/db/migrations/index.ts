@@ -1,0 +1,17 @@
+/**
+ * Every migration of the control plane's store, in order. A released migration is never edited;
+ * a change is a new file with the next number, added here (one line each).
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001_keys_and_audit.js';
+import * as m0002 from './0002_ledger_and_tasks.js';
+
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001_keys_and_audit': m0001,
+  '0002_ledger_and_tasks': m0002,
+};
+
+/** A static provider for Kysely's Migrator (no file system: the same list on every runtime). */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => ({ ...MIGRATIONS }),
+};
