@@ -1,5 +1,6 @@
 /** Node-only: the standalone server's control plane: the database from --db / MODELGATE_DB / DATABASE_URL, migrated, and the services on it. */
-import { createControlPlane, type ControlPlane } from '../src/control/control-plane.js';
+import { createControlPlane, type ControlPlane, type ControlPlaneOptions } from '../src/control/control-plane.js';
+import { ledgerSettings } from './ledger-settings.js';
 import { resolveDatabaseTarget } from './db/database-target.js';
 import { openDatabase, type OpenedDatabase } from './db/open-database.js';
 
@@ -10,11 +11,16 @@ export interface NodeControlPlane {
   close(): Promise<void>;
 }
 
-export async function openControlPlane(dbFlag: string | undefined, env: Record<string, string | undefined>): Promise<NodeControlPlane> {
+export async function openControlPlane(
+  dbFlag: string | undefined,
+  env: Record<string, string | undefined>,
+  extra: Pick<ControlPlaneOptions, 'meterProvider'> = {},
+): Promise<NodeControlPlane> {
+  const ledger = ledgerSettings(env).queue;
   const database = await openDatabase(resolveDatabaseTarget(dbFlag, env));
   let control: ControlPlane;
   try {
-    control = await createControlPlane({ db: database.db, dialect: database.dialect });
+    control = await createControlPlane({ db: database.db, dialect: database.dialect, ledger, ...extra });
   } catch (err) {
     await database.close().catch(() => undefined);
     throw err;

@@ -133,6 +133,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
       ...(options.video ? { options: options.video } : {}),
     }),
     backgroundRuns: new BackgroundRuns({ conversations }),
+    tasksInStore: !options.taskStore && options.control !== undefined,
     ...(ledger ? { ledger: ledgerOf(ledger, now) } : {}),
     ...(options.control ? { control: options.control } : {}),
     ...(options.control && admin.enabled ? { admin } : {}),

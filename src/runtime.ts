@@ -140,6 +140,8 @@ export interface GatewayRuntime {
   videoTasks: VideoTaskService;
   /** Background runs of stored responses and interactions (`background: true`). */
   backgroundRuns: BackgroundRuns;
+  /** True when the video tasks are the control plane's task records (the task center can list them). */
+  tasksInStore: boolean;
   /** Turns a finished request into its ledger row and queues it (absent: no ledger). */
   ledger?: (event: ResponseEvent) => void;
   /** The operator's side, when the host gave one (GatewayOptions.control). */

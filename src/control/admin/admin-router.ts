@@ -7,9 +7,12 @@ import type { Reply } from '../../http/reply.js';
 import type { RequestContext } from '../../runtime.js';
 import { GatewayError } from '../../errors.js';
 import { ADMIN_PREFIX, type AdminRoute } from './http.js';
+import { REQUESTS_ROUTES } from './requests-routes.js';
+import { TASKS_ROUTES } from './tasks-routes.js';
+import { USAGE_ROUTES } from './usage-routes.js';
 
 /** Each resource's routes; a new resource adds one line. */
-const RESOURCES: ReadonlyArray<readonly AdminRoute[]> = [];
+const RESOURCES: ReadonlyArray<readonly AdminRoute[]> = [USAGE_ROUTES, REQUESTS_ROUTES, TASKS_ROUTES];
 
 export const ADMIN_ROUTES: readonly AdminRoute[] = RESOURCES.flat();
 
