@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);
   if (metrics) console.log(`modelgate: metrics at ${metrics.url}`);
-  const controlPlane = await openControlPlane(values.db, env, metrics ? { meterProvider: metrics.meterProvider } : {});
+  const controlPlane = await openControlPlane(values.db, env, { ...(shared ? { notifier: shared.notifier } : {}), ...(metrics ? { meterProvider: metrics.meterProvider } : {}) });
   console.log(`modelgate: store: ${controlPlane.database.description}`);
   // Task records live in the database when it is shared (PostgreSQL) or when nothing else is
   // (no Redis): the task center lists them. With Redis and a per-instance SQLite file, Redis keeps

@@ -4,11 +4,15 @@ import { RedisRateLimiter } from '../src/limits/redis-rate-limiter.js';
 import { RedisTaskStore } from '../src/tasks/redis-task-store.js';
 import type { GatewayOptions } from '../src/runtime.js';
 import { redact } from '../src/upstream/redact.js';
+import type { ChangeNotifier } from '../src/control/change-notifier.js';
+import { redisChangeNotifier } from './redis-change-notifier.js';
 
 const WARN_EVERY_MS = 60_000;
 
 export interface SharedState {
   options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore'>;
+  /** Key-change announcements between instances (the control plane's cache reloads at once). */
+  notifier: ChangeNotifier;
   /** Checks the connection (fails fast at start instead of on the first request). */
   ready(): Promise<void>;
   /** Whether Redis answers a PING within `timeoutMs` (the readiness probe). */
@@ -44,6 +48,7 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
       rateLimiter: new RedisRateLimiter(redis, `${prefix}rl:`),
       conversationStore: new RedisConversationStore(redis, { prefix }),
     },
+    notifier: redisChangeNotifier(redis, `${prefix}keys-changed`),
     async ready() {
       await redis.connect();
       await redis.ping();

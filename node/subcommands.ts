@@ -5,4 +5,6 @@
  */
 export type Subcommand = (args: string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
-export const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {};
+export const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
+  keys: async () => (await import('./keys-cli.js')).runKeys,
+};

@@ -7,7 +7,7 @@ const encoder = new TextEncoder();
 const ascii = new Uint8Array(256);
 
 /** The digest words of `text`'s UTF-8 bytes, in sha256Words' shared buffer (read before the next hash). */
-function digestOf(text: string): Int32Array {
+export function digestOf(text: string): Int32Array {
   const n = text.length;
   if (n > ascii.length) return hashBytes(encoder.encode(text));
   for (let i = 0; i < n; i++) {
@@ -28,7 +28,7 @@ function hashBytes(bytes: Uint8Array): Int32Array {
 }
 
 /** The map key of a digest: 30 of its bits, a small integer (no string per lookup); the full digest confirms. */
-function keyOf(w: Int32Array): number {
+export function keyOf(w: Int32Array): number {
   return (w[0] as number) & 0x3fffffff;
 }
 

@@ -29,7 +29,7 @@ const CAPABILITIES = ['chat', 'image', 'video'] as const;
 const MODEL_APIS = ['chat', 'responses'] as const;
 
 /** Requests, tokens and concurrency per key or per model; a spending budget per calendar period (UTC). */
-const limitsSchema = z.strictObject({
+export const limitsSchema = z.strictObject({
   /** Requests per minute (429 with Retry-After beyond it). */
   requestsPerMinute: z.number().int().positive().optional(),
   /** Tokens per minute: the estimated input plus the requested maximum output is reserved before the call, settled with the real usage after. */

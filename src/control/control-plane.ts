@@ -6,18 +6,30 @@
  */
 import type { Kysely } from 'kysely';
 import type { MeterProvider } from '@opentelemetry/api';
+import type { ChangeNotifier } from './change-notifier.js';
 import type { Database, DatabaseDialect } from './db/database.js';
+import { KeyCache } from './keys/key-cache.js';
+import { KeyService } from './keys/key-service.js';
 import { LedgerQueue, type LedgerQueueOptions, type LedgerSink } from './ledger/ledger-queue.js';
 import { ledgerMetrics } from './ledger/ledger-metrics.js';
 import { SqlLedgerStore } from './ledger/sql-ledger-store.js';
 import { SqlTaskStore } from './tasks/sql-task-store.js';
+
+/** Without a notifier, how often instances look for key changes: a change reaches them within a second. */
+export const KEY_POLL_MS = 500;
+/** With a notifier (announcements arrive at once), the poll only covers a missed announcement. */
+export const KEY_POLL_WITH_NOTIFIER_MS = 5_000;
+/** How often `last_used_at` is written (batched, never per request). */
+export const LAST_USED_FLUSH_MS = 5_000;
+
+const WARN_EVERY_MS = 60_000;
 
 export interface ControlPlaneOptions {
   db: Kysely<Database>;
   dialect: DatabaseDialect;
   /** Milliseconds since the epoch (default Date.now). */
   now?: () => number;
-  /** Where background failures are reported (default console). */
+  /** Where background failures are reported (default console), at most once a minute. */
   logger?: { warn(message: string): void };
   /** The ledger's write queue: its bound, batch size, flush interval (see LedgerQueueOptions). */
   ledger?: Pick<LedgerQueueOptions, 'maxRows' | 'batchSize' | 'flushIntervalMs' | 'retryMaxMs' | 'warnEveryMs'> & {
@@ -28,6 +40,12 @@ export interface ControlPlaneOptions {
   };
   /** Where the ledger's metrics go (default: the global meter provider). */
   meterProvider?: MeterProvider;
+  /** Key-change announcements between instances (Redis pub/sub); without it, polling every KEY_POLL_MS. */
+  notifier?: ChangeNotifier;
+  /** Overrides the poll interval (ms). */
+  keyPollMs?: number;
+  /** No timers (a one-shot CLI command): the cache is loaded on demand only. */
+  background?: boolean;
 }
 
 export interface ControlPlane {
@@ -41,14 +59,53 @@ export interface ControlPlane {
   usage: SqlLedgerStore;
   /** Task records (video generations): the video service's task store and the task center's list. */
   tasks: SqlTaskStore;
+  /** The store's platform keys in memory (the request path reads only this). */
+  keyCache: KeyCache;
+  /** Key lifecycle for the admin API and the CLI. */
+  keys: KeyService;
+  /**
+   * Requests a key made since an instant (the usage ledger's count), for GET /v1/key's
+   * `usage.requestsToday`; absent without a ledger (then null there).
+   */
+  requestCount?: (keyId: string, since: number) => Promise<number>;
   /** Stops background work and writes what is queued; does not close the database (its opener does). */
   close(): Promise<void>;
+}
+
+function every(ms: number, run: () => void): () => void {
+  const timer = setInterval(run, ms);
+  (timer as { unref?: () => void }).unref?.();
+  return () => clearInterval(timer);
 }
 
 export async function createControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const now = options.now ?? Date.now;
   const logger = options.logger ?? console;
-  const closers: Array<() => Promise<void>> = [];
+  const closers: Array<() => Promise<void> | void> = [];
+  let warnedAt = -Infinity;
+  const warn = (message: string): void => {
+    const t = Date.now();
+    if (t - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = t;
+    logger.warn(`modelgate: ${message} (repeats at most once a minute)`);
+  };
+  const keyCache = new KeyCache(options.db, now);
+  await keyCache.refresh();
+  const notifier = options.notifier;
+  const keys = new KeyService({ db: options.db, cache: keyCache, now, ...(notifier ? { announce: () => notifier.publish() } : {}) });
+  const refresh = (): void => {
+    keyCache.refresh().catch((err: unknown) => warn(`could not reload keys from the store: ${(err as Error).message}`));
+  };
+  const flush = (): Promise<void> => keyCache.flushLastUsed().catch((err: unknown) => warn(`could not record when keys were last used: ${(err as Error).message}`));
+  if (options.background !== false) {
+    if (notifier) {
+      const unsubscribe = await notifier.subscribe(refresh);
+      closers.push(unsubscribe);
+    }
+    closers.push(every(options.keyPollMs ?? (notifier ? KEY_POLL_WITH_NOTIFIER_MS : KEY_POLL_MS), refresh));
+    closers.push(every(LAST_USED_FLUSH_MS, () => void flush()));
+    closers.push(flush);
+  }
   let closed = false;
   const usage = new SqlLedgerStore(options.db);
   const metrics = ledgerMetrics(options.meterProvider);
@@ -61,13 +118,17 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     dialect: options.dialect,
     now,
     logger,
+    keyCache,
+    keys,
     ledger,
     usage,
     tasks: new SqlTaskStore(options.db, now),
+    // Whole UTC days from the rollups (GET /v1/key asks from the start of today).
+    requestCount: async (keyId, since) => (await usage.spendSince(keyId, since)).requests,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled(closers.map((c) => c()));
+      for (const c of closers) await Promise.resolve(c()).catch(() => undefined);
     },
   };
 }

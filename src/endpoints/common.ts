@@ -13,7 +13,7 @@ import { quoteInput } from '../quote-input.js';
 import { admitKey } from '../limits/admission.js';
 import { providerDeps, withCallerKeys } from '../providers/caller-credential.js';
 
-/** Resolves the caller: a host-supplied principal, the host's authenticate(), then config keys. */
+/** Resolves the caller: a host-supplied principal, the host's authenticate(), the config's keys, then the store's (in memory). */
 export async function authenticate(ctx: RequestContext): Promise<Principal> {
   if (ctx.hostPrincipal) return setPrincipal(ctx, ctx.hostPrincipal);
   const token = extractToken(ctx.request, ctx.url);
@@ -24,9 +24,15 @@ export async function authenticate(ctx: RequestContext): Promise<Principal> {
     const fromHost = await ctx.rt.authenticate(token, ctx.request);
     if (fromHost) return setPrincipal(ctx, fromHost);
   }
-  const found = await ctx.rt.keys.lookup(token);
-  if (!found) throw new GatewayError('authentication', 'Invalid API key.', { detail: 'invalid_api_key' });
-  return setPrincipal(ctx, found);
+  const found = ctx.rt.keys.lookupSync(token);
+  if (found) return setPrincipal(ctx, found);
+  const stored = ctx.rt.control?.keyCache.lookup(token);
+  if (stored) {
+    // A known key that may not be used (revoked, disabled, expired, rotated out): say which, never the key.
+    if ('refused' in stored) throw new GatewayError('authentication', stored.refused, { detail: 'invalid_api_key' });
+    return setPrincipal(ctx, stored.principal);
+  }
+  throw new GatewayError('authentication', 'Invalid API key.', { detail: 'invalid_api_key' });
 }
 
 async function setPrincipal(ctx: RequestContext, p: Principal): Promise<Principal> {

@@ -13,6 +13,7 @@ import { countResponseInputTokens, createResponse } from './responses.js';
 import { cancelResponse, deleteResponse, getResponse, listInputItems } from './responses-stored.js';
 import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
 import type { Reply } from '../http/reply.js';
+import { getOwnKey } from './key-info.js';
 
 export interface Route {
   method: string;
@@ -40,6 +41,7 @@ export const ROUTES: Route[] = [
   { method: 'GET', route: '/v1/video/generations/{id}', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getVideoGeneration },
   { method: 'DELETE', route: '/v1/video/generations/{id}', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: cancelVideoGeneration },
   { method: 'GET', route: '/v1/video/generations/{id}/content', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)\/content$/, errorShape: 'openai', handler: getVideoContent },
+  { method: 'GET', route: '/v1/key', pattern: /^\/v1\/key$/, errorShape: 'openai', handler: getOwnKey },
   { method: 'POST', route: '/v1/messages', pattern: /^\/v1\/messages$/, errorShape: 'anthropic', handler: messages },
   { method: 'POST', route: '/v1/messages/count_tokens', pattern: /^\/v1\/messages\/count_tokens$/, errorShape: 'anthropic', handler: countTokens },
   {

@@ -46,6 +46,11 @@ function nameOf(scope: Scope, what: string): string {
   return `${scope.kind}:${encodeURIComponent(scope.id)}:${what}`;
 }
 
+/** The store name of a key's budget counter for `period` (GET /v1/key reads it). */
+export function keyBudgetName(keyId: string, period: NonNullable<LimitsConfig['budget']>['period']): string {
+  return nameOf({ kind: 'key', id: keyId }, `budget-${period}`);
+}
+
 /** Step 1: the key's requests per minute, counted for every authenticated request. */
 export function admitKey(ctx: RequestContext, principal: Principal): Promise<void> | undefined {
   const state = requestLimits(ctx);

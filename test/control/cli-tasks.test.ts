@@ -85,6 +85,9 @@ describe.each(testDatabaseKinds())('task center through the shipped server on %s
       const ownerView = (await (await fetch(`${server.url}/v1/video/generations/${taskB}`, { headers: { authorization: `Bearer ${KEY_B}` } })).json()) as { status: string };
       expect(ownerView.status).toBe('cancelled');
       expect(((await (await fetch(`${server.url}/admin/v1/tasks?status=cancelled`, { headers: admin })).json()) as { data: Array<{ id: string }> }).data.map((x) => x.id)).toEqual([taskB]);
+      const audit = (await (await fetch(`${server.url}/admin/v1/audit`, { headers: admin })).json()) as { data: Array<Record<string, unknown>> };
+      expect(audit.data.find((e) => e.targetId === taskB)).toMatchObject({ actor: 'ops', action: 'task.cancel', targetType: 'task', after: { status: 'cancelled', keyId: 'team-b' } });
+      expect(JSON.stringify(audit)).not.toContain('a blue cube');
       const early = await fetch(`${server.url}/admin/v1/tasks/${taskB}/content`, { headers: admin });
       expect(early.status).toBe(409);
 

@@ -64,7 +64,7 @@ export class AdminAuth {
     // Every entry is compared, so the time does not tell which one matched.
     for (const k of this.keys) if (timingSafeEqual(k.digest, digest) && !found) found = k.identity;
     if (found) return found;
-    if (ctx.rt.keys.lookupSync(token)) {
+    if (ctx.rt.keys.lookupSync(token) || ctx.rt.control?.keyCache.isPlatformKey(token)) {
       throw new GatewayError('permission_denied', 'Platform API keys cannot use the admin API; use an admin key.', { detail: 'not_admin_key' });
     }
     throw new GatewayError('authentication', 'Invalid admin key.', { detail: 'invalid_admin_key' });

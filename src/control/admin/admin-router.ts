@@ -7,14 +7,35 @@ import type { Reply } from '../../http/reply.js';
 import type { RequestContext } from '../../runtime.js';
 import { GatewayError } from '../../errors.js';
 import { ADMIN_PREFIX, type AdminRoute } from './http.js';
+import { KEY_ROUTES } from './keys-routes.js';
+import { AUDIT_ROUTES } from './audit-routes.js';
 import { REQUESTS_ROUTES } from './requests-routes.js';
 import { TASKS_ROUTES } from './tasks-routes.js';
 import { USAGE_ROUTES } from './usage-routes.js';
+import { openApiDocument } from './openapi.js';
+import { adminJson } from './http.js';
 
 /** Each resource's routes; a new resource adds one line. */
-const RESOURCES: ReadonlyArray<readonly AdminRoute[]> = [USAGE_ROUTES, REQUESTS_ROUTES, TASKS_ROUTES];
+const RESOURCES: ReadonlyArray<readonly AdminRoute[]> = [
+  KEY_ROUTES,
+  AUDIT_ROUTES,
+  USAGE_ROUTES,
+  REQUESTS_ROUTES,
+  TASKS_ROUTES,
+];
 
-export const ADMIN_ROUTES: readonly AdminRoute[] = RESOURCES.flat();
+const RESOURCE_ROUTES: readonly AdminRoute[] = RESOURCES.flat();
+
+/** The OpenAPI document of every admin route (itself included). */
+const OPENAPI_ROUTE: AdminRoute = {
+  method: 'GET',
+  route: '/openapi.json',
+  access: 'read',
+  doc: { summary: 'This document: the OpenAPI 3.1 description of the admin API.' },
+  handler: async ({ ctx }) => adminJson(ctx, openApiDocument(ADMIN_ROUTES)),
+};
+
+export const ADMIN_ROUTES: readonly AdminRoute[] = [...RESOURCE_ROUTES, OPENAPI_ROUTE];
 
 /** The gateway's view of an admin route (the same shape as src/endpoints/routes.ts's Route). */
 export interface MountedAdminRoute {

@@ -34,6 +34,26 @@ export interface AdminRoute {
   /** Read routes take any admin credential; write routes a read-write one (403 otherwise). */
   access: 'read' | 'write';
   handler: (admin: AdminContext, params: Record<string, string>) => Promise<Reply>;
+  /** What the OpenAPI document says of it (/admin/v1/openapi.json), from the zod schemas the route uses. */
+  doc: AdminRouteDoc;
+}
+
+export interface AdminRouteDoc {
+  summary: string;
+  /** The JSON body it takes. */
+  body?: z.ZodType;
+  /** The JSON answer (a list route: the item; the list wrapper is added). */
+  response?: z.ZodType;
+  /** A list: `limit`, `after` and these filters. */
+  list?: { filters: readonly string[] };
+  /** Query parameters of a route that is not a list. */
+  query?: readonly string[];
+  /** The answer's status when not 200. */
+  status?: number;
+  /** The answer is not JSON (e.g. `text/csv`). */
+  contentType?: string;
+  /** Takes an Idempotency-Key header. */
+  idempotent?: boolean;
 }
 
 export function adminJson(ctx: RequestContext, body: unknown, status = 200, headers?: Record<string, string>): Reply {

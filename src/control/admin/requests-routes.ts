@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors.js';
 import type { LedgerRow } from '../ledger/ledger-row.js';
 import { adminJson, listQuery, type AdminRoute } from './http.js';
 import { LEDGER_FILTERS, ledgerFilter } from './ledger-query.js';
+import { ledgerRowSchema } from './ledger-wire.js';
 
 /** A row as the API answers it: the time as an ISO 8601 instant. */
 export function wireRow(r: LedgerRow): Record<string, unknown> {
@@ -25,6 +26,7 @@ export const REQUESTS_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     route: '/requests',
     access: 'read',
+    doc: { summary: 'Usage-ledger rows, newest first (one per request whose key is known).', response: ledgerRowSchema, list: { filters: LEDGER_FILTERS } },
     handler: async ({ ctx, control }) => {
       const q = listQuery(ctx.url, LEDGER_FILTERS);
       const filter = ledgerFilter(q.filters);

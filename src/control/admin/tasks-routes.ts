@@ -8,6 +8,8 @@ import { Reply } from '../../http/reply.js';
 import { publicVideoTask, type VideoTask } from '../../tasks/video/video-task.js';
 import type { TaskListEntry } from '../tasks/sql-task-store.js';
 import { adminJson, listQuery, type AdminContext, type AdminRoute } from './http.js';
+import { taskEntrySchema, taskSchema } from './ledger-wire.js';
+import { recordAudit } from '../audit/audit-log.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -60,6 +62,11 @@ function wireTask(task: VideoTask): Record<string, unknown> {
   };
 }
 
+/** What the audit log keeps of a task: its state, not the prompt. */
+function auditView(t: Record<string, unknown>): Record<string, unknown> {
+  return { id: t.id, keyId: t.keyId, model: t.model, status: t.status, progress: t.progress };
+}
+
 function parseCursor(after: string): { createdAt: number; id: string } {
   const m = /^(\d{1,16})_(.+)$/.exec(after);
   if (!m) throw new GatewayError('invalid_request', "The query parameter 'after' is not a cursor of this list; pass the nextCursor of the previous page.", { param: 'after' });
@@ -75,6 +82,7 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     route: '/tasks',
     access: 'read',
+    doc: { summary: "The task center: every key's video tasks, newest first.", response: taskEntrySchema, list: { filters: ['keyId', 'model', 'status'] } },
     handler: async ({ ctx, control }) => {
       const q = listQuery(ctx.url, ['keyId', 'model', 'status']);
       if (!ctx.rt.tasksInStore) {
@@ -93,6 +101,7 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     route: '/tasks/{id}',
     access: 'read',
+    doc: { summary: 'One task in full (refreshed from the upstream when stale).', response: taskSchema },
     handler: async (admin, params) => {
       const task = await taskOf(admin, params.id);
       return adminJson(admin.ctx, wireTask(await admin.ctx.rt.videoTasks.read(task, undefined)));
@@ -102,9 +111,14 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     method: 'POST',
     route: '/tasks/{id}/cancel',
     access: 'write',
+    doc: { summary: 'Cancel a task (the upstream is asked to drop the job); a finished task stays as it is.', response: taskSchema },
     handler: async (admin, params) => {
       const task = await taskOf(admin, params.id);
+      const before = wireTask(task);
       const after = wireTask(await admin.ctx.rt.videoTasks.cancel(task, undefined));
+      if (before.status !== after.status) {
+        await recordAudit(admin.control.db, { actor: admin.actor.id, action: 'task.cancel', targetType: 'task', targetId: task.record.id, before: auditView(before), after: auditView(after) }, admin.control.now());
+      }
       return adminJson(admin.ctx, after);
     },
   },
@@ -112,6 +126,7 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     route: '/tasks/{id}/content',
     access: 'read',
+    doc: { summary: 'The video of a finished task, streamed from the upstream.', query: ['index'], contentType: 'video/mp4' },
     handler: async (admin, params) => {
       const ctx = admin.ctx;
       for (const [name] of ctx.url.searchParams) {

@@ -11,6 +11,7 @@ import { CSV_HEADER, csvLines } from '../ledger/ledger-csv.js';
 import type { UsageGroup } from '../ledger/ledger-rollup.js';
 import { adminJson, listQuery, pageOf, type AdminRoute } from './http.js';
 import { LEDGER_FILTERS, ledgerFilter } from './ledger-query.js';
+import { usageBucketSchema } from './ledger-wire.js';
 
 const GROUPS: readonly UsageGroup[] = ['day', 'key', 'model', 'provider'];
 
@@ -27,6 +28,7 @@ export const USAGE_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     route: '/usage',
     access: 'read',
+    doc: { summary: 'Usage summed from the daily rollups, one bucket per day, key, model or provider (groupBy); from/to select whole UTC days.', response: usageBucketSchema, list: { filters: [...LEDGER_FILTERS, 'groupBy'] } },
     handler: async ({ ctx, control }) => {
       const q = listQuery(ctx.url, [...LEDGER_FILTERS, 'groupBy']);
       const { groupBy: rawGroup, ...filters } = q.filters;
@@ -41,6 +43,7 @@ export const USAGE_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     route: '/usage/export',
     access: 'read',
+    doc: { summary: 'The ledger rows matching the filters as CSV (RFC 4180), oldest first.', query: LEDGER_FILTERS, contentType: 'text/csv' },
     handler: async ({ ctx, control }) => {
       for (const name of ['limit', 'after']) {
         if (ctx.url.searchParams.has(name)) throw new GatewayError('invalid_request', `The export is not paged: '${name}' is not taken here; narrow it with from/to instead.`, { param: name });

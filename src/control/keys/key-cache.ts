@@ -1,0 +1,173 @@
+/**
+ * The store's platform keys in memory, so authenticating a request never queries the database.
+ * Every key change bumps `control_state.keys_revision` in its transaction and stamps the changed
+ * row with it; `refresh()` reads that one number and, when it moved, only the rows past what it
+ * holds. It runs on a timer (at most every second) and at once when another instance announces a
+ * change (Redis pub/sub), so a change reaches every instance within a second.
+ *
+ * Lookups hash the presented token once (SHA-256, synchronous) and confirm the digest with a
+ * constant-time comparison, like the config's keys. Disabled, revoked, expired and rotated-out
+ * secrets stay known so the caller gets a clear 401 rather than "invalid key".
+ */
+import type { Kysely } from 'kysely';
+import { digestOf, keyOf, timingSafeEqual } from '../../auth/key-store.js';
+import type { Principal } from '../../auth/principal.js';
+import type { LimitsConfig } from '../../config/schema.js';
+import type { Database } from '../db/database.js';
+import type { ApiKeySecretsTable, ApiKeysTable } from '../db/schema-keys.js';
+import { digestWords } from './key-secret.js';
+
+export interface CachedKey {
+  row: ApiKeysTable;
+  principal: Principal;
+}
+
+export type KeyLookup = { principal: Principal; key: CachedKey } | { refused: string };
+
+interface Secret {
+  digest: Int32Array;
+  keyId: string;
+  expiresAt: number | null;
+}
+
+/** Secrets are read for at most this many changed keys per query. */
+const CHUNK = 500;
+
+export class KeyCache {
+  private revision = -1;
+  private readonly keys = new Map<string, CachedKey>();
+  private readonly byDigest = new Map<number, Secret[]>();
+  private readonly secretsOfKey = new Map<string, Secret[]>();
+  /** Key id -> when it was last used here; written in batches (never per request). */
+  private readonly used = new Map<string, number>();
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  constructor(private readonly db: Kysely<Database>, private readonly now: () => number) {}
+
+  /** Brings the cache up to the store's revision; concurrent calls share a run (and one more after it). */
+  refresh(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    const run = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.load();
+        } while (this.again);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    this.running = run;
+    return run;
+  }
+
+  private async load(): Promise<void> {
+    const state = await this.db.selectFrom('control_state').select('value').where('name', '=', 'keys_revision').executeTakeFirst();
+    const revision = Number(state?.value ?? 0);
+    if (revision === this.revision) return;
+    const rows = await this.db.selectFrom('api_keys').selectAll().where('revision', '>', this.revision).execute();
+    const secrets: ApiKeySecretsTable[] = [];
+    if (this.revision < 0) secrets.push(...(await this.db.selectFrom('api_key_secrets').selectAll().execute()));
+    else {
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        const ids = rows.slice(i, i + CHUNK).map((r) => r.id);
+        secrets.push(...(await this.db.selectFrom('api_key_secrets').selectAll().where('key_id', 'in', ids).execute()));
+      }
+    }
+    for (const row of rows) this.put(row);
+    const byKey = new Map<string, ApiKeySecretsTable[]>();
+    for (const s of secrets) {
+      const list = byKey.get(s.key_id) ?? [];
+      list.push(s);
+      byKey.set(s.key_id, list);
+    }
+    for (const row of rows) this.putSecrets(row.id, byKey.get(row.id) ?? []);
+    this.revision = revision;
+  }
+
+  private put(row: ApiKeysTable): void {
+    const limits = row.limits ? (JSON.parse(row.limits) as LimitsConfig) : undefined;
+    const providerKeys = row.provider_keys ? (JSON.parse(row.provider_keys) as Record<string, string>) : undefined;
+    const principal: Principal = {
+      id: row.id,
+      models: JSON.parse(row.models) as string[],
+      ...(limits ? { limits } : {}),
+      ...(providerKeys && Object.keys(providerKeys).length ? { providerKeys } : {}),
+      metadata: JSON.parse(row.metadata) as Record<string, string>,
+    };
+    this.keys.set(row.id, { row, principal });
+  }
+
+  private putSecrets(keyId: string, rows: ApiKeySecretsTable[]): void {
+    for (const old of this.secretsOfKey.get(keyId) ?? []) {
+      const bucket = this.byDigest.get(keyOf(old.digest));
+      if (!bucket) continue;
+      const rest = bucket.filter((s) => s !== old);
+      if (rest.length) this.byDigest.set(keyOf(old.digest), rest);
+      else this.byDigest.delete(keyOf(old.digest));
+    }
+    const fresh = rows.map((r): Secret => ({ digest: digestWords(r.digest), keyId, expiresAt: r.expires_at }));
+    for (const s of fresh) {
+      const bucket = this.byDigest.get(keyOf(s.digest)) ?? [];
+      bucket.push(s);
+      this.byDigest.set(keyOf(s.digest), bucket);
+    }
+    this.secretsOfKey.set(keyId, fresh);
+  }
+
+  private secretOf(token: string): Secret | undefined {
+    const digest = digestOf(token);
+    const bucket = this.byDigest.get(keyOf(digest));
+    if (!bucket) return undefined;
+    let found: Secret | undefined;
+    for (let i = 0; i < bucket.length; i++) {
+      const s = bucket[i] as Secret;
+      if (timingSafeEqual(s.digest, digest) && !found) found = s;
+    }
+    return found;
+  }
+
+  /** Whether `token` is (or was) one of the store's platform keys, in any state. */
+  isPlatformKey(token: string): boolean {
+    return this.secretOf(token) !== undefined;
+  }
+
+  /** The principal of a usable key, a refusal naming why a known one is not usable, or undefined for an unknown token. */
+  lookup(token: string): KeyLookup | undefined {
+    const secret = this.secretOf(token);
+    if (!secret) return undefined;
+    const key = this.keys.get(secret.keyId);
+    if (!key) return undefined;
+    const now = this.now();
+    const row = key.row;
+    if (row.status === 'revoked') return { refused: 'This API key has been revoked.' };
+    if (row.status === 'disabled') return { refused: 'This API key is disabled.' };
+    if (row.expires_at !== null && row.expires_at <= now) return { refused: `This API key expired at ${new Date(row.expires_at).toISOString()}.` };
+    if (secret.expiresAt !== null && secret.expiresAt <= now) return { refused: "This API key was replaced by a rotation and its grace period has ended; use the key's new secret." };
+    this.used.set(row.id, now);
+    return { principal: key.principal, key };
+  }
+
+  get(keyId: string): CachedKey | undefined {
+    return this.keys.get(keyId);
+  }
+
+  /** Writes when keys were last used (batched, only ever forward); the map starts over. */
+  async flushLastUsed(): Promise<void> {
+    if (!this.used.size) return;
+    const batch = [...this.used];
+    this.used.clear();
+    for (const [id, at] of batch) {
+      await this.db
+        .updateTable('api_keys')
+        .set({ last_used_at: at })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+        .execute();
+    }
+  }
+}

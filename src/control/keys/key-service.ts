@@ -1,0 +1,261 @@
+/**
+ * The lifecycle of the store's platform keys: create, list (cursor pages, search, filters), show,
+ * update, rotate (with a grace period; idempotent with an Idempotency-Key), disable, enable and
+ * revoke. Every change runs in one transaction that bumps the keys revision, writes the key and
+ * its audit entry; then every instance is told (this one's cache at once, the others through the
+ * notifier or their next refresh). Keys from the config file are listed read-only.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { KeyConfig } from '../../config/schema.js';
+import { GatewayError } from '../../errors.js';
+import { quoteInput } from '../../quote-input.js';
+import { recordAudit } from '../audit/audit-log.js';
+import type { Database } from '../db/database.js';
+import type { ApiKeysTable } from '../db/schema-keys.js';
+import { timeOrderedId } from '../ids.js';
+import { conflict, notFound, pageOf, type ListPage } from '../admin/http.js';
+import { idempotencyKey, remember, replayed, type StoredAnswer } from './idempotency.js';
+import type { KeyCache } from './key-cache.js';
+import { newSecret } from './key-secret.js';
+import { recordOfConfigKey, recordOfRow, type CreateKeyInput, type KeyRecord, type KeyStatus, type KeyWithSecret, type UpdateKeyInput } from './key-wire.js';
+
+/** What the gateway's config adds: its read-only keys and the provider ids `providerKeys` may name (unchecked when absent). */
+export interface KeysConfigView {
+  configKeys: readonly KeyConfig[];
+  providerIds?: ReadonlySet<string>;
+}
+
+export interface KeyListQuery {
+  limit: number;
+  after?: string | undefined;
+  /** Matches name, owner and metadata (case-insensitive substring). */
+  search?: string;
+  status?: KeyStatus;
+  owner?: string;
+  source?: 'store' | 'config';
+}
+
+export interface KeyServiceOptions {
+  db: Kysely<Database>;
+  cache: KeyCache;
+  now: () => number;
+  /** Tells the other instances that keys changed (Redis pub/sub); they also poll. */
+  announce?: () => Promise<void>;
+}
+
+const CONFIG_CURSOR = 'config:';
+
+export class KeyService {
+  private readonly db: Kysely<Database>;
+  private readonly cache: KeyCache;
+  private readonly now: () => number;
+  private readonly announce: (() => Promise<void>) | undefined;
+
+  constructor(options: KeyServiceOptions) {
+    this.db = options.db;
+    this.cache = options.cache;
+    this.now = options.now;
+    this.announce = options.announce;
+  }
+
+  async create(input: CreateKeyInput, actor: string, view: KeysConfigView, idempotency?: string): Promise<StoredAnswer & { body: KeyWithSecret }> {
+    checkProviders(input.providerKeys, view);
+    const expiresAt = futureInstant(input.expiresAt, this.now());
+    const idem = idempotency ? await idempotencyKey('key.create', idempotency, input) : undefined;
+    return this.write(async (trx, revision) => {
+      const now = this.now();
+      if (idem) {
+        const earlier = await replayed(trx, idem, now);
+        if (earlier) return earlier as StoredAnswer & { body: KeyWithSecret };
+      }
+      const secret = await newSecret();
+      const row: ApiKeysTable = {
+        id: timeOrderedId('key_', now),
+        name: input.name,
+        owner: input.owner ?? null,
+        models: JSON.stringify(input.models ?? ['*']),
+        limits: input.limits ? JSON.stringify(input.limits) : null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        provider_keys: input.providerKeys ? JSON.stringify(input.providerKeys) : null,
+        expires_at: expiresAt,
+        status: 'active',
+        prefix: secret.prefix,
+        last4: secret.last4,
+        created_at: now,
+        updated_at: now,
+        revoked_at: null,
+        last_used_at: null,
+        revision,
+      };
+      await trx.insertInto('api_keys').values(row).execute();
+      await trx.insertInto('api_key_secrets').values({ digest: secret.digest, key_id: row.id, prefix: secret.prefix, last4: secret.last4, created_at: now, expires_at: null }).execute();
+      const record = recordOfRow(row);
+      await recordAudit(trx, { actor, action: 'key.create', targetType: 'key', targetId: row.id, before: null, after: record }, now);
+      const answer = { status: 201, body: { ...record, key: secret.secret } };
+      if (idem) await remember(trx, idem, answer, now);
+      return answer;
+    });
+  }
+
+  async list(q: KeyListQuery, view: KeysConfigView): Promise<ListPage<KeyRecord>> {
+    const want = q.limit + 1;
+    const out: Array<{ record: KeyRecord; cursor: string }> = [];
+    const afterConfig = q.after?.startsWith(CONFIG_CURSOR) ? q.after.slice(CONFIG_CURSOR.length) : undefined;
+    const inStoreAlready = q.after !== undefined && afterConfig === undefined;
+    if (!inStoreAlready && q.source !== 'store') {
+      let started = afterConfig === undefined;
+      for (const k of view.configKeys) {
+        if (!started) {
+          started = k.id === afterConfig;
+          continue;
+        }
+        const record = recordOfConfigKey(k);
+        if (matchesConfig(record, q)) out.push({ record, cursor: CONFIG_CURSOR + k.id });
+        if (out.length === want) break;
+      }
+    }
+    if (out.length < want && q.source !== 'config') {
+      let query = this.db.selectFrom('api_keys').selectAll().orderBy('id', 'desc').limit(want - out.length);
+      if (inStoreAlready) query = query.where('id', '<', q.after as string);
+      if (q.status) query = query.where('status', '=', q.status);
+      if (q.owner) query = query.where('owner', '=', q.owner);
+      if (q.search) {
+        const p = `%${q.search.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
+        query = query.where(sql<boolean>`(lower(name) like ${p} escape '!' or lower(coalesce(owner, '')) like ${p} escape '!' or lower(metadata) like ${p} escape '!')`);
+      }
+      for (const row of await query.execute()) out.push({ record: recordOfRow(row), cursor: row.id });
+    }
+    const page = pageOf(out, q.limit, (e) => e.cursor);
+    return { ...page, data: page.data.map((e) => e.record) };
+  }
+
+  async get(id: string, view: KeysConfigView): Promise<KeyRecord> {
+    const fromConfig = view.configKeys.find((k) => k.id === id);
+    if (fromConfig) return recordOfConfigKey(fromConfig);
+    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('key', id);
+    return recordOfRow(row);
+  }
+
+  async update(id: string, patch: UpdateKeyInput, actor: string, view: KeysConfigView): Promise<KeyRecord> {
+    readOnlyIfConfig(id, view, 'changed');
+    checkProviders(patch.providerKeys ?? undefined, view);
+    const expiresAt = patch.expiresAt === undefined ? undefined : futureInstant(patch.expiresAt, this.now());
+    return this.write(async (trx, revision) => {
+      const row = await this.current(trx, id);
+      if (row.status === 'revoked') throw conflict(`The key '${id}' is revoked; a revoked key cannot be changed.`, 'key_revoked');
+      const next: ApiKeysTable = {
+        ...row,
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.owner !== undefined ? { owner: patch.owner } : {}),
+        ...(patch.models !== undefined ? { models: JSON.stringify(patch.models) } : {}),
+        ...(patch.limits !== undefined ? { limits: patch.limits === null ? null : JSON.stringify(patch.limits) } : {}),
+        ...(patch.metadata !== undefined ? { metadata: JSON.stringify(patch.metadata) } : {}),
+        ...(patch.providerKeys !== undefined ? { provider_keys: patch.providerKeys === null ? null : JSON.stringify(patch.providerKeys) } : {}),
+        ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+        updated_at: this.now(),
+        revision,
+      };
+      return this.save(trx, 'key.update', actor, row, next);
+    });
+  }
+
+  async rotate(id: string, gracePeriodSeconds: number, actor: string, view: KeysConfigView, idempotency?: string): Promise<StoredAnswer & { body: KeyWithSecret }> {
+    readOnlyIfConfig(id, view, 'rotated');
+    const idem = idempotency ? await idempotencyKey(`key.rotate:${id}`, idempotency, { gracePeriodSeconds }) : undefined;
+    return this.write(async (trx, revision) => {
+      const now = this.now();
+      if (idem) {
+        const earlier = await replayed(trx, idem, now);
+        if (earlier) return earlier as StoredAnswer & { body: KeyWithSecret };
+      }
+      const row = await this.current(trx, id);
+      if (row.status === 'revoked') throw conflict(`The key '${id}' is revoked; a revoked key cannot be rotated.`, 'key_revoked');
+      const until = now + gracePeriodSeconds * 1000;
+      // The current secret works until the grace period ends; secrets already rotated out keep their earlier end.
+      await trx.updateTable('api_key_secrets').set({ expires_at: until }).where('key_id', '=', id).where('expires_at', 'is', null).execute();
+      await trx.updateTable('api_key_secrets').set({ expires_at: until }).where('key_id', '=', id).where('expires_at', '>', until).execute();
+      const secret = await newSecret();
+      await trx.insertInto('api_key_secrets').values({ digest: secret.digest, key_id: id, prefix: secret.prefix, last4: secret.last4, created_at: now, expires_at: null }).execute();
+      const next: ApiKeysTable = { ...row, prefix: secret.prefix, last4: secret.last4, updated_at: now, revision };
+      const record = await this.save(trx, 'key.rotate', actor, row, next, { gracePeriodSeconds });
+      const answer = { status: 200, body: { ...record, key: secret.secret } };
+      if (idem) await remember(trx, idem, answer, now);
+      return answer;
+    });
+  }
+
+  async setStatus(id: string, status: KeyStatus, actor: string, view: KeysConfigView): Promise<KeyRecord> {
+    readOnlyIfConfig(id, view, status === 'revoked' ? 'revoked' : status === 'disabled' ? 'disabled' : 'enabled');
+    return this.write(async (trx, revision) => {
+      const row = await this.current(trx, id);
+      if (row.status === status) return recordOfRow(row);
+      if (row.status === 'revoked') throw conflict(`The key '${id}' is revoked; a revoked key cannot be ${status === 'active' ? 'enabled' : 'disabled'}.`, 'key_revoked');
+      const now = this.now();
+      const next: ApiKeysTable = { ...row, status, updated_at: now, revision, ...(status === 'revoked' ? { revoked_at: now } : {}) };
+      const action = status === 'revoked' ? 'key.revoke' : status === 'disabled' ? 'key.disable' : 'key.enable';
+      return this.save(trx, action, actor, row, next);
+    });
+  }
+
+  private async current(trx: Transaction<Database>, id: string): Promise<ApiKeysTable> {
+    const row = await trx.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('key', id);
+    return row;
+  }
+
+  private async save(trx: Transaction<Database>, action: string, actor: string, before: ApiKeysTable, next: ApiKeysTable, details?: Record<string, unknown>): Promise<KeyRecord> {
+    await trx.updateTable('api_keys').set(next).where('id', '=', next.id).execute();
+    const after = recordOfRow(next);
+    await recordAudit(trx, { actor, action, targetType: 'key', targetId: next.id, before: recordOfRow(before), after: details ? { ...after, ...details } : after }, this.now());
+    return after;
+  }
+
+  /**
+   * One change: the revision is bumped first (its row lock orders concurrent writers on PostgreSQL,
+   * and a write as the first statement takes SQLite's write lock at once), then `fn` runs in the
+   * same transaction. After the commit this instance reloads and the others are told.
+   */
+  private async write<T>(fn: (trx: Transaction<Database>, revision: number) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction().execute(async (trx) => {
+      const bumped = await trx
+        .updateTable('control_state')
+        .set((eb) => ({ value: eb('value', '+', 1) }))
+        .where('name', '=', 'keys_revision')
+        .returning('value')
+        .executeTakeFirstOrThrow();
+      return fn(trx, Number(bumped.value));
+    });
+    await this.cache.refresh();
+    if (this.announce) await this.announce().catch(() => undefined);
+    return result;
+  }
+}
+
+function matchesConfig(r: KeyRecord, q: KeyListQuery): boolean {
+  if (q.status && r.status !== q.status) return false;
+  if (q.owner) return false;
+  if (q.search && !r.name.toLowerCase().includes(q.search.toLowerCase())) return false;
+  return true;
+}
+
+function readOnlyIfConfig(id: string, view: KeysConfigView, what: string): void {
+  if (view.configKeys.some((k) => k.id === id)) {
+    throw conflict(`The key '${quoteInput(id, 80)}' comes from the config file and is read-only here; it cannot be ${what} through the admin API. Change it in the config file.`, 'config_key_read_only');
+  }
+}
+
+function checkProviders(providerKeys: Record<string, string> | undefined, view: KeysConfigView): void {
+  if (!providerKeys || !view.providerIds) return;
+  for (const id of Object.keys(providerKeys)) {
+    if (!view.providerIds.has(id)) throw new GatewayError('invalid_request', `Unknown provider '${quoteInput(id, 80)}' in providerKeys.`, { param: `providerKeys.${quoteInput(id, 80)}` });
+  }
+}
+
+/** An `expiresAt` as epoch ms (null: never); a time already past is a 400. */
+function futureInstant(value: string | null | undefined, now: number): number | null {
+  if (value === undefined || value === null) return null;
+  const ms = Date.parse(value);
+  if (ms <= now) throw new GatewayError('invalid_request', `Invalid value for 'expiresAt': ${value} is not in the future.`, { param: 'expiresAt' });
+  return ms;
+}

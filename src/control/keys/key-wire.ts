@@ -1,0 +1,117 @@
+/**
+ * The wire shapes of platform keys in the admin API (camelCase, like the config file): a key record
+ * is a config key entry plus its state. The zod schemas here check request bodies and generate the
+ * OpenAPI document.
+ */
+import { z } from 'zod';
+import { limitsSchema, type KeyConfig, type LimitsConfig } from '../../config/schema.js';
+import type { ApiKeysTable } from '../db/schema-keys.js';
+import { displayParts } from './key-secret.js';
+
+export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+
+const modelsSchema = z.array(z.string().min(1).max(200)).min(1).max(100).describe('Glob patterns of the model ids the key may call (default ["*"]).');
+const metadataSchema = z.record(z.string().max(100), z.string().max(1000)).describe('Free-form string labels (team, plan...). Searchable.');
+const expiresAtSchema = z.iso.datetime({ offset: true }).nullable().describe('ISO 8601 instant after which the key is refused (null: never).');
+const providerKeysSchema = z.record(z.string().min(1), z.string().min(1)).describe("Provider id -> the key holder's own upstream credential (bring your own key). Never returned.");
+
+export const createKeySchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  owner: z.string().trim().min(1).max(200).nullable().optional(),
+  models: modelsSchema.optional(),
+  limits: limitsSchema.optional(),
+  expiresAt: expiresAtSchema.optional(),
+  metadata: metadataSchema.optional(),
+  providerKeys: providerKeysSchema.optional(),
+});
+export type CreateKeyInput = z.output<typeof createKeySchema>;
+
+/** PATCH: the fields given replace the stored ones; null clears owner, limits, expiresAt and providerKeys. */
+export const updateKeySchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  owner: z.string().trim().min(1).max(200).nullable().optional(),
+  models: modelsSchema.optional(),
+  limits: limitsSchema.nullable().optional(),
+  expiresAt: expiresAtSchema.optional(),
+  metadata: metadataSchema.optional(),
+  providerKeys: providerKeysSchema.nullable().optional(),
+});
+export type UpdateKeyInput = z.output<typeof updateKeySchema>;
+
+export const rotateKeySchema = z.strictObject({
+  gracePeriodSeconds: z.number().int().min(0).max(30 * 24 * 3600).default(0).describe('How long the old secret keeps working (default 0: refused at once).'),
+});
+
+export const keyRecordSchema = z.object({
+  object: z.literal('key'),
+  id: z.string().describe('Stable across rotations: key_…, or the config entry id.'),
+  prefix: z.string().describe('The first characters of the secret, for display.'),
+  last4: z.string(),
+  name: z.string(),
+  owner: z.string().nullable(),
+  models: z.array(z.string()),
+  limits: limitsSchema.nullable(),
+  expiresAt: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  providerKeys: z.array(z.string()).describe('The providers this key brings its own credential for (ids only, never the credentials).'),
+  status: z.enum(KEY_STATUSES),
+  source: z.enum(['store', 'config']).describe('"config": from the config file, read-only here.'),
+  createdAt: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+});
+export type KeyRecord = z.output<typeof keyRecordSchema>;
+
+/** The creation and rotation answer: the record plus the secret, this once. */
+export const keyWithSecretSchema = keyRecordSchema.extend({ key: z.string().describe('The secret: shown this once, never again.') });
+export type KeyWithSecret = z.output<typeof keyWithSecretSchema>;
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export type ApiKeyRow = ApiKeysTable;
+
+export function recordOfRow(row: ApiKeyRow): KeyRecord {
+  const providerKeys = row.provider_keys ? Object.keys(JSON.parse(row.provider_keys) as Record<string, string>) : [];
+  return {
+    object: 'key',
+    id: row.id,
+    prefix: row.prefix,
+    last4: row.last4,
+    name: row.name,
+    owner: row.owner,
+    models: JSON.parse(row.models) as string[],
+    limits: row.limits ? (JSON.parse(row.limits) as LimitsConfig) : null,
+    expiresAt: iso(row.expires_at),
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    providerKeys,
+    status: row.status,
+    source: 'store',
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    revokedAt: iso(row.revoked_at),
+    lastUsedAt: iso(row.last_used_at),
+  };
+}
+
+export function recordOfConfigKey(k: KeyConfig): KeyRecord {
+  return {
+    object: 'key',
+    id: k.id,
+    ...displayParts(k.key),
+    name: k.id,
+    owner: null,
+    models: [...k.models],
+    limits: k.limits ?? null,
+    expiresAt: null,
+    metadata: {},
+    providerKeys: Object.keys(k.providerKeys ?? {}),
+    status: k.disabled ? 'disabled' : 'active',
+    source: 'config',
+    createdAt: null,
+    updatedAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * GET /v1/key: a platform key's own view of itself (OpenRouter's `/key`): its name, models, limits,
+ * expiry and status, spend in the current budget period and what remains of the budget, requests
+ * today and its requests-per-minute state. Never the secret.
+ */
+import type { Reply } from '../http/reply.js';
+import { keyBudgetName } from '../limits/admission.js';
+import { NANO_PER_USD } from '../limits/cost.js';
+import { periodBounds } from '../limits/periods.js';
+import type { RequestContext } from '../runtime.js';
+import { authenticate, jsonResponse } from './common.js';
+
+const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+export async function getOwnKey(ctx: RequestContext): Promise<Reply> {
+  const principal = await authenticate(ctx);
+  const now = ctx.rt.now();
+  const stored = ctx.rt.control?.keyCache.get(principal.id);
+  const fromConfig = stored ? undefined : ctx.rt.config.keys.find((k) => k.id === principal.id);
+  const limits = principal.limits ?? null;
+  const budget = limits?.budget;
+  const day = periodBounds('day', now);
+  const period = budget ? periodBounds(budget.period, now) : day;
+  let spendUsd: number | null = null;
+  if (budget) {
+    // A budget check with no ceiling takes nothing: it reads the period's total.
+    const read = await ctx.rt.rateLimiter.acquire([{ kind: 'budget', name: keyBudgetName(principal.id, budget.period), limit: Number.MAX_SAFE_INTEGER, resetAt: period.end }], now);
+    const used = read.states[0]?.used;
+    if (used !== undefined) spendUsd = used / NANO_PER_USD;
+  }
+  const count = ctx.rt.control?.requestCount;
+  const requestsToday = count ? await count(principal.id, day.start).catch(() => null) : null;
+  const rpm = ctx.limits?.requests;
+  return jsonResponse(ctx, {
+    object: 'key',
+    id: principal.id,
+    name: stored?.row.name ?? principal.id,
+    models: principal.models ?? ['*'],
+    limits,
+    expiresAt: iso(stored?.row.expires_at),
+    status: stored?.row.status ?? (fromConfig?.disabled ? 'disabled' : 'active'),
+    source: stored ? 'store' : fromConfig ? 'config' : 'host',
+    usage: {
+      periodStart: new Date(period.start).toISOString(),
+      spendUsd,
+      budgetRemainingUsd: budget && spendUsd !== null ? Math.max(0, budget.usd - spendUsd) : null,
+      requestsToday,
+    },
+    rateLimit: { requests: rpm ? { limit: rpm.limit, remaining: rpm.remaining, resetAt: new Date(rpm.resetAt).toISOString() } : null },
+  });
+}
