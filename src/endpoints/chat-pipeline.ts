@@ -162,6 +162,7 @@ async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage |
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
+    ...(call.model.pricing ? { pricing: call.model.pricing } : {}),
     ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
   });

@@ -49,6 +49,7 @@ export function mayUseModel(principal: Principal, modelId: string): boolean {
 
 /** Model id -> route (with the caller's own upstream credentials, if any); 404 when unknown, 403 when the caller may not use it. */
 export function resolveModel(ctx: RequestContext, principal: Principal, modelId: string, param = 'model'): ResolvedModel {
+  ctx.event.requestedModel = modelId;
   let model = ctx.rt.models.resolve(modelId);
   if (!model) throw new GatewayError('not_found', `The model '${quoteInput(modelId)}' does not exist or is not served by this gateway.`, { param, detail: 'model_not_found' });
   if (!mayUseModel(principal, model.id)) {
