@@ -151,15 +151,20 @@ async function main(): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);
   if (metrics) console.log(`modelgate: metrics at ${metrics.url}`);
-  const controlPlane = await openControlPlane(values.db, env, shared ? { notifier: shared.notifier } : {});
+  const controlPlane = await openControlPlane(values.db, env, { ...(shared ? { notifier: shared.notifier } : {}), ...(metrics ? { meterProvider: metrics.meterProvider } : {}) });
   console.log(`modelgate: store: ${controlPlane.database.description}`);
+  // Task records live in the database when it is shared (PostgreSQL) or when nothing else is
+  // (no Redis): the task center lists them. With Redis and a per-instance SQLite file, Redis keeps
+  // them, so instances still share their tasks.
+  const { taskStore: redisTasks, ...sharedRest } = shared?.options ?? {};
+  const sharedOptions = redisTasks && controlPlane.database.dialect !== 'postgres' ? { ...sharedRest, taskStore: redisTasks } : sharedRest;
   const connectMs = config.timeouts?.connectMs;
   const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
   const gateway = createGateway(config, {
     fetch: upstreamFetch,
     env: configEnv,
     video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined },
-    ...(shared?.options ?? {}),
+    ...sharedOptions,
     ...(values.quiet ? {} : { hooks: { onResponse: accessLogger(logFormat, (line) => process.stdout.write(`${line}\n`)) } }),
     ...(metrics ? { telemetry: { meterProvider: metrics.meterProvider } } : {}),
     control: controlPlane.control,

@@ -27,6 +27,7 @@ import { BackgroundRuns } from './conversations/background-runs.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 import { quoteInput } from './quote-input.js';
 import { GatewayRequestContext } from './request-context.js';
+import { ledgerOf } from './control/ledger/ledger-recorder.js';
 import { AdminAuth } from './control/admin/admin-auth.js';
 import { mountAdminRoutes } from './control/admin/admin-router.js';
 
@@ -98,7 +99,10 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     cancelCheckMs: options.conversations?.cancelCheckMs ?? 1000,
   };
   const newId = (prefix = '') => `${prefix}${idGen()}`;
-  const taskStore = options.taskStore ? withStoreDeadline(options.taskStore, 'task store', storeTimeoutMs) : new MemoryTaskStore(now);
+  // The control plane's task records are the task center's: they are the store unless the host gives one.
+  const givenTasks = options.taskStore ?? options.control?.tasks;
+  const taskStore = givenTasks ? withStoreDeadline(givenTasks, 'task store', storeTimeoutMs) : new MemoryTaskStore(now);
+  const ledger = options.ledger ?? options.control?.ledger;
   const models = new ModelRegistry(cfg, providers, Math.floor(now() / 1000));
   const telemetry = new Telemetry(options.telemetry);
   const rt: GatewayRuntime = {
@@ -129,6 +133,8 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
       ...(options.video ? { options: options.video } : {}),
     }),
     backgroundRuns: new BackgroundRuns({ conversations }),
+    tasksInStore: !options.taskStore && options.control !== undefined,
+    ...(ledger ? { ledger: ledgerOf(ledger, now) } : {}),
     ...(options.control ? { control: options.control } : {}),
     ...(options.control && admin.enabled ? { admin } : {}),
     logger: options.logger ?? console,
@@ -228,6 +234,8 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       if (closed) return;
       closed = true;
       await Promise.allSettled([rt.videoTasks.stop(), rt.backgroundRuns.stop()]);
+      // After the background work: its last rows are queued too, then every queued row is written.
+      await options.ledger?.close?.();
     },
   };
 }

@@ -35,7 +35,12 @@ export class GatewayRequestContext implements RequestContext {
   ) {
     this.#host = host;
     this.hostPrincipal = host.principal;
-    this.obs = new RequestObserver({ hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(this)) }, event, startedAt, request.headers);
+    this.obs = new RequestObserver(
+      { hooks: rt.hooks, now: rt.now, telemetry: rt.telemetry, scrub: (text) => scrubContent(text, requestSecrets(this)), ...(rt.ledger ? { ledger: rt.ledger } : {}) },
+      event,
+      startedAt,
+      request.headers,
+    );
   }
 
   /** Read only when something needs it (upstream calls can follow the host's onClientGone instead). */

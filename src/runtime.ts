@@ -4,7 +4,7 @@ import type { RateLimiter } from './limits/rate-limiter.js';
 import type { RequestLimits } from './limits/request-lease.js';
 import type { Principal } from './auth/principal.js';
 import type { GatewayConfig } from './config/schema.js';
-import type { GatewayHooks, RequestEvent } from './observability/hooks.js';
+import type { GatewayHooks, RequestEvent, ResponseEvent } from './observability/hooks.js';
 import type { RequestObserver } from './observability/request-observer.js';
 import type { Telemetry, TelemetryOptions } from './observability/telemetry.js';
 import type { ErrorShape } from './protocols/shared/error-bodies.js';
@@ -16,6 +16,7 @@ import type { TaskStore } from './tasks/task-store.js';
 import type { VideoTaskService } from './tasks/video/video-service.js';
 import type { VideoTaskOptions } from './tasks/video/video-settings.js';
 import type { BackgroundRuns } from './conversations/background-runs.js';
+import type { LedgerRecorder } from './control/ledger/ledger-recorder.js';
 import type { ControlPlane } from './control/control-plane.js';
 import type { AdminAuth, AuthorizeAdmin } from './control/admin/admin-auth.js';
 
@@ -61,6 +62,13 @@ export interface GatewayOptions {
    * store that fails or is late answers 503 `unavailable` instead of holding the request.
    */
   storeTimeoutMs?: number;
+  /**
+   * The usage ledger: every request whose key is known becomes one row, handed to `enqueue` when
+   * the response is complete (a LedgerQueue writes them in batches off the request path). Default:
+   * the control plane's ledger (`control.ledger`). `gateway.close()` closes one given here, so every
+   * queued row is written before the host exits (the control plane's closes with `control.close()`).
+   */
+  ledger?: LedgerRecorder;
   /**
    * The operator's side (keys in a database, the admin API, the audit log), built once with
    * createControlPlane. Without it the gateway serves the config's keys only and has no admin API.
@@ -132,6 +140,10 @@ export interface GatewayRuntime {
   videoTasks: VideoTaskService;
   /** Background runs of stored responses and interactions (`background: true`). */
   backgroundRuns: BackgroundRuns;
+  /** True when the video tasks are the control plane's task records (the task center can list them). */
+  tasksInStore: boolean;
+  /** Turns a finished request into its ledger row and queues it (absent: no ledger). */
+  ledger?: (event: ResponseEvent) => void;
   /** The operator's side, when the host gave one (GatewayOptions.control). */
   control?: ControlPlane;
   /** Admin API credentials; the admin routes exist when it is set and enabled and `control` is there. */

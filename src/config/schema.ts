@@ -50,12 +50,14 @@ export const limitsSchema = z.strictObject({
 });
 export type LimitsConfig = z.output<typeof limitsSchema>;
 
-/** USD per million tokens. */
+/** USD per million tokens; for a video model, USD per second of video. */
 const pricingSchema = z.strictObject({
-  inputPerMTok: z.number().nonnegative(),
-  outputPerMTok: z.number().nonnegative(),
+  inputPerMTok: z.number().nonnegative().default(0),
+  outputPerMTok: z.number().nonnegative().default(0),
   /** Input tokens read from the vendor's prompt cache (default: inputPerMTok). */
   cachedInputPerMTok: z.number().nonnegative().optional(),
+  /** Video models: USD per second of video asked for, charged when the upstream accepted the job. */
+  perVideoSecond: z.number().nonnegative().optional(),
 });
 export type PricingConfig = z.output<typeof pricingSchema>;
 

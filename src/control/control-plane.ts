@@ -5,10 +5,15 @@
  * its own Kysely instance.
  */
 import type { Kysely } from 'kysely';
+import type { MeterProvider } from '@opentelemetry/api';
 import type { ChangeNotifier } from './change-notifier.js';
 import type { Database, DatabaseDialect } from './db/database.js';
 import { KeyCache } from './keys/key-cache.js';
 import { KeyService } from './keys/key-service.js';
+import { LedgerQueue, type LedgerQueueOptions, type LedgerSink } from './ledger/ledger-queue.js';
+import { ledgerMetrics } from './ledger/ledger-metrics.js';
+import { SqlLedgerStore } from './ledger/sql-ledger-store.js';
+import { SqlTaskStore } from './tasks/sql-task-store.js';
 
 /** Without a notifier, how often instances look for key changes: a change reaches them within a second. */
 export const KEY_POLL_MS = 500;
@@ -26,6 +31,15 @@ export interface ControlPlaneOptions {
   now?: () => number;
   /** Where background failures are reported (default console), at most once a minute. */
   logger?: { warn(message: string): void };
+  /** The ledger's write queue: its bound, batch size, flush interval (see LedgerQueueOptions). */
+  ledger?: Pick<LedgerQueueOptions, 'maxRows' | 'batchSize' | 'flushIntervalMs' | 'retryMaxMs' | 'warnEveryMs'> & {
+    /** Where batches go instead of the database's ledger tables (a host's own sink; tests). */
+    sink?: LedgerSink;
+    /** Longest wait for queued rows at close() (default 10 000 ms). */
+    closeDeadlineMs?: number;
+  };
+  /** Where the ledger's metrics go (default: the global meter provider). */
+  meterProvider?: MeterProvider;
   /** Key-change announcements between instances (Redis pub/sub); without it, polling every KEY_POLL_MS. */
   notifier?: ChangeNotifier;
   /** Overrides the poll interval (ms). */
@@ -39,6 +53,12 @@ export interface ControlPlane {
   dialect: DatabaseDialect;
   now: () => number;
   logger: { warn(message: string): void };
+  /** The usage ledger's write queue: requests only enqueue; batches go to `usage` off the request path. */
+  ledger: LedgerQueue;
+  /** The usage ledger's rows and daily rollups (reads, summaries, retention). */
+  usage: SqlLedgerStore;
+  /** Task records (video generations): the video service's task store and the task center's list. */
+  tasks: SqlTaskStore;
   /** The store's platform keys in memory (the request path reads only this). */
   keyCache: KeyCache;
   /** Key lifecycle for the admin API and the CLI. */
@@ -87,6 +107,12 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     closers.push(flush);
   }
   let closed = false;
+  const usage = new SqlLedgerStore(options.db);
+  const metrics = ledgerMetrics(options.meterProvider);
+  const { sink, closeDeadlineMs, ...queueOptions } = options.ledger ?? {};
+  const ledger = new LedgerQueue(sink ?? usage, { ...queueOptions, now, warn: (m) => logger.warn(m), onDrop: metrics.dropped });
+  metrics.watch(ledger);
+  closers.push(() => ledger.close(closeDeadlineMs));
   return {
     db: options.db,
     dialect: options.dialect,
@@ -94,6 +120,11 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     logger,
     keyCache,
     keys,
+    ledger,
+    usage,
+    tasks: new SqlTaskStore(options.db, now),
+    // Whole UTC days from the rollups (GET /v1/key asks from the start of today).
+    requestCount: async (keyId, since) => (await usage.spendSince(keyId, since)).requests,
     async close() {
       if (closed) return;
       closed = true;

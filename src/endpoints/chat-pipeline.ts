@@ -171,6 +171,7 @@ async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage |
     ...(usage ? { usage } : {}),
     ...(finishReason ? { finishReason } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
+    ...(call.model.pricing ? { pricing: call.model.pricing } : {}),
     ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
   });

@@ -53,6 +53,7 @@ export function mayUseModel(principal: Principal, modelId: string): boolean {
  * no model id may (model-id.ts), 404 when unknown, 403 when the caller may not use it.
  */
 export function resolveModel(ctx: RequestContext, principal: Principal, modelId: string, param = 'model'): ResolvedModel {
+  ctx.event.requestedModel = modelId;
   const model = ctx.rt.models.resolve(modelId);
   const problem = modelIdProblem(modelId, model?.direct === true);
   if (problem) throw new GatewayError('invalid_request', `The model '${quoteInput(escapeControls(modelId))}' cannot be used: ${problem}.`, { param, detail: 'invalid_model_id' });

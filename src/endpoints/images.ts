@@ -88,11 +88,13 @@ function usageOf(json: Record<string, unknown>): IRUsage | undefined {
 }
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
-async function finished(ctx: RequestContext, model: ResolvedModel, usage: IRUsage | undefined, streamCompleted?: boolean): Promise<void> {
+async function finished(ctx: RequestContext, model: ResolvedModel, usage: IRUsage | undefined, streamCompleted?: boolean, images?: number): Promise<void> {
   const costUsd = await finishRequest(requestLimits(ctx), model.pricing, usage);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
+    ...(model.pricing ? { pricing: model.pricing } : {}),
+    ...(images !== undefined ? { media: { images } } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
   });
 }
@@ -114,7 +116,7 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   if (stream) return relayImageStream(ctx, model, upstream);
   const json = await readUpstreamJson(upstream, provider.id);
   if (!Array.isArray(json.data)) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered without a 'data' list of images.`);
-  await finished(ctx, model, usageOf(json));
+  await finished(ctx, model, usageOf(json), undefined, json.data.length);
   return upstreamJsonResponse(ctx, json);
 }
 
@@ -156,6 +158,6 @@ async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   // Gemini makes one image per call; n images are n calls (candidateCount is not supported by image models).
   const answers = await Promise.all(Array.from({ length: n }, one));
   const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.rt.now() / 1000));
-  await finished(ctx, model, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens });
+  await finished(ctx, model, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens }, undefined, out.data.length);
   return upstreamJsonResponse(ctx, out);
 }

@@ -13,6 +13,7 @@ import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJs
 import type { Principal } from '../auth/principal.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
+import { videoCostUsd } from '../limits/cost.js';
 import { Reply } from '../http/reply.js';
 
 /** The caller's Request-Id (or Idempotency-Key): a retry with the same id returns the first task. */
@@ -32,16 +33,22 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Reply>
   requireCapability(model, 'video');
   const submission = ctx.rt.videoTasks.prepare(model, req);
   await admitModelCall(ctx, principal, model, () => undefined);
+  const videoSeconds = submission.job.durationSeconds;
+  ctx.obs.report({ media: { videoSeconds }, ...(model.pricing ? { pricing: model.pricing } : {}) });
+  let accepted = false;
   try {
     const result = await ctx.rt.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx), observer: ctx.obs });
+    accepted = !result.replayed;
     const body = { request_id: result.requestId, task_id: result.taskId, status: result.status };
     if (result.replayed) {
       return jsonResponse(ctx, { ...body, message: 'A task with this Request-Id already exists; no new generation was started.' }, 202, { 'idempotent-replayed': 'true' });
     }
     return jsonResponse(ctx, { ...body, message: 'The video generation task was accepted. Poll GET /v1/video/generations/{task_id} for its status.' }, 202);
   } finally {
-    // A submission holds its concurrency slot only until the upstream accepted (or refused) the job.
-    await finishRequest(requestLimits(ctx), model.pricing, undefined);
+    // A submission holds its concurrency slot only until the upstream accepted (or refused) the job;
+    // an accepted job costs its seconds of video at the model's price (also against budgets).
+    const costUsd = await finishRequest(requestLimits(ctx), model.pricing, undefined, true, accepted ? videoCostUsd(model.pricing, videoSeconds) : undefined);
+    if (costUsd !== undefined) ctx.obs.report({ costUsd });
   }
 }
 

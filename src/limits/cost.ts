@@ -18,3 +18,9 @@ export function costOf(pricing: PricingConfig | undefined, usage: IRUsage | unde
   // Rounded to a nano-dollar, which also keeps float noise out of headers and hooks.
   return Math.round((micro / 1e6) * NANO_PER_USD) / NANO_PER_USD;
 }
+
+/** USD for `seconds` of video at the model's `perVideoSecond`, or undefined without that price. */
+export function videoCostUsd(pricing: PricingConfig | undefined, seconds: number): number | undefined {
+  if (pricing?.perVideoSecond === undefined) return undefined;
+  return Math.round(pricing.perVideoSecond * seconds * NANO_PER_USD) / NANO_PER_USD;
+}

@@ -91,10 +91,12 @@ export interface RequestLimits {
 
 /**
  * The end of a request's upstream work: the cost from `pricing` and the real usage, the lease
- * settled and released. Returns the cost (undefined when unknown). Safe to call on every path.
+ * settled and released (`fixedCostUsd`: a price not from tokens, e.g. seconds of video). Returns
+ * the cost (undefined when unknown). Safe to call on every path.
  */
-export async function finishRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined, complete = true): Promise<number | undefined> {
-  const cost = costOf(pricing, usage);
+export async function finishRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined, complete = true, fixedCostUsd?: number): Promise<number | undefined> {
+  // A cost known without token usage (seconds of video) is the cost.
+  const cost = fixedCostUsd ?? costOf(pricing, usage);
   if (cost !== undefined && state.costUsd === undefined) state.costUsd = cost;
   const lease = state.lease;
   if (lease) {

@@ -1,3 +1,4 @@
+import type { PricingConfig } from '../config/schema.js';
 import type { IRFinishReason, IRUsage } from '../ir/types.js';
 
 /** A setting the upstream could not take as the client sent it, named as the client's request names it. */
@@ -24,6 +25,9 @@ export interface RequestEvent {
   /** The route template (`/v1/responses/{id}`), absent when no route matched. */
   route?: string;
   keyId?: string;
+  /** The model id as the client named it (set before the model is checked, so a refused request has it too). */
+  requestedModel?: string;
+  /** The model id that serves the request (a fallback's own id once the routing moved to it). */
   model?: string;
   provider?: string;
   upstreamModel?: string;
@@ -70,6 +74,22 @@ export interface ResponseEvent extends RequestEvent {
   finishReason?: IRFinishReason;
   /** The request's cost in USD from the real usage and the model's `pricing` (when both are known). */
   costUsd?: number;
+  /** The model's `pricing` the cost was computed with. */
+  pricing?: PricingConfig;
+  /** The model the vendor reported using (its answer's `model`), when it named one. */
+  resolvedModel?: string;
+  /** The client's protocol on a model route (`openai-chat`, `anthropic-messages`, `gemini`, ...). */
+  protocol?: string;
+  /** Streamed answers: milliseconds from the request to the first generated token (else the first chunk). */
+  ttftMs?: number;
+  /** Media generated: images in the answer, seconds of video asked for. */
+  media?: MediaUsage;
+}
+
+/** What a media request produced (images) or asked for (seconds of video). */
+export interface MediaUsage {
+  images?: number;
+  videoSeconds?: number;
 }
 
 export interface GatewayHooks {

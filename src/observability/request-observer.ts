@@ -9,10 +9,11 @@
  */
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { GatewayError } from '../errors.js';
+import type { PricingConfig } from '../config/schema.js';
 import type { IRFinishReason, IRUsage, ProtocolName } from '../ir/types.js';
 import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
 import { isTextStream, Reply } from '../http/reply.js';
-import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } from './hooks.js';
+import { fireHook, type GatewayHooks, type MediaUsage, type RequestEvent, type ResponseEvent } from './hooks.js';
 import { extractParent, injectContext, NOOP_SPAN, NOOP_SPAN_CONTEXT, type Telemetry } from './telemetry.js';
 import { finishing } from './finishing.js';
 import { UNOBSERVED, type AttemptTarget, type UpstreamAttempt } from './attempt.js';
@@ -23,6 +24,10 @@ export type { AttemptTarget, UpstreamAttempt } from './attempt.js';
 export interface RequestOutcome {
   usage?: IRUsage;
   costUsd?: number;
+  /** The model's pricing `costUsd` was computed with. */
+  pricing?: PricingConfig;
+  /** Images produced, seconds of video asked for. */
+  media?: MediaUsage;
   /** The failure (already scrubbed) when the request failed, also mid-stream under a 200. */
   error?: { code: GatewayError['code']; message: string };
   streamCompleted?: boolean;
@@ -36,6 +41,11 @@ export interface ObserverDeps {
   telemetry: Telemetry;
   /** Secrets scrubbed from captured content (only read when content capture is on). */
   scrub: (text: string) => string;
+  /**
+   * The usage ledger: handed the complete event of every request whose key is known, when the
+   * response is complete (it only queues; see control/ledger/ledger-queue.ts).
+   */
+  ledger?: (event: ResponseEvent) => void;
 }
 
 const MAX_CONTENT_CHARS = 64_000;
@@ -125,7 +135,12 @@ export class RequestObserver {
 
   /** The answer's id, model and finish reasons (also from a stream's events; a function is called only if a span or metrics hear them); later values win. */
   answer(facts: ResponseFacts | (() => ResponseFacts)): void {
-    this.response = { ...this.response, ...(typeof facts !== 'function' ? facts : this.span.isRecording() || this.openAttempt?.span.isRecording() || this.deps.telemetry.instruments.enabled ? facts() : {}) };
+    this.response = { ...this.response, ...(typeof facts !== 'function' ? facts : this.wantsFacts() ? facts() : {}) };
+  }
+
+  /** Whether anyone hears the answer's facts: a recording span, the metrics, or the ledger (for a known key). */
+  private wantsFacts(): boolean {
+    return (this.deps.ledger !== undefined && this.event.keyId !== undefined) || this.span.isRecording() || this.openAttempt?.span.isRecording() === true || this.deps.telemetry.instruments.enabled;
   }
 
   /** A whole (non-streamed) answer, for content capture only. */
@@ -327,18 +342,34 @@ export class RequestObserver {
     this.closeAttempt();
     this.record(status, latencyMs, now);
     const hook = this.deps.hooks.onResponse;
-    if (!hook) return;
+    const ledger = this.event.keyId !== undefined ? this.deps.ledger : undefined;
+    if (!hook && !ledger) return;
+    const e = this.event;
+    const first = e.stream ? (this.firstTokenAt ?? this.firstChunkAt) : undefined;
+    const protocol = routeFacts(e.route, e.path)?.clientProtocol;
     const event: ResponseEvent = {
-      ...this.event,
+      ...e,
       status,
       latencyMs,
       ...(o.usage ? { usage: o.usage } : {}),
       ...(o.costUsd !== undefined ? { costUsd: o.costUsd } : {}),
+      ...(o.pricing ? { pricing: o.pricing } : {}),
+      ...(o.media ? { media: o.media } : {}),
       ...(o.error ? { error: o.error } : {}),
       ...(o.streamCompleted !== undefined ? { streamCompleted: o.streamCompleted } : {}),
       ...(o.finishReason ? { finishReason: o.finishReason } : {}),
+      ...(this.response.model ? { resolvedModel: this.response.model } : {}),
+      ...(protocol ? { protocol } : {}),
+      ...(first !== undefined ? { ttftMs: first - this.startedAt } : {}),
     };
-    fireHook(hook, event);
+    if (ledger) {
+      try {
+        ledger(event);
+      } catch {
+        // the ledger only queues; nothing it does may break the request
+      }
+    }
+    if (hook) fireHook(hook, event);
   }
 
   private record(status: number, latencyMs: number, now: number): void {

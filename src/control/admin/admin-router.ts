@@ -9,6 +9,9 @@ import { GatewayError } from '../../errors.js';
 import { ADMIN_PREFIX, type AdminRoute } from './http.js';
 import { KEY_ROUTES } from './keys-routes.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
+import { REQUESTS_ROUTES } from './requests-routes.js';
+import { TASKS_ROUTES } from './tasks-routes.js';
+import { USAGE_ROUTES } from './usage-routes.js';
 import { openApiDocument } from './openapi.js';
 import { adminJson } from './http.js';
 
@@ -16,6 +19,9 @@ import { adminJson } from './http.js';
 const RESOURCES: ReadonlyArray<readonly AdminRoute[]> = [
   KEY_ROUTES,
   AUDIT_ROUTES,
+  USAGE_ROUTES,
+  REQUESTS_ROUTES,
+  TASKS_ROUTES,
 ];
 
 const RESOURCE_ROUTES: readonly AdminRoute[] = RESOURCES.flat();

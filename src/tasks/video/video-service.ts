@@ -22,6 +22,7 @@ import { videoTaskSettings, type VideoTaskOptions, type VideoTaskSettings } from
 import { applyUpstreamState, endTask } from './video-state.js';
 import { isTerminal, VIDEO_TASK_KIND, type VideoStatus, type VideoTask, type VideoTaskData } from './video-task.js';
 import { quoteInput } from '../../quote-input.js';
+import { videoCostUsd } from '../../limits/cost.js';
 
 /** What the service takes from the gateway. */
 export interface VideoTaskDeps extends Pick<GatewayRuntime, 'config' | 'providers' | 'fetch' | 'now' | 'newId' | 'secrets'> {
@@ -117,6 +118,7 @@ export class VideoTaskService {
       error: null,
       outputs: [],
       upstreamExpiresAt: null,
+      costUsd: videoCostUsd(model.pricing, job.durationSeconds) ?? null,
       job,
       // Until the submission is recorded, the poller only checks that it did not get lost.
       poll: { count: 0, failures: 0, lastPolledAt: null, nextAt: now + this.settings.submitGraceMs },
@@ -134,7 +136,7 @@ export class VideoTaskService {
     } catch (err) {
       const safe = this.poller.scrub(err);
       // The caller gets the error now; the task stays readable as failed, without a callback.
-      await this.records.saveWithRetry(task, (d) => endTask({ ...d, callback: null }, 'failed', { code: 'submit_failed', message: safe.message }, this.deps.now())).catch(() => undefined);
+      await this.records.saveWithRetry(task, (d) => endTask({ ...d, callback: null, costUsd: null }, 'failed', { code: 'submit_failed', message: safe.message }, this.deps.now())).catch(() => undefined);
       if (idempotencyKey !== undefined) await this.records.store.releaseIdempotencyKey(idempotencyKey, id).catch(() => undefined);
       throw safe;
     }
@@ -166,13 +168,24 @@ export class VideoTaskService {
     return task;
   }
 
-  /** The task as its owner reads it: refreshed from the upstream when the last poll is stale. */
-  read(task: VideoTask, principal: Principal): Promise<VideoTask> {
+  /** Any key's task, for the operator (the task center); 404 when there is none. */
+  async findAny(id: string): Promise<VideoTask> {
+    this.start();
+    const task = id ? await this.records.load(id) : undefined;
+    if (!task) throw new GatewayError('not_found', `No task with id '${quoteInput(id, 80)}'.`, { param: 'id', detail: 'not_found' });
+    return task;
+  }
+
+  /**
+   * The task as its owner (or the operator: no principal) reads it: refreshed from the upstream
+   * when the last poll is stale.
+   */
+  read(task: VideoTask, principal: Principal | undefined): Promise<VideoTask> {
     return this.poller.refresh(task, 'stale', true, principal);
   }
 
   /** Stops tracking the job and asks the upstream to drop it (best effort); a finished task stays as it is. */
-  async cancel(task: VideoTask, principal: Principal): Promise<VideoTask> {
+  async cancel(task: VideoTask, principal: Principal | undefined): Promise<VideoTask> {
     if (isTerminal(task.data.status)) return task;
     const saved = await this.records.saveWithRetry(task, (d) => endTask(d, 'cancelled', null, this.deps.now()));
     const found = taskProvider(this.deps, saved.record.ownerId, saved.data, principal);
@@ -183,7 +196,7 @@ export class VideoTaskService {
   }
 
   /** Result `index` of a finished task (-1: not a whole number), proxied with the upstream's credentials. */
-  async content(stored: VideoTask, principal: Principal, index: number, signal: AbortSignal): Promise<VideoContent> {
+  async content(stored: VideoTask, principal: Principal | undefined, index: number, signal: AbortSignal): Promise<VideoContent> {
     const task = await this.read(stored, principal);
     const id = task.record.id;
     if (task.data.status !== 'succeeded') {

@@ -44,6 +44,8 @@ const videoTaskDataSchema = z.object({
   /** Where the upstream keeps the results; never shown to callers. */
   outputs: z.array(z.object({ ref: z.string(), contentType: z.string().nullable() })),
   upstreamExpiresAt: z.number().nullable(),
+  /** USD the job costs at the model's `pricing.perVideoSecond` (null: no such price, or the upstream refused it). */
+  costUsd: z.number().nullable().default(null),
   job: videoJobSchema,
   poll: z.object({
     count: z.number(),

@@ -1,0 +1,193 @@
+/**
+ * The ledger's bounded queue: requests only enqueue a row (no I/O, no await); rows are written in
+ * batches off the request path. A slow or unreachable database never slows or fails a request:
+ * rows wait in the queue (retried with backoff) and are written once the sink answers again. Only
+ * when the queue is full are new rows dropped; each one is counted exactly, reported to the
+ * `onDrop` metric and, at most once a minute, in a warning. `close()` writes every queued row.
+ */
+import type { LedgerRow } from './ledger-row.js';
+
+/** Where batches of rows go (the database in the server; anything in a host or a test). */
+export interface LedgerSink {
+  /** Writes all of `rows` or throws (then the same rows are offered again later). */
+  write(rows: readonly LedgerRow[]): Promise<void>;
+}
+
+export interface LedgerQueueOptions {
+  /** Rows held at most while the sink is slow or away; beyond it new rows are dropped and counted (default 50 000). */
+  maxRows?: number;
+  /** Rows per write (default 500). */
+  batchSize?: number;
+  /** A row waits at most this long before its batch is written (default 1000 ms). */
+  flushIntervalMs?: number;
+  /** Longest wait between retries of a failing sink (default 30 000 ms; the first retry comes after 250 ms). */
+  retryMaxMs?: number;
+  /** At most one warning per kind (rows dropped, sink failing) this often (default 60 000 ms). */
+  warnEveryMs?: number;
+  now?: () => number;
+  warn?: (message: string) => void;
+  /** Told of every dropped row (the `modelgate.ledger.dropped_rows` metric). */
+  onDrop?: (count: number) => void;
+}
+
+export interface LedgerQueueStats {
+  /** Rows waiting to be written. */
+  queued: number;
+  /** Rows the sink took. */
+  written: number;
+  /** Rows dropped because the queue was full (or still queued when close() gave up). */
+  dropped: number;
+  /** Writes that failed (each retried). */
+  failures: number;
+}
+
+type Timer = ReturnType<typeof setTimeout>;
+
+/** Node keeps a process alive for a pending timer; a queue waiting to flush must not. */
+function unref(t: Timer): Timer {
+  (t as { unref?: () => void }).unref?.();
+  return t;
+}
+
+const FIRST_RETRY_MS = 250;
+
+export class LedgerQueue {
+  private rows: LedgerRow[] = [];
+  private written = 0;
+  private dropped = 0;
+  private failures = 0;
+  private consecutiveFailures = 0;
+  private timer: Timer | undefined;
+  private running: Promise<void> | undefined;
+  private retryAt = 0;
+  private closed = false;
+  private readonly lastWarn = { drop: -Infinity, fail: -Infinity };
+  private droppedSinceWarn = 0;
+  private readonly maxRows: number;
+  private readonly batchSize: number;
+  private readonly flushIntervalMs: number;
+  private readonly retryMaxMs: number;
+  private readonly warnEveryMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly sink: LedgerSink, private readonly options: LedgerQueueOptions = {}) {
+    this.maxRows = options.maxRows ?? 50_000;
+    this.batchSize = options.batchSize ?? 500;
+    this.flushIntervalMs = options.flushIntervalMs ?? 1000;
+    this.retryMaxMs = options.retryMaxMs ?? 30_000;
+    this.warnEveryMs = options.warnEveryMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Queues a row (never blocks, never throws); false when it was dropped because the queue is full. */
+  enqueue(row: LedgerRow): boolean {
+    if (this.rows.length >= this.maxRows || this.closed) {
+      this.drop(1);
+      return false;
+    }
+    this.rows.push(row);
+    this.schedule(this.rows.length >= this.batchSize ? 0 : this.flushIntervalMs);
+    return true;
+  }
+
+  stats(): LedgerQueueStats {
+    return { queued: this.rows.length, written: this.written, dropped: this.dropped, failures: this.failures };
+  }
+
+  /** Writes what is queued now; resolves when the queue is empty or a write failed (the rows stay queued). */
+  flush(): Promise<void> {
+    this.clearTimer();
+    this.running ??= this.drain().finally(() => {
+      this.running = undefined;
+      if (this.rows.length && !this.closed) this.schedule(this.backoffMs());
+    });
+    return this.running;
+  }
+
+  /**
+   * Stops taking rows and writes every queued one, retrying a failing sink until `deadlineMs`
+   * (default 10 000 ms) has passed; rows still queued then are counted as dropped.
+   */
+  async close(deadlineMs = 10_000): Promise<void> {
+    const end = this.now() + deadlineMs;
+    this.closed = true;
+    this.clearTimer();
+    while (this.rows.length || this.running) {
+      await this.flush();
+      if (!this.rows.length) break;
+      const left = end - this.now();
+      if (left <= 0) break;
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, this.backoffMs())));
+    }
+    if (this.rows.length) {
+      const lost = this.rows.length;
+      this.rows = [];
+      this.drop(lost);
+      this.options.warn?.(`modelgate: ledger: ${lost} rows could not be written before shutdown (the database did not answer); ${this.dropped} rows dropped in all.`);
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.rows.length) {
+      const batch = this.rows.slice(0, this.batchSize);
+      try {
+        await this.sink.write(batch);
+      } catch (err) {
+        this.failures++;
+        this.consecutiveFailures++;
+        this.retryAt = this.now() + this.backoffMs();
+        this.warnOnce('fail', `modelgate: ledger: writing usage rows failed (${(err as Error)?.message ?? String(err)}); ${this.rows.length} rows queued, retrying.`);
+        return;
+      }
+      this.consecutiveFailures = 0;
+      this.written += batch.length;
+      // Rows queued meanwhile were pushed after the batch: it is still at the front.
+      this.rows.splice(0, batch.length);
+    }
+  }
+
+  private backoffMs(): number {
+    if (!this.consecutiveFailures) return this.flushIntervalMs;
+    return Math.min(this.retryMaxMs, FIRST_RETRY_MS * 2 ** (this.consecutiveFailures - 1));
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed || this.running) return;
+    // While the sink is failing, a full batch waits for the retry time too.
+    const wait = this.consecutiveFailures ? Math.max(0, this.retryAt - this.now()) : delayMs;
+    if (this.timer !== undefined) {
+      if (wait > 0) return;
+      this.clearTimer();
+    }
+    this.timer = unref(setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, wait));
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private drop(count: number): void {
+    this.dropped += count;
+    this.droppedSinceWarn += count;
+    try {
+      this.options.onDrop?.(count);
+    } catch {
+      // a metric must not break the request
+    }
+    if (this.warnOnce('drop', `modelgate: ledger: queue full (${this.maxRows} rows; the database is slow or away); ${this.droppedSinceWarn} usage rows dropped since the last warning, ${this.dropped} in all.`)) {
+      this.droppedSinceWarn = 0;
+    }
+  }
+
+  private warnOnce(kind: 'drop' | 'fail', message: string): boolean {
+    const now = this.now();
+    if (now - this.lastWarn[kind] < this.warnEveryMs) return false;
+    this.lastWarn[kind] = now;
+    this.options.warn?.(message);
+    return true;
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * One usage-ledger row per request whose key is known: who called what, where it went, what it
+ * used and cost, how long it took and how it ended. Never prompt or answer text. Built from the
+ * request's complete ResponseEvent (observability/hooks.ts), so every route and outcome (a 403, a
+ * 429, an upstream 4xx, a stream the client left) has its row.
+ */
+import type { PricingConfig } from '../../config/schema.js';
+import type { ResponseEvent } from '../../observability/hooks.js';
+
+/** A ledger row as the admin API answers it (`GET /admin/v1/requests`) and the CSV export writes it. */
+export interface LedgerRow {
+  traceId: string;
+  /** The caller's Request-Id header, when it sent one. */
+  requestId: string | null;
+  /** When the request arrived, epoch ms. */
+  time: number;
+  keyId: string;
+  method: string;
+  /** The route template (`/v1/chat/completions`, `/v1/responses/{id}`). */
+  route: string;
+  /** The client's protocol on a model route (`openai-chat`, `anthropic-messages`, `gemini`, ...). */
+  protocol: string | null;
+  /** The gateway model that served the request (a fallback's id once the routing moved to it), else the one asked for. */
+  model: string | null;
+  /** The model id as the client named it. */
+  requestedModel: string | null;
+  /** The model the vendor reported using. */
+  resolvedModel: string | null;
+  provider: string | null;
+  /** The upstream model name the deployment that answered was called with. */
+  deployment: string | null;
+  status: number;
+  /** The gateway error code (`rate_limited`, `permission_denied`, `bad_gateway`, ...) when the request failed. */
+  errorCode: string | null;
+  /** Upstream calls made (retries and fallbacks included). */
+  attempts: number;
+  /** Fallback models the routing moved to. */
+  fallbacks: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** Part of inputTokens read from the vendor's prompt cache. */
+  cachedTokens: number | null;
+  /** Part of outputTokens spent on reasoning. */
+  reasoningTokens: number | null;
+  images: number | null;
+  videoSeconds: number | null;
+  costUsd: number | null;
+  /** The pricing (USD per million tokens) costUsd was computed with. */
+  price: PricingConfig | null;
+  latencyMs: number;
+  /** Streamed answers: time to the first token. */
+  ttftMs: number | null;
+  stream: boolean;
+  /** The caller's own upstream credential paid (bring your own key). */
+  byok: boolean;
+  /** The vendor served part of the input from its prompt cache. */
+  cacheHit: boolean;
+}
+
+/** The row of a finished request; undefined when no key is known (nothing to account it to). */
+export function ledgerRowOf(event: ResponseEvent, now: number): LedgerRow | undefined {
+  const keyId = event.keyId;
+  if (keyId === undefined) return undefined;
+  const u = event.usage;
+  let attempts = 0;
+  const models = new Set<string>();
+  for (const a of event.attempts ?? []) {
+    models.add(a.model);
+    if (!a.skipped) attempts++;
+  }
+  const cached = u?.cachedInputTokens;
+  return {
+    traceId: event.traceId,
+    requestId: event.requestId ?? null,
+    time: Math.round(now - event.latencyMs),
+    keyId,
+    method: event.method,
+    route: event.route ?? event.path,
+    protocol: event.protocol ?? null,
+    model: event.model ?? event.requestedModel ?? null,
+    requestedModel: event.requestedModel ?? null,
+    resolvedModel: event.resolvedModel ?? null,
+    provider: event.provider ?? null,
+    deployment: event.upstreamModel ?? null,
+    status: event.status,
+    errorCode: event.error?.code ?? (event.status >= 400 ? `http_${event.status}` : null),
+    attempts,
+    fallbacks: Math.max(0, models.size - 1),
+    inputTokens: u?.inputTokens ?? null,
+    outputTokens: u?.outputTokens ?? null,
+    cachedTokens: cached ?? null,
+    reasoningTokens: u?.reasoningTokens ?? null,
+    images: event.media?.images ?? null,
+    videoSeconds: event.media?.videoSeconds ?? null,
+    costUsd: event.costUsd ?? null,
+    price: event.pricing ?? null,
+    latencyMs: Math.round(event.latencyMs),
+    ttftMs: event.ttftMs === undefined ? null : Math.round(event.ttftMs),
+    stream: event.stream === true,
+    byok: event.providerCredential === 'caller',
+    cacheHit: cached !== undefined && cached > 0,
+  };
+}
+
+/** The columns of the wire shape, in order (the CSV header). */
+export const LEDGER_COLUMNS = [
+  'traceId',
+  'requestId',
+  'time',
+  'keyId',
+  'method',
+  'route',
+  'protocol',
+  'model',
+  'requestedModel',
+  'resolvedModel',
+  'provider',
+  'deployment',
+  'status',
+  'errorCode',
+  'attempts',
+  'fallbacks',
+  'inputTokens',
+  'outputTokens',
+  'cachedTokens',
+  'reasoningTokens',
+  'images',
+  'videoSeconds',
+  'costUsd',
+  'price',
+  'latencyMs',
+  'ttftMs',
+  'stream',
+  'byok',
+  'cacheHit',
+] as const satisfies ReadonlyArray<keyof LedgerRow>;

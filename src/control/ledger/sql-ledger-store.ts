@@ -1,0 +1,278 @@
+/**
+ * The ledger in the control plane's database (SQLite or PostgreSQL through Kysely): batches of rows
+ * and their daily rollups written in one transaction, rows read newest first with a keyset cursor,
+ * summaries read from the rollups, and the retention's batched reads and deletes.
+ */
+import { sql, type ExpressionBuilder, type Expression, type Kysely, type Selectable, type SqlBool, type Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { LedgerRowsTable } from '../db/schema-ledger.js';
+import type { LedgerSink } from './ledger-queue.js';
+import type { LedgerRow } from './ledger-row.js';
+import { dayOf, rollupOf, type UsageBucket } from './ledger-rollup.js';
+import type { LedgerFilter, RowPage, UsageQuery } from './ledger-filter.js';
+import { NANO_PER_USD } from '../../limits/cost.js';
+
+/** Rows per INSERT statement (29 parameters each: well inside SQLite's and PostgreSQL's limits). */
+const INSERT_CHUNK = 200;
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+
+function toDb(r: LedgerRow): LedgerRowsTable {
+  return {
+    trace_id: r.traceId,
+    request_id: r.requestId,
+    time: r.time,
+    key_id: r.keyId,
+    method: r.method,
+    route: r.route,
+    protocol: r.protocol,
+    model: r.model,
+    requested_model: r.requestedModel,
+    resolved_model: r.resolvedModel,
+    provider: r.provider,
+    deployment: r.deployment,
+    status: r.status,
+    error_code: r.errorCode,
+    attempts: r.attempts,
+    fallbacks: r.fallbacks,
+    input_tokens: r.inputTokens,
+    output_tokens: r.outputTokens,
+    cached_tokens: r.cachedTokens,
+    reasoning_tokens: r.reasoningTokens,
+    images: r.images,
+    video_seconds: r.videoSeconds,
+    cost_usd: r.costUsd,
+    price: r.price ? JSON.stringify(r.price) : null,
+    latency_ms: r.latencyMs,
+    ttft_ms: r.ttftMs,
+    stream: r.stream ? 1 : 0,
+    byok: r.byok ? 1 : 0,
+    cache_hit: r.cacheHit ? 1 : 0,
+  };
+}
+
+function fromDb(d: Selectable<LedgerRowsTable>): LedgerRow {
+  return {
+    traceId: d.trace_id,
+    requestId: d.request_id,
+    time: num(d.time),
+    keyId: d.key_id,
+    method: d.method,
+    route: d.route,
+    protocol: d.protocol,
+    model: d.model,
+    requestedModel: d.requested_model,
+    resolvedModel: d.resolved_model,
+    provider: d.provider,
+    deployment: d.deployment,
+    status: num(d.status),
+    errorCode: d.error_code,
+    attempts: num(d.attempts),
+    fallbacks: num(d.fallbacks),
+    inputTokens: numOrNull(d.input_tokens),
+    outputTokens: numOrNull(d.output_tokens),
+    cachedTokens: numOrNull(d.cached_tokens),
+    reasoningTokens: numOrNull(d.reasoning_tokens),
+    images: numOrNull(d.images),
+    videoSeconds: numOrNull(d.video_seconds),
+    costUsd: numOrNull(d.cost_usd),
+    price: d.price ? (JSON.parse(d.price) as LedgerRow['price']) : null,
+    latencyMs: num(d.latency_ms),
+    ttftMs: numOrNull(d.ttft_ms),
+    stream: num(d.stream) === 1,
+    byok: num(d.byok) === 1,
+    cacheHit: num(d.cache_hit) === 1,
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+export class SqlLedgerStore implements LedgerSink {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * Rows and their rollups in one transaction. A row already stored (a batch retried after its
+   * commit was not heard) is skipped and not counted again.
+   */
+  async write(rows: readonly LedgerRow[]): Promise<void> {
+    if (!rows.length) return;
+    await this.db.transaction().execute(async (trx) => {
+      const fresh = new Set<string>();
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        const inserted = await trx
+          .insertInto('ledger_rows')
+          .values(rows.slice(i, i + INSERT_CHUNK).map(toDb))
+          .onConflict((oc) => oc.column('trace_id').doNothing())
+          .returning('trace_id')
+          .execute();
+        for (const r of inserted) fresh.add(r.trace_id);
+      }
+      await addRollups(trx, rows.filter((r) => fresh.has(r.traceId)));
+    });
+  }
+
+  /** Rows matching `filter`, newest first; one more than `limit` is read to tell whether more follow. */
+  async rows(filter: LedgerFilter, page: RowPage): Promise<{ rows: LedgerRow[]; hasMore: boolean }> {
+    let q = this.db.selectFrom('ledger_rows').selectAll();
+    q = q.where((eb) => eb.and(rowConditions(eb, filter)));
+    const after = page.after;
+    if (after) q = q.where((eb) => eb.or([eb('time', '<', after.time), eb.and([eb('time', '=', after.time), eb('trace_id', '<', after.traceId)])]));
+    const found = await q.orderBy('time', 'desc').orderBy('trace_id', 'desc').limit(page.limit + 1).execute();
+    return { rows: found.slice(0, page.limit).map(fromDb), hasMore: found.length > page.limit };
+  }
+
+  /** Rows matching `filter` oldest first, `batch` at a time (the CSV export). */
+  async *scan(filter: LedgerFilter, batch = 1000): AsyncGenerator<LedgerRow[]> {
+    let after: { time: number; traceId: string } | undefined;
+    for (;;) {
+      let q = this.db.selectFrom('ledger_rows').selectAll().where((eb) => eb.and(rowConditions(eb, filter)));
+      const a = after;
+      if (a) q = q.where((eb) => eb.or([eb('time', '>', a.time), eb.and([eb('time', '=', a.time), eb('trace_id', '>', a.traceId)])]));
+      const found = (await q.orderBy('time', 'asc').orderBy('trace_id', 'asc').limit(batch).execute()).map(fromDb);
+      if (!found.length) return;
+      yield found;
+      const last = found[found.length - 1] as LedgerRow;
+      after = { time: last.time, traceId: last.traceId };
+      if (found.length < batch) return;
+    }
+  }
+
+  /** Summed rollups, one bucket per day, key, model or provider. `from`/`to` select whole UTC days. */
+  async usage(query: UsageQuery): Promise<UsageBucket[]> {
+    const column = ({ day: 'day', key: 'key_id', model: 'model', provider: 'provider' } as const)[query.groupBy];
+    const lines = await this.db
+      .selectFrom('usage_daily')
+      .select((eb) => [
+        eb.ref(column).as('bucket'),
+        eb.fn.sum<number>('requests').as('requests'),
+        eb.fn.sum<number>('errors').as('errors'),
+        eb.fn.sum<number>('input_tokens').as('input_tokens'),
+        eb.fn.sum<number>('output_tokens').as('output_tokens'),
+        eb.fn.sum<number>('cached_tokens').as('cached_tokens'),
+        eb.fn.sum<number>('reasoning_tokens').as('reasoning_tokens'),
+        eb.fn.sum<number>('images').as('images'),
+        eb.fn.sum<number>('video_seconds').as('video_seconds'),
+        eb.fn.sum<number>('cost_nano').as('cost_nano'),
+      ])
+      .where((eb) => {
+        const c: Expression<SqlBool>[] = [];
+        if (query.keyId !== undefined) c.push(eb('key_id', '=', query.keyId));
+        if (query.model !== undefined) c.push(eb('model', '=', query.model));
+        if (query.provider !== undefined) c.push(eb('provider', '=', query.provider));
+        const s = query.status;
+        if (typeof s === 'number') c.push(eb('status', '=', s));
+        else if (s === 'error') c.push(eb('status', '>=', 400));
+        else if (s === 'success') c.push(eb('status', '<', 400));
+        if (query.from !== undefined) c.push(eb('day', '>=', dayOf(query.from)));
+        // `to` is exclusive: the day of the last millisecond before it.
+        if (query.to !== undefined) c.push(eb('day', '<=', dayOf(query.to - 1)));
+        return eb.and(c);
+      })
+      .groupBy(column)
+      .orderBy(column)
+      .execute();
+    return lines.map((l) => ({
+      bucket: String(l.bucket),
+      requests: num(l.requests),
+      errors: num(l.errors),
+      inputTokens: num(l.input_tokens),
+      outputTokens: num(l.output_tokens),
+      cachedTokens: num(l.cached_tokens),
+      reasoningTokens: num(l.reasoning_tokens),
+      images: num(l.images),
+      videoSeconds: num(l.video_seconds),
+      costUsd: num(l.cost_nano) / NANO_PER_USD,
+    }));
+  }
+
+  /** USD spent by a key since `since` (whole UTC days, from the rollups). */
+  async spendSince(keyId: string, since: number): Promise<{ costUsd: number; requests: number }> {
+    const r = await this.db
+      .selectFrom('usage_daily')
+      .select((eb) => [eb.fn.sum<number>('cost_nano').as('cost_nano'), eb.fn.sum<number>('requests').as('requests')])
+      .where('key_id', '=', keyId)
+      .where('day', '>=', dayOf(since))
+      .executeTakeFirst();
+    return { costUsd: num(r?.cost_nano ?? 0) / NANO_PER_USD, requests: num(r?.requests ?? 0) };
+  }
+
+  /** The oldest rows before `cutoff`, at most `limit` (what the retention exports, then deletes). */
+  async oldestBefore(cutoff: number, limit: number): Promise<LedgerRow[]> {
+    const found = await this.db.selectFrom('ledger_rows').selectAll().where('time', '<', cutoff).orderBy('time', 'asc').orderBy('trace_id', 'asc').limit(limit).execute();
+    return found.map(fromDb);
+  }
+
+  async deleteRows(traceIds: readonly string[]): Promise<number> {
+    if (!traceIds.length) return 0;
+    const r = await this.db.deleteFrom('ledger_rows').where('trace_id', 'in', [...traceIds]).executeTakeFirst();
+    return num(r.numDeletedRows);
+  }
+
+  /** Drops rollup lines of days before `cutoff`'s day. */
+  async deleteRollupsBefore(cutoff: number): Promise<number> {
+    const r = await this.db.deleteFrom('usage_daily').where('day', '<', dayOf(cutoff)).executeTakeFirst();
+    return num(r.numDeletedRows);
+  }
+
+  /** Days covered, for messages: the first and the last row's time (undefined when empty). */
+  async span(): Promise<{ first: number; last: number } | undefined> {
+    const r = await this.db.selectFrom('ledger_rows').select((eb) => [eb.fn.min('time').as('first'), eb.fn.max('time').as('last')]).executeTakeFirst();
+    if (!r || r.first === null || r.last === null) return undefined;
+    return { first: num(r.first), last: num(r.last) };
+  }
+}
+
+function rowConditions(eb: ExpressionBuilder<Database, 'ledger_rows'>, f: LedgerFilter): Expression<SqlBool>[] {
+  const c: Expression<SqlBool>[] = [];
+  if (f.keyId !== undefined) c.push(eb('key_id', '=', f.keyId));
+  if (f.model !== undefined) c.push(eb('model', '=', f.model));
+  if (f.provider !== undefined) c.push(eb('provider', '=', f.provider));
+  if (typeof f.status === 'number') c.push(eb('status', '=', f.status));
+  else if (f.status === 'error') c.push(eb('status', '>=', 400));
+  else if (f.status === 'success') c.push(eb('status', '<', 400));
+  if (f.from !== undefined) c.push(eb('time', '>=', f.from));
+  if (f.to !== undefined) c.push(eb('time', '<', f.to));
+  return c;
+}
+
+async function addRollups(trx: Transaction<Database>, rows: readonly LedgerRow[]): Promise<void> {
+  for (const line of rollupOf(rows)) {
+    await trx
+      .insertInto('usage_daily')
+      .values({
+        day: line.day,
+        key_id: line.keyId,
+        model: line.model,
+        provider: line.provider,
+        status: line.status,
+        requests: line.requests,
+        errors: line.errors,
+        input_tokens: line.inputTokens,
+        output_tokens: line.outputTokens,
+        cached_tokens: line.cachedTokens,
+        reasoning_tokens: line.reasoningTokens,
+        images: line.images,
+        video_seconds: line.videoSeconds,
+        cost_nano: line.costNano,
+        latency_ms_sum: line.latencyMsSum,
+      })
+      .onConflict((oc) =>
+        oc.columns(['day', 'key_id', 'model', 'provider', 'status']).doUpdateSet({
+          requests: sql`usage_daily.requests + excluded.requests`,
+          errors: sql`usage_daily.errors + excluded.errors`,
+          input_tokens: sql`usage_daily.input_tokens + excluded.input_tokens`,
+          output_tokens: sql`usage_daily.output_tokens + excluded.output_tokens`,
+          cached_tokens: sql`usage_daily.cached_tokens + excluded.cached_tokens`,
+          reasoning_tokens: sql`usage_daily.reasoning_tokens + excluded.reasoning_tokens`,
+          images: sql`usage_daily.images + excluded.images`,
+          video_seconds: sql`usage_daily.video_seconds + excluded.video_seconds`,
+          cost_nano: sql`usage_daily.cost_nano + excluded.cost_nano`,
+          latency_ms_sum: sql`usage_daily.latency_ms_sum + excluded.latency_ms_sum`,
+        }),
+      )
+      .execute();
+  }
+}
+
+export { DAY_MS };

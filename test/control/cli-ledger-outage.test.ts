@@ -1,0 +1,102 @@
+/**
+ * A database restart under load, through the shipped server on PostgreSQL (DATABASE_URL): the
+ * server reaches the database through a relay that goes down and comes back. While it is down,
+ * requests are answered as fast as before (the ledger only queues); once it is back, every queued
+ * row is written; rows beyond the queue's bound are dropped, and the count is exact (in the
+ * `modelgate_ledger_dropped_rows_total` metric and the warning). Runs when DATABASE_URL is set,
+ * and then fails if PostgreSQL cannot be reached.
+ */
+import OpenAI from 'openai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureCliBuilt, spawnCli } from '../helpers/cli-process.js';
+import { stopChild } from '../helpers/hosts.js';
+import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';
+import { openTestDatabase, type TestDatabase } from '../helpers/control-db.js';
+import { startOutageRelay, type OutageRelay } from '../helpers/outage-relay.js';
+import { SqlLedgerStore } from '../../src/control/ledger/sql-ledger-store.js';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+const KEY = 'mg-outage-key-00000001';
+const BOUND = 25;
+
+if (!DATABASE_URL) console.warn('[cli-ledger-outage.test] DATABASE_URL is not set: skipping the database-restart test (the failing-sink case is in ledger-queue.test.ts).');
+
+describe.skipIf(!DATABASE_URL)('a database restart under load (PostgreSQL through a relay)', () => {
+  let mock: MockOpenAI;
+  let t: TestDatabase;
+  let relay: OutageRelay;
+  let configFile: string;
+
+  beforeAll(async () => {
+    await ensureCliBuilt();
+    mock = await startMockOpenAI();
+    t = await openTestDatabase('postgres', 'ledger_outage');
+    const url = new URL(t.target);
+    relay = await startOutageRelay(url.hostname, Number(url.port || 5432));
+    const dir = mkdtempSync(join(tmpdir(), 'mg-outage-'));
+    configFile = join(dir, 'config.json');
+    writeFileSync(configFile, JSON.stringify({ providers: [{ id: 'openai', type: 'openai', baseURL: mock.baseURL, apiKey: mock.apiKey }], models: [{ id: 'gpt-4o-mini', provider: 'openai' }], keys: [{ id: 'team-o', key: KEY }] }));
+  }, 360_000);
+  afterAll(async () => {
+    await relay?.close();
+    await t?.close();
+    await mock?.close();
+  });
+
+  it('queued rows are written after the database is back; beyond the bound, the dropped count is exact', async () => {
+    const viaRelay = new URL(t.target);
+    viaRelay.hostname = '127.0.0.1';
+    viaRelay.port = String(relay.port);
+    const server = await spawnCli(['--config', configFile, '--db', viaRelay.toString(), '--quiet', '--metrics-port', '0'], { MODELGATE_LEDGER_FLUSH_MS: '50', MODELGATE_LEDGER_QUEUE_ROWS: String(BOUND) });
+    const metricsUrl = /metrics at (http\S+)/.exec(server.output())?.[1] as string;
+    const store = new SqlLedgerStore(t.db);
+    const stored = async () => (await store.rows({ keyId: 'team-o' }, { limit: 1000 })).rows.length;
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const call = async (): Promise<{ trace: string; ms: number }> => {
+      const started = performance.now();
+      const r = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      return { trace: r.response.headers.get('x-trace-id') as string, ms: performance.now() - started };
+    };
+    const waitFor = async (cond: () => Promise<boolean>, ms = 20_000) => {
+      const end = Date.now() + ms;
+      while (!(await cond())) {
+        if (Date.now() > end) throw new Error(`timed out; server output:\n${server.output()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    try {
+      const before: Array<{ trace: string; ms: number }> = [];
+      for (let i = 0; i < 10; i++) before.push(await call());
+      await waitFor(async () => (await stored()) === 10);
+
+      relay.down();
+      const during: Array<{ trace: string; ms: number }> = [];
+      for (let i = 0; i < 40; i++) during.push(await call());
+      // The database being away never slows a request: the ledger only queues.
+      const worst = Math.max(...during.map((d) => d.ms));
+      expect(worst).toBeLessThan(1000);
+      await new Promise((r) => setTimeout(r, 500));
+      const scrape = async () => Number(/^modelgate_ledger_dropped_rows_total(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(metricsUrl)).text())?.[1] ?? 'NaN');
+      expect(await scrape()).toBe(40 - BOUND);
+      expect(server.output()).toMatch(/queue full \(25 rows/);
+      expect(await stored()).toBe(10);
+
+      relay.up();
+      await waitFor(async () => (await stored()) === 10 + BOUND);
+      const rows = (await store.rows({ keyId: 'team-o' }, { limit: 1000 })).rows.map((r) => r.traceId);
+      // The first BOUND rows of the outage were queued and written; the rest were the dropped ones.
+      expect(new Set(rows)).toEqual(new Set([...before, ...during.slice(0, BOUND)].map((d) => d.trace)));
+      expect(await scrape()).toBe(40 - BOUND);
+
+      // After the restart, everything flows again.
+      const after = await call();
+      await waitFor(async () => (await stored()) === 11 + BOUND);
+      expect((await store.rows({ keyId: 'team-o' }, { limit: 1 })).rows[0]?.traceId).toBe(after.trace);
+    } finally {
+      await stopChild(server.child);
+    }
+  }, 120_000);
+});
