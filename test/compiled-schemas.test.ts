@@ -195,7 +195,7 @@ const responsesTemplate = {
   service_tier: 'auto',
 };
 
-describe('compiled request validators give what the zod interpreter gives', () => {
+describe('compiled request validators give what the zod interpreter gives', { timeout: 120_000 }, () => {
   it('OpenAI chat', () => compareOnMutations(1, chatTemplate, chatRequestSchema, validateChatRequest));
   it('Anthropic messages', () => compareOnMutations(2, messagesTemplate, messagesRequestSchema, validateMessagesRequest));
   it('Anthropic count_tokens', () => compareOnMutations(3, anthropicShared, countTokensRequestSchema, validateCountTokensRequest));
