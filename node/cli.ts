@@ -15,13 +15,16 @@ import { accessLogger, type LogFormat } from './access-log.js';
 import { healthRoutes } from './health.js';
 import { serveMetrics } from './prometheus.js';
 import { openControlPlane } from './control.js';
+import { ledgerSettings } from './ledger-settings.js';
+import { startRetentionJob } from './ledger-retention-job.js';
 import { SUBCOMMANDS } from './subcommands.js';
 
 const HELP = `modelgate - AI model gateway
 
 Usage: modelgate [--config FILE] [--port N] [--host H] [--db DB] [options]
        modelgate keys create|list|show|update|rotate|disable|enable|revoke [--db DB] [--json]
-       modelgate usage [--db DB] [--json]
+       modelgate usage [--by day|key|model|provider] [--from D] [--to D] [--db DB] [--json]
+       modelgate usage purge [--days N] [--export FILE] [--db DB]
 
   --config FILE   JSON config (\${VAR} references are read from the environment).
                   Without it: the embedded default (mock provider + vendors whose
@@ -35,6 +38,13 @@ Usage: modelgate [--config FILE] [--port N] [--host H] [--db DB] [options]
 
 Admin API (/admin/v1, only when an admin key exists):
   MODELGATE_ADMIN_KEY         an admin key with read-write access (also config admin.keys)
+
+Usage ledger (one row per request of a known key, written in batches):
+  MODELGATE_LEDGER_QUEUE_ROWS         rows held while the database is slow or away (50000)
+  MODELGATE_LEDGER_FLUSH_MS           a row waits at most this long to be written (1000)
+  MODELGATE_LEDGER_RETENTION_DAYS     rows kept (90); older ones are exported, then deleted
+  MODELGATE_LEDGER_ROLLUP_RETENTION_DAYS  daily rollups kept (730)
+  MODELGATE_LEDGER_EXPORT_DIR         where purged rows are exported as CSV (./modelgate-exports)
 
 Against slow or stalled clients (each also from the environment variable shown):
   --headers-timeout-ms MS     receive the request headers within MS
@@ -160,6 +170,7 @@ async function main(): Promise<void> {
   const sharedOptions = redisTasks && controlPlane.database.dialect !== 'postgres' ? { ...sharedRest, taskStore: redisTasks } : sharedRest;
   const connectMs = config.timeouts?.connectMs;
   const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
+  const retention = startRetentionJob(controlPlane.control, ledgerSettings(env).retention, (m) => console.log(m));
   const gateway = createGateway(config, {
     fetch: upstreamFetch,
     env: configEnv,
@@ -192,6 +203,7 @@ async function main(): Promise<void> {
     server
       .close()
       .then(() => gateway.close())
+      .then(() => retention.stop())
       .then(() => controlPlane.close())
       .then(() => upstreamFetch.close())
       .then(() => shared?.close())

@@ -7,4 +7,5 @@ export type Subcommand = (args: string[], env: NodeJS.ProcessEnv) => Promise<num
 
 export const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   keys: async () => (await import('./keys-cli.js')).runKeys,
+  usage: async () => (await import('./usage-cli.js')).runUsage,
 };
