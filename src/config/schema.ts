@@ -34,7 +34,7 @@ const providerSchema = z
   });
 
 const MODALITIES = ['text', 'image', 'pdf', 'audio', 'video'] as const;
-const CAPABILITIES = ['chat', 'image', 'video'] as const;
+const CAPABILITIES = ['chat', 'image', 'video', 'embedding'] as const;
 const MODEL_APIS = ['chat', 'responses'] as const;
 
 /** Requests, tokens and concurrency per key or per model; a spending budget per calendar period (UTC). */
@@ -79,7 +79,11 @@ const modelSchema = z.object({
   fallbacks: z.array(z.string().min(1)).optional(),
   limits: limitsSchema.optional(),
   pricing: pricingSchema.optional(),
-  /** What the model can do; defaults from the provider type. */
+  /**
+   * What the model can do (`chat`, `image`, `video`, `embedding`). When absent it is guessed from the
+   * upstream model's name: `text-embedding-*`, `gemini-embedding-*` and names with `embed` are
+   * embedding models, names of image and video models are those, the rest chat.
+   */
   capabilities: z.array(z.enum(CAPABILITIES)).min(1).optional(),
   inputModalities: z.array(z.enum(MODALITIES)).min(1).optional(),
   ownedBy: z.string().optional(),
