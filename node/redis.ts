@@ -1,4 +1,5 @@
 /** Node-only: Redis-backed shared state for the standalone server when REDIS_URL is set. */
+import { RedisResponseCache } from '../src/cache/redis-response-cache.js';
 import { RedisConversationStore } from '../src/conversations/redis-conversation-store.js';
 import { RedisRateLimiter } from '../src/limits/redis-rate-limiter.js';
 import { RedisTaskStore } from '../src/tasks/redis-task-store.js';
@@ -8,7 +9,7 @@ import { redact } from '../src/upstream/redact.js';
 const WARN_EVERY_MS = 60_000;
 
 export interface SharedState {
-  options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore'>;
+  options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore' | 'responseCache'>;
   /** Checks the connection (fails fast at start instead of on the first request). */
   ready(): Promise<void>;
   /** Whether Redis answers a PING within `timeoutMs` (the readiness probe). */
@@ -17,7 +18,7 @@ export interface SharedState {
 }
 
 /**
- * Task records, rate-limit counters and stored responses in Redis, so several instances share them.
+ * Task records, rate-limit counters, stored responses and cached answers in Redis, so several instances share them.
  * `ioredis` is an optional peer dependency: it is loaded only here, when Redis is asked for.
  */
 export async function redisSharedState(url: string, prefix = 'modelgate:'): Promise<SharedState> {
@@ -43,6 +44,7 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
       taskStore: new RedisTaskStore(redis, { prefix }),
       rateLimiter: new RedisRateLimiter(redis, `${prefix}rl:`),
       conversationStore: new RedisConversationStore(redis, { prefix }),
+      responseCache: new RedisResponseCache(redis, `${prefix}cache:`),
     },
     async ready() {
       await redis.connect();

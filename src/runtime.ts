@@ -16,6 +16,7 @@ import type { TaskStore } from './tasks/task-store.js';
 import type { VideoTaskService } from './tasks/video/video-service.js';
 import type { VideoTaskOptions } from './tasks/video/video-settings.js';
 import type { BackgroundRuns } from './conversations/background-runs.js';
+import type { ResponseCache } from './cache/response-cache.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -59,6 +60,14 @@ export interface GatewayOptions {
    * store that fails or is late answers 503 `unavailable` instead of holding the request.
    */
   storeTimeoutMs?: number;
+  /**
+   * Where cached answers live (models and keys with `cache` in the config): in memory by default
+   * (least recently used out beyond `responseCacheMaxBytes`); RedisResponseCache for several
+   * instances. Calls are bounded by `storeTimeoutMs`; a failing cache is a miss.
+   */
+  responseCache?: ResponseCache;
+  /** Bound of the default in-memory response cache, in bytes (default 64 MiB). */
+  responseCacheMaxBytes?: number;
 }
 
 /** Registers a listener for the client going away; returns its unregister function (HandleContext.onClientGone). */
@@ -120,6 +129,8 @@ export interface GatewayRuntime {
   videoTasks: VideoTaskService;
   /** Background runs of stored responses and interactions (`background: true`). */
   backgroundRuns: BackgroundRuns;
+  /** The response cache and the deadline of its calls (ms). */
+  cache: { store: ResponseCache; timeoutMs: number };
 }
 
 /** Per-request state. */

@@ -59,6 +59,18 @@ const pricingSchema = z.strictObject({
 });
 export type PricingConfig = z.output<typeof pricingSchema>;
 
+/**
+ * The exact-match response cache of a model or a key (opt-in): answers are kept `ttlSeconds`, for
+ * the key that asked (`scope: "key"`, the default) or for every key (`"global"`). A hit costs
+ * `hitCostFraction` of the original answer's price (default 0).
+ */
+const cacheSchema = z.strictObject({
+  ttlSeconds: z.number().int().positive(),
+  scope: z.enum(['key', 'global']).default('key'),
+  hitCostFraction: z.number().min(0).max(1).default(0),
+});
+export type CacheConfig = z.output<typeof cacheSchema>;
+
 const deploymentSchema = z.strictObject({
   provider: z.string().min(1),
   /** The model name sent upstream; defaults to the model's `id`. */
@@ -103,6 +115,8 @@ const modelSchema = z.object({
    * Anthropic and Gemini models are taken to think).
    */
   reasoning: z.boolean().optional(),
+  /** Cache this model's answers (chat, Messages, generateContent, Responses with store: false, embeddings). */
+  cache: cacheSchema.optional(),
 });
 
 /** The shortest platform key accepted (also checked for MODELGATE_API_KEY in defaults.ts). */
@@ -117,6 +131,8 @@ const keySchema = z.object({
   limits: limitsSchema.optional(),
   /** Provider id -> the key holder's own upstream credential, used instead of the provider's `apiKey`. */
   providerKeys: z.record(z.string(), z.string().min(1)).optional(),
+  /** Cache this key's answers; the key's setting wins over the model's. */
+  cache: cacheSchema.optional(),
 });
 
 export const configSchema = z

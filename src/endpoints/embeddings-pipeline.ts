@@ -38,6 +38,8 @@ import type { RequestContext } from '../runtime.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 import { requireCapability, upstreamJsonResponse, upstreamJsonTextResponse } from './common.js';
 import { WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
+import { cachePlan, CACHE_HEADER, type CachePlan } from '../cache/cache-policy.js';
+import { hitCost, readCached, writeCached } from '../cache/cache-io.js';
 
 /** How the caller wants its answer. */
 export type EmbeddingsClient = { kind: 'openai'; encoding: 'float' | 'base64' } | { kind: 'gemini'; single: boolean };
@@ -51,9 +53,10 @@ export interface EmbeddingsCall {
   client: EmbeddingsClient;
 }
 
-/** What an answered call reports: the answer, its usage. */
+/** What an answered call reports: the answer, its JSON text as the client gets it (without traceId, for the cache), its usage. */
 interface Answered {
   reply: Reply;
+  text: string;
   usage: IRUsage | undefined;
 }
 
@@ -70,6 +73,12 @@ export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): 
   requireCapability(call.model, 'embedding');
   ctx.event.stream = false;
   ctx.obs.requestBody(call.parsed);
+  const entry = call.client.kind === 'openai' ? 'embeddings:openai' : `embeddings:gemini:${call.client.single ? 'embedContent' : 'batchEmbedContents'}`;
+  const plan = cachePlan(ctx.principal, call.model, ctx.request.headers, entry, call.parsed);
+  if (plan) {
+    const hit = await answerHit(ctx, call.model, plan);
+    if (hit) return hit;
+  }
   const estimate = (): TokenEstimate => ({ input: estimateEmbeddingTokens(call.ir), output: 0 });
   if (ctx.principal) await admitModelCall(ctx, ctx.principal, call.model, estimate);
   let model = call.model;
@@ -87,11 +96,29 @@ export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): 
     );
     const costUsd = await finishRequest(requestLimits(ctx), model.pricing, answered.usage);
     ctx.obs.report({ ...(answered.usage ? { usage: answered.usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) });
+    if (plan) {
+      await writeCached(ctx.rt, plan, { kind: 'json', body: answered.text, ...(answered.usage ? { usage: answered.usage } : {}) }, costUsd);
+      answered.reply.headers.set(CACHE_HEADER, 'miss');
+    }
     return answered.reply;
   } catch (err) {
     await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
     throw err;
   }
+}
+
+/** A hit: the stored answer, no upstream call; the limits count the request but no tokens; the (fractional) cost reported. */
+async function answerHit(ctx: RequestContext, model: ResolvedModel, plan: CachePlan): Promise<Reply | undefined> {
+  const entry = await readCached(ctx.rt, plan);
+  if (entry?.answer.kind !== 'json') return undefined;
+  if (ctx.principal) await admitModelCall(ctx, ctx.principal, model, () => ({ input: 0, output: 0 }));
+  const costUsd = hitCost(plan, entry);
+  await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 }, true, costUsd);
+  ctx.obs.report({ ...(entry.answer.usage ? { usage: entry.answer.usage } : {}), costUsd, cacheHit: true });
+  const text = entry.answer.body;
+  const reply = upstreamJsonTextResponse(ctx, text, JSON.parse(text) as Record<string, unknown>);
+  reply.headers.set(CACHE_HEADER, 'hit');
+  return reply;
 }
 
 async function attempt(ctx: RequestContext, call: EmbeddingsCall): Promise<Answered> {
@@ -133,7 +160,7 @@ async function openAIPassthrough(ctx: RequestContext, call: EmbeddingsCall): Pro
   const u = checked.data.usage;
   const tokens = u?.prompt_tokens ?? u?.total_tokens;
   const usage = tokens !== undefined ? { inputTokens: tokens, totalTokens: u?.total_tokens ?? tokens } : undefined;
-  return { reply: upstreamJsonTextResponse(ctx, raw.text, json), usage };
+  return { reply: upstreamJsonTextResponse(ctx, raw.text, json), text: raw.text, usage };
 }
 
 /** A Gemini caller on an OpenAI(-compatible) upstream. */
@@ -170,12 +197,13 @@ async function geminiPassthrough(ctx: RequestContext, call: EmbeddingsCall, sing
     if (!geminiEmbedContentResponseSchema.safeParse(json).success) {
       throw new GatewayError('bad_gateway', `The upstream provider '${model.provider.id}' answered with an unexpected embedContent response.`);
     }
-    return { reply: upstreamJsonTextResponse(ctx, raw.text, json), usage };
+    return { reply: upstreamJsonTextResponse(ctx, raw.text, json), text: raw.text, usage };
   }
   const requests = (call.parsed.requests as Array<Record<string, unknown>>).map((r) => ({ ...r, model: name }));
   const path = `/v1beta/models/${segment}:batchEmbedContents`;
   const answers = await Promise.all(chunked(requests).map(async (batch) => decodeGeminiBatchEmbedResponse(await post(ctx, model, path, JSON.stringify({ requests: batch }), 'gemini'), model.provider.id, batch.length)));
-  return { reply: upstreamJsonResponse(ctx, { embeddings: answers.flat().map((values) => ({ values })) }), usage };
+  const body = { embeddings: answers.flat().map((values) => ({ values })) };
+  return { reply: upstreamJsonResponse(ctx, body), text: JSON.stringify(body), usage };
 }
 
 /** A translated answer: the dropped settings in the header and the hook events. */
@@ -184,5 +212,5 @@ function answer(ctx: RequestContext, res: IREmbeddingResponse, body: Record<stri
   const named: SettingWarning[] = warnings.map((w) => ({ setting: w.setting, action: w.action, message: w.message }));
   const header = warningsHeaderValue(named);
   if (named.length) ctx.event.warnings = named;
-  return { reply: upstreamJsonResponse(ctx, body, 200, header ? { [WARNINGS_HEADER]: header } : undefined), usage: res.usage };
+  return { reply: upstreamJsonResponse(ctx, body, 200, header ? { [WARNINGS_HEADER]: header } : undefined), text: JSON.stringify(body), usage: res.usage };
 }

@@ -92,9 +92,10 @@ export interface RequestLimits {
 /**
  * The end of a request's upstream work: the cost from `pricing` and the real usage, the lease
  * settled and released. Returns the cost (undefined when unknown). Safe to call on every path.
+ * `costUsd` overrides the price from the usage (a cache hit: zero or a fraction of the original).
  */
-export async function finishRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined, complete = true): Promise<number | undefined> {
-  const cost = costOf(pricing, usage);
+export async function finishRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined, complete = true, costUsd?: number): Promise<number | undefined> {
+  const cost = costUsd ?? costOf(pricing, usage);
   if (cost !== undefined && state.costUsd === undefined) state.costUsd = cost;
   const lease = state.lease;
   if (lease) {

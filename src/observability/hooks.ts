@@ -62,8 +62,10 @@ export interface ResponseEvent extends RequestEvent {
   error?: { code: string; message: string };
   /** True when the response was streamed and the stream ended normally. */
   streamCompleted?: boolean;
-  /** The request's cost in USD from the real usage and the model's `pricing` (when both are known). */
+  /** The request's cost in USD from the real usage and the model's `pricing` (when both are known); a cache hit's is 0 or the configured fraction. */
   costUsd?: number;
+  /** True when the answer came from the response cache (`usage` is then the cached answer's; no upstream was called). */
+  cacheHit?: boolean;
 }
 
 export interface GatewayHooks {

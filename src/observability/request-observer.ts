@@ -26,6 +26,8 @@ export interface RequestOutcome {
   /** The failure (already scrubbed) when the request failed, also mid-stream under a 200. */
   error?: { code: GatewayError['code']; message: string };
   streamCompleted?: boolean;
+  /** The answer came from the response cache. */
+  cacheHit?: boolean;
 }
 
 export interface ObserverDeps {
@@ -332,6 +334,7 @@ export class RequestObserver {
       ...(o.costUsd !== undefined ? { costUsd: o.costUsd } : {}),
       ...(o.error ? { error: o.error } : {}),
       ...(o.streamCompleted !== undefined ? { streamCompleted: o.streamCompleted } : {}),
+      ...(o.cacheHit ? { cacheHit: true } : {}),
     };
     fireHook(hook, event);
   }

@@ -1,4 +1,4 @@
-import type { GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
+import type { CacheConfig, GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
 import type { UpstreamTarget } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
 
@@ -24,6 +24,8 @@ export interface ResolvedModel {
   fallbacks: string[];
   limits?: LimitsConfig;
   pricing?: PricingConfig;
+  /** The model's response cache settings (a key's own win). */
+  cache?: CacheConfig;
   capabilities: Capability[];
   inputModalities: Modality[];
   ownedBy: string;
@@ -86,6 +88,7 @@ export class ModelRegistry {
       fallbacks: m.fallbacks ?? [],
       ...(m.limits ? { limits: m.limits } : {}),
       ...(m.pricing ? { pricing: m.pricing } : {}),
+      ...(m.cache ? { cache: m.cache } : {}),
       capabilities,
       inputModalities: m.inputModalities ?? defaultModalities(capabilities, first.provider),
       ownedBy: m.ownedBy ?? first.provider.id,
