@@ -1,5 +1,6 @@
 /** What the benchmark sends: one request shape per scenario, for each target and for the mock itself. */
 import {
+  MODEL_CACHED,
   MODEL_VIA_ANTHROPIC,
   MODEL_VIA_OPENAI,
   PLATFORM_KEY,
@@ -101,6 +102,16 @@ function anthropicClient(stream: boolean): Requests {
   };
 }
 
+/**
+ * A response-cache hit: the same OpenAI request to a cached model, answered without an upstream call
+ * (the probe's first call fills the cache). Compared with the floor relaying the call to the mock, a
+ * hit should do better than 1.0; the ratio is reported like the others. Not the peer's (it has no cache here).
+ */
+function cacheHit(): Scenario {
+  const { peer: _notCached, ...requests } = openAIClient(false, false);
+  return { id: 'openai-cache-hit', title: 'OpenAI chat, response cache hit, JSON', kind: 'passthrough', targetRatio: 1, ...requests, gateway: { ...requests.gateway, body: openAIBody(MODEL_CACHED, false) } };
+}
+
 function hostScenario(host: HostId, title: string): Scenario {
   const { peer: _notForHosts, ...requests } = openAIClient(false, false);
   return { id: `host-${host}`, title, kind: 'host', targetRatio: TARGETS.passthroughRatio, host, ...requests };
@@ -116,6 +127,7 @@ export const SCENARIOS: Scenario[] = [
   { id: 'openai-to-anthropic-stream', title: 'OpenAI client -> Anthropic upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, ...openAIClient(true, true) },
   { id: 'anthropic-to-openai-sync', title: 'Anthropic client -> OpenAI upstream, JSON', kind: 'translated', targetRatio: TRANSLATED, ...anthropicClient(false) },
   { id: 'anthropic-to-openai-stream', title: 'Anthropic client -> OpenAI upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, ...anthropicClient(true) },
+  cacheHit(),
   hostScenario('express', 'Express 5 middleware (adapters/express.ts), pass-through JSON'),
   hostScenario('koa', 'Koa 3 middleware (adapters/koa.ts), pass-through JSON'),
   hostScenario('bun', 'Bun.serve + fetch adapter (adapters/fetch.ts), pass-through JSON'),

@@ -116,6 +116,8 @@ export const UPSTREAM_KEY = 'upstream-secret-bench-0123456789';
 /** Public model ids configured in the gateway under test. */
 export const MODEL_VIA_OPENAI = 'bench-openai';
 export const MODEL_VIA_ANTHROPIC = 'bench-anthropic';
+/** The OpenAI upstream's model with the response cache on: after the first call, every call is a hit. */
+export const MODEL_CACHED = 'bench-cached';
 /** Model whose upstream stream is paced (a chunk every BENCH_PACE_MS): the memory scenario. */
 export const MODEL_PACED = 'bench-paced';
 /** Upstream model names; the mock paces streams of models ending in `-paced`. */
@@ -136,6 +138,7 @@ export function gatewayConfig(upstreamOrigin: string): Record<string, unknown> {
       { id: MODEL_VIA_OPENAI, provider: 'up-openai', upstreamModel: UPSTREAM_OPENAI_MODEL },
       { id: MODEL_VIA_ANTHROPIC, provider: 'up-anthropic', upstreamModel: UPSTREAM_ANTHROPIC_MODEL },
       { id: MODEL_PACED, provider: 'up-openai', upstreamModel: UPSTREAM_PACED_MODEL },
+      { id: MODEL_CACHED, provider: 'up-openai', upstreamModel: UPSTREAM_OPENAI_MODEL, cache: { ttlSeconds: 3600 } },
     ],
     keys: [{ id: 'bench', key: PLATFORM_KEY }],
   };

@@ -156,7 +156,7 @@ async function main(): Promise<void> {
   const shared = env.REDIS_URL ? await redisSharedState(env.REDIS_URL, env.MODELGATE_REDIS_PREFIX || 'modelgate:') : undefined;
   if (shared) {
     await shared.ready();
-    console.log('modelgate: REDIS_URL set; task records, rate limits and stored responses are shared through Redis.');
+    console.log('modelgate: REDIS_URL set; task records, rate limits, stored responses and cached answers are shared through Redis.');
   }
   const host = values.host ?? '127.0.0.1';
   const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);

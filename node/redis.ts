@@ -1,4 +1,5 @@
 /** Node-only: Redis-backed shared state for the standalone server when REDIS_URL is set. */
+import { RedisResponseCache } from '../src/cache/redis-response-cache.js';
 import { RedisConversationStore } from '../src/conversations/redis-conversation-store.js';
 import { RedisRateLimiter } from '../src/limits/redis-rate-limiter.js';
 import { RedisTaskStore } from '../src/tasks/redis-task-store.js';
@@ -10,7 +11,7 @@ import { redisChangeNotifier } from './redis-change-notifier.js';
 const WARN_EVERY_MS = 60_000;
 
 export interface SharedState {
-  options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore'>;
+  options: Pick<GatewayOptions, 'taskStore' | 'rateLimiter' | 'conversationStore' | 'responseCache'>;
   /** Key-change announcements between instances (the control plane's cache reloads at once). */
   notifier: ChangeNotifier;
   /** Checks the connection (fails fast at start instead of on the first request). */
@@ -21,7 +22,7 @@ export interface SharedState {
 }
 
 /**
- * Task records, rate-limit counters and stored responses in Redis, so several instances share them.
+ * Task records, rate-limit counters, stored responses and cached answers in Redis, so several instances share them.
  * `ioredis` is an optional peer dependency: it is loaded only here, when Redis is asked for.
  */
 export async function redisSharedState(url: string, prefix = 'modelgate:'): Promise<SharedState> {
@@ -47,6 +48,7 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
       taskStore: new RedisTaskStore(redis, { prefix }),
       rateLimiter: new RedisRateLimiter(redis, `${prefix}rl:`),
       conversationStore: new RedisConversationStore(redis, { prefix }),
+      responseCache: new RedisResponseCache(redis, `${prefix}cache:`),
     },
     notifier: redisChangeNotifier(redis, `${prefix}keys-changed`),
     async ready() {

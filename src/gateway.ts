@@ -24,6 +24,7 @@ import { MemoryConversationStore } from './conversations/memory-conversation-sto
 import { MemoryTaskStore } from './tasks/memory-task-store.js';
 import { VideoTaskService } from './tasks/video/video-service.js';
 import { BackgroundRuns } from './conversations/background-runs.js';
+import { MemoryResponseCache } from './cache/memory-response-cache.js';
 import type { GatewayOptions, GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
 import { quoteInput } from './quote-input.js';
 import { GatewayRequestContext } from './request-context.js';
@@ -138,6 +139,7 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     ...(options.control ? { control: options.control } : {}),
     ...(options.control && admin.enabled ? { admin } : {}),
     logger: options.logger ?? console,
+    cache: { store: options.responseCache ?? new MemoryResponseCache(now, options.responseCacheMaxBytes), timeoutMs: storeTimeoutMs },
   };
   // An instance that can make videos polls from the start, so it also advances tasks other
   // instances created; otherwise the poller starts on first use.

@@ -19,6 +19,7 @@ import type { BackgroundRuns } from './conversations/background-runs.js';
 import type { LedgerRecorder } from './control/ledger/ledger-recorder.js';
 import type { ControlPlane } from './control/control-plane.js';
 import type { AdminAuth, AuthorizeAdmin } from './control/admin/admin-auth.js';
+import type { ResponseCache } from './cache/response-cache.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */
@@ -79,6 +80,13 @@ export interface GatewayOptions {
    * request in, null/undefined to fall back to the config's admin keys.
    */
   authorizeAdmin?: AuthorizeAdmin;
+   * Where cached answers live (models and keys with `cache` in the config): in memory by default
+   * (least recently used out beyond `responseCacheMaxBytes`); RedisResponseCache for several
+   * instances. Calls are bounded by `storeTimeoutMs`; a failing cache is a miss.
+   */
+  responseCache?: ResponseCache;
+  /** Bound of the default in-memory response cache, in bytes (default 64 MiB). */
+  responseCacheMaxBytes?: number;
 }
 
 /** Registers a listener for the client going away; returns its unregister function (HandleContext.onClientGone). */
@@ -150,6 +158,8 @@ export interface GatewayRuntime {
   admin?: AdminAuth;
   /** Where operational warnings go (GatewayOptions.logger, default console). */
   logger: { warn(message: string): void };
+  /** The response cache and the deadline of its calls (ms). */
+  cache: { store: ResponseCache; timeoutMs: number };
 }
 
 /** Per-request state. */

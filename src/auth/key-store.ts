@@ -58,7 +58,7 @@ export class KeyStore {
     for (const k of keys) {
       if (k.disabled) continue;
       const digest = digestOf(k.key).slice();
-      const principal: Principal = { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}), ...(k.providerKeys ? { providerKeys: k.providerKeys } : {}) };
+      const principal: Principal = { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}), ...(k.providerKeys ? { providerKeys: k.providerKeys } : {}), ...(k.cache ? { cache: k.cache } : {}) };
       const bucket = this.byDigest.get(keyOf(digest)) ?? [];
       // The same key text twice: the later entry wins.
       const same = bucket.findIndex((stored) => timingSafeEqual(stored.digest, digest));

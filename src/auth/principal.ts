@@ -1,4 +1,4 @@
-import type { LimitsConfig } from '../config/schema.js';
+import type { CacheConfig, LimitsConfig } from '../config/schema.js';
 
 /** Who is calling: a platform key record, or an identity the host already authenticated. */
 export interface Principal {
@@ -13,6 +13,8 @@ export interface Principal {
    * `apiKey` (bring your own key). Never shown in responses, logs, hooks or errors.
    */
   providerKeys?: Readonly<Record<string, string>>;
+  /** This principal's response cache settings (they win over the model's). */
+  cache?: CacheConfig;
   /** Free-form data the host attaches (plan, team, ...). Never logged by the gateway. */
   metadata?: Record<string, unknown>;
 }

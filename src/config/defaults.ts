@@ -26,6 +26,7 @@ export function embeddedDefault(env: Env, supportedTypes: readonly string[], ran
     { id: 'mock-chat', provider: 'mock', upstreamModel: 'mock-chat' },
     { id: 'mock-image', provider: 'mock', capabilities: ['image'] },
     { id: 'mock-video', provider: 'mock', capabilities: ['video'] },
+    { id: 'mock-embedding', provider: 'mock', capabilities: ['embedding'] },
   ];
   for (const vendor of VENDORS) {
     const apiKey = env[vendor.env];

@@ -34,7 +34,7 @@ const providerSchema = z
   });
 
 const MODALITIES = ['text', 'image', 'pdf', 'audio', 'video'] as const;
-const CAPABILITIES = ['chat', 'image', 'video'] as const;
+const CAPABILITIES = ['chat', 'image', 'video', 'embedding'] as const;
 const MODEL_APIS = ['chat', 'responses'] as const;
 
 /** Requests, tokens and concurrency per key or per model; a spending budget per calendar period (UTC). */
@@ -61,6 +61,18 @@ const pricingSchema = z.strictObject({
 });
 export type PricingConfig = z.output<typeof pricingSchema>;
 
+/**
+ * The exact-match response cache of a model or a key (opt-in): answers are kept `ttlSeconds`, for
+ * the key that asked (`scope: "key"`, the default) or for every key (`"global"`). A hit costs
+ * `hitCostFraction` of the original answer's price (default 0).
+ */
+const cacheSchema = z.strictObject({
+  ttlSeconds: z.number().int().positive(),
+  scope: z.enum(['key', 'global']).default('key'),
+  hitCostFraction: z.number().min(0).max(1).default(0),
+});
+export type CacheConfig = z.output<typeof cacheSchema>;
+
 const deploymentSchema = z.strictObject({
   provider: z.string().min(1),
   /** The model name sent upstream; defaults to the model's `id`. */
@@ -81,7 +93,11 @@ const modelSchema = z.object({
   fallbacks: z.array(z.string().min(1)).optional(),
   limits: limitsSchema.optional(),
   pricing: pricingSchema.optional(),
-  /** What the model can do; defaults from the provider type. */
+  /**
+   * What the model can do (`chat`, `image`, `video`, `embedding`). When absent it is guessed from the
+   * upstream model's name: `text-embedding-*`, `gemini-embedding-*` and names with `embed` are
+   * embedding models, names of image and video models are those, the rest chat.
+   */
   capabilities: z.array(z.enum(CAPABILITIES)).min(1).optional(),
   inputModalities: z.array(z.enum(MODALITIES)).min(1).optional(),
   ownedBy: z.string().optional(),
@@ -101,6 +117,8 @@ const modelSchema = z.object({
    * Anthropic and Gemini models are taken to think).
    */
   reasoning: z.boolean().optional(),
+  /** Cache this model's answers (chat, Messages, generateContent, Responses with store: false, embeddings). */
+  cache: cacheSchema.optional(),
 });
 
 /** The shortest platform key accepted (also checked for MODELGATE_API_KEY in defaults.ts). */
@@ -115,6 +133,8 @@ const keySchema = z.object({
   limits: limitsSchema.optional(),
   /** Provider id -> the key holder's own upstream credential, used instead of the provider's `apiKey`. */
   providerKeys: z.record(z.string(), z.string().min(1)).optional(),
+  /** Cache this key's answers; the key's setting wins over the model's. */
+  cache: cacheSchema.optional(),
 });
 
 /** An admin API credential: read-only (`read`) or read-write (`write`). */

@@ -16,6 +16,10 @@ import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting
 import type { Reply } from '../http/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { pumpReply, sseTransform, type PumpOptions, type StreamTransform } from '../upstream/stream-pump.js';
+import { CACHE_HEADER, type CachePlan } from '../cache/cache-policy.js';
+import { hitCost, readCached } from '../cache/cache-io.js';
+import { ChatAnswerRecorder } from '../cache/chat-replay.js';
+import { answerChatHit, chatCachePlan, keepChatAnswer } from './chat-cache.js';
 
 export interface ChatCall<Req = unknown> {
   /** The client's protocol (its client side). */
@@ -43,6 +47,8 @@ export interface ChatCall<Req = unknown> {
    * through the IR instead, which drops or converts them (and says so in x-modelgate-warnings).
    */
   translateFor?: (model: ResolvedModel) => boolean;
+  /** Set by runChat when the call uses the response cache: where a complete answer is kept. */
+  cache?: CachePlan;
 }
 
 /** Where and how a pass-through call goes when it is not the provider's chat endpoint. */
@@ -110,9 +116,16 @@ export async function admitChat(ctx: RequestContext, call: ChatCall): Promise<vo
 export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
   ctx.event.stream = call.stream;
   ctx.obs.requestBody(call.parsed);
+  const plan = chatCachePlan(ctx, call);
+  if (plan) {
+    const entry = await readCached(ctx.rt, plan);
+    if (entry?.answer.kind === 'chat') return answerChatHit(ctx, call, entry.answer.response, hitCost(plan, entry), meta(ctx, call));
+  }
   await admitChat(ctx, call);
   try {
-    return await routeChat(ctx, call);
+    const reply = await routeChat(ctx, plan ? { ...call, cache: plan } : call);
+    if (plan) reply.headers.set(CACHE_HEADER, 'miss');
+    return reply;
   } catch (err) {
     // Nothing reached the client: the reserved tokens go back and the slot is free.
     await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
@@ -165,7 +178,7 @@ function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
 }
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
-async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<void> {
+async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<number | undefined> {
   const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
@@ -175,6 +188,7 @@ async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage |
     ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
     ...(streamCompleted !== undefined ? { streamCompleted } : {}),
   });
+  return costUsd;
 }
 
 async function passthrough(ctx: RequestContext, call: ChatCall, codec: PassthroughCodec, target: { url: string; headers: Headers }): Promise<Reply> {
@@ -187,19 +201,31 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
     ctx.obs.answer(() => responseFacts(json));
     ctx.obs.answerContent(json);
     const { body: out, usage, asSent, finishReason } = codec.finishSyncBody(json, ctx.traceId);
-    await finishEvent(ctx, call, usage, undefined, undefined, finishReason);
+    const costUsd = await finishEvent(ctx, call, usage, undefined, undefined, finishReason);
+    if (call.cache) await keepChatAnswer(ctx, call.cache, codecFor(codec.protocol).upstream.decodeResponse(json), costUsd);
     return asSent ? upstreamJsonTextResponse(ctx, raw.text, out) : upstreamJsonResponse(ctx, out);
   }
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
-  const nextLook = relay.nextLook?.bind(relay);
+  // A call whose answer is kept reads every event into the IR as it passes (the bytes still go as they came).
+  const recording = call.cache ? { decoder: codecFor(codec.protocol).upstream.createStreamDecoder(provider.chatDialect), recorder: new ChatAnswerRecorder(call.model.upstreamModel) } : undefined;
+  const nextLook = recording ? undefined : relay.nextLook?.bind(relay);
   const transform = sseTransform({
     first: (ev) => ctx.obs.answer(() => streamStartFacts(ev.data)),
-    event: (ev, raw) => relay.relay(ev, raw),
-    end: () => relay.end(),
+    event: (ev, raw) => {
+      if (recording) for (const e of recording.decoder.event(ev)) recording.recorder.record(e);
+      return relay.relay(ev, raw);
+    },
+    end: () => {
+      if (recording) for (const e of recording.decoder.end()) recording.recorder.record(e);
+      return relay.end();
+    },
     error: (err) => relay.error(err),
     ...(nextLook ? { nextLook } : {}),
   });
-  return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, relay.usage(), failure, completed, relay.finishReason()));
+  return streamOf(ctx, call, upstream, transform, async (failure, completed) => {
+    const costUsd = await finishEvent(ctx, call, relay.usage(), failure, completed, relay.finishReason());
+    if (recording && !failure && completed) await keepChatAnswer(ctx, call.cache, recording.recorder.response(), costUsd);
+  });
 }
 
 async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
@@ -221,18 +247,21 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     const res = upstreamCodec.decodeResponse(json);
     ctx.obs.answer({ id: res.id, model: res.model, finishReasons: [res.finishReason.raw ?? res.finishReason.unified] });
     ctx.obs.answerContent(res.content);
-    await finishEvent(ctx, call, res.usage, undefined, undefined, res.finishReason);
+    const costUsd = await finishEvent(ctx, call, res.usage, undefined, undefined, res.finishReason);
+    await keepChatAnswer(ctx, call.cache, res, costUsd);
     return upstreamJsonResponse(ctx, call.client.encodeResponse(res, m, warnings), 200, headers);
   }
   const decoder = upstreamCodec.createStreamDecoder(provider.chatDialect);
   const encoder = call.client.createStreamEncoder(m);
   let usage: IRUsage | undefined;
   let finishReason: IRFinishReason | undefined;
+  const recorder = call.cache ? new ChatAnswerRecorder(call.model.upstreamModel) : undefined;
   const handle = (events: IRStreamEvent[]): string => {
     let text = '';
     for (const ev of events) {
       if (ev.type === 'error') throw ev.error;
       observeEvent(ctx, ev);
+      recorder?.record(ev);
       if (ev.type === 'finish') {
         usage = ev.usage;
         finishReason = ev.finishReason;
@@ -247,7 +276,17 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
     end: () => handle(decoder.end()) + encoder.end(),
     error: (err) => encoder.error(err),
   });
-  return streamOf(ctx, call, upstream, transform, (failure, completed) => finishEvent(ctx, call, usage, failure, completed, finishReason), headers);
+  return streamOf(
+    ctx,
+    call,
+    upstream,
+    transform,
+    async (failure, completed) => {
+      const costUsd = await finishEvent(ctx, call, usage, failure, completed, finishReason);
+      if (recorder && !failure && completed) await keepChatAnswer(ctx, call.cache, recorder.response(), costUsd);
+    },
+    headers,
+  );
 }
 
 /** What a translated stream tells the observer: the answer's id, model and finish reason, and its first token. */

@@ -90,9 +90,10 @@ function authorizeModel(ctx: RequestContext, principal: Principal, resolved: Res
   return model;
 }
 
-export function requireCapability(model: ResolvedModel, capability: 'chat' | 'image' | 'video', param = 'model'): void {
+export function requireCapability(model: ResolvedModel, capability: ResolvedModel['capabilities'][number], param = 'model'): void {
   if (!model.capabilities.includes(capability)) {
-    throw new GatewayError('invalid_request', `The model '${model.id}' does not support ${capability === 'chat' ? 'chat' : `${capability} generation`}.`, { param, detail: 'model_not_supported' });
+    const what = capability === 'chat' ? 'chat' : capability === 'embedding' ? 'embeddings' : `${capability} generation`;
+    throw new GatewayError('invalid_request', `The model '${model.id}' does not support ${what}.`, { param, detail: 'model_not_supported' });
   }
 }
 

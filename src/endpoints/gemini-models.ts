@@ -18,7 +18,11 @@ function limit(m: ResolvedModel, key: string, fallback: number): number {
 
 function geminiModel(m: ResolvedModel): Record<string, unknown> {
   const limits = m.provider.defaultTokenLimits;
-  const methods = m.capabilities.includes('chat') ? ['generateContent', 'streamGenerateContent', 'countTokens'] : ['predict'];
+  const methods = m.capabilities.includes('chat')
+    ? ['generateContent', 'streamGenerateContent', 'countTokens']
+    : m.capabilities.includes('embedding')
+      ? ['embedContent', 'batchEmbedContents']
+      : ['predict'];
   return {
     name: `models/${m.id}`,
     version: '001',

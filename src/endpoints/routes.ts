@@ -2,6 +2,7 @@ import type { BodyKind } from '../http/request-guards.js';
 import type { ErrorShape } from '../protocols/shared/error-bodies.js';
 import type { RequestContext } from '../runtime.js';
 import { chatCompletions } from './chat-completions.js';
+import { createEmbeddings, geminiEmbed } from './embeddings.js';
 import { geminiModelAction } from './gemini.js';
 import { getGeminiModel, listGeminiModels } from './gemini-models.js';
 import { countTokens, messages } from './messages.js';
@@ -35,6 +36,7 @@ export const ROUTES: Route[] = [
   { method: 'DELETE', route: '/v1/responses/{id}', pattern: /^\/v1\/responses\/(?<id>[^/]+)$/, errorShape: 'openai', handler: deleteResponse },
   { method: 'POST', route: '/v1/responses/{id}/cancel', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/cancel$/, errorShape: 'openai', handler: cancelResponse },
   { method: 'GET', route: '/v1/responses/{id}/input_items', pattern: /^\/v1\/responses\/(?<id>[^/]+)\/input_items$/, errorShape: 'openai', handler: listInputItems },
+  { method: 'POST', route: '/v1/embeddings', pattern: /^\/v1\/embeddings$/, errorShape: 'openai', handler: createEmbeddings },
   { method: 'POST', route: '/v1/images/generations', pattern: /^\/v1\/images\/generations$/, errorShape: 'openai', handler: imageGenerations },
   { method: 'POST', route: '/v1/images/edits', pattern: /^\/v1\/images\/edits$/, errorShape: 'openai', handler: imageEdits, bodyKinds: ['json', 'multipart'] },
   { method: 'POST', route: '/v1/video/generations', pattern: /^\/v1\/video\/generations$/, errorShape: 'openai', handler: submitVideoGeneration },
@@ -50,6 +52,13 @@ export const ROUTES: Route[] = [
     pattern: /^\/(?:v1beta|v1)\/models\/(?<model>.+):(?<action>generateContent|streamGenerateContent|countTokens)$/,
     errorShape: 'gemini',
     handler: geminiModelAction,
+  },
+  {
+    method: 'POST',
+    route: '/{version}/models/{model}:{embedAction}',
+    pattern: /^\/(?:v1beta|v1)\/models\/(?<model>.+):(?<action>embedContent|batchEmbedContents)$/,
+    errorShape: 'gemini',
+    handler: geminiEmbed,
   },
   { method: 'POST', route: '/v1beta/interactions', pattern: /^\/v1beta\/interactions$/, errorShape: 'gemini', handler: createInteraction },
   { method: 'GET', route: '/v1beta/interactions/{id}', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: getInteraction },
@@ -75,6 +84,7 @@ export const ROUTES: Route[] = [
   { method: 'POST', route: '/v1beta/openai/chat/completions', pattern: /^\/v1beta\/openai\/chat\/completions$/, errorShape: 'openai', handler: chatCompletions },
   { method: 'GET', route: '/v1beta/openai/models', pattern: /^\/v1beta\/openai\/models$/, errorShape: 'openai', handler: listModels },
   { method: 'GET', route: '/v1beta/openai/models/{id}', pattern: /^\/v1beta\/openai\/models\/(?<id>.+)$/, errorShape: 'openai', handler: getModel },
+  { method: 'POST', route: '/v1beta/openai/embeddings', pattern: /^\/v1beta\/openai\/embeddings$/, errorShape: 'openai', handler: createEmbeddings },
   { method: 'POST', route: '/v1beta/openai/images/generations', pattern: /^\/v1beta\/openai\/images\/generations$/, errorShape: 'openai', handler: imageGenerations },
 ];
 

@@ -84,6 +84,8 @@ export interface ResponseEvent extends RequestEvent {
   ttftMs?: number;
   /** Media generated: images in the answer, seconds of video asked for. */
   media?: MediaUsage;
+  /** True when the answer came from the response cache (`usage` is then the cached answer's; no upstream was called); its cost is 0 or the configured fraction. */
+  cacheHit?: boolean;
 }
 
 /** What a media request produced (images) or asked for (seconds of video). */

@@ -33,6 +33,8 @@ export interface RequestOutcome {
   streamCompleted?: boolean;
   /** Why the model stopped (also the span's gen_ai.response.finish_reasons when no answer fact set them). */
   finishReason?: IRFinishReason;
+  /** The answer came from the response cache. */
+  cacheHit?: boolean;
 }
 
 export interface ObserverDeps {
@@ -361,6 +363,7 @@ export class RequestObserver {
       ...(this.response.model ? { resolvedModel: this.response.model } : {}),
       ...(protocol ? { protocol } : {}),
       ...(first !== undefined ? { ttftMs: first - this.startedAt } : {}),
+      ...(o.cacheHit ? { cacheHit: true } : {}),
     };
     if (ledger) {
       try {

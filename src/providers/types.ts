@@ -33,6 +33,8 @@ export interface UpstreamCall {
 export interface ProviderCapabilities {
   /** The image API: OpenAI Images (`/images/generations`, `/images/edits`) or Gemini generateContent with image output. */
   imageApi?: 'openai-images' | 'gemini-generate-content';
+  /** The embeddings API: OpenAI's `/embeddings` or Gemini's `:batchEmbedContents`; none for vendors without one (Anthropic). */
+  embeddingsApi?: 'openai-embeddings' | 'gemini-embed-content';
   /** The video API (submit, poll, download, cancel). */
   videoApi?: VideoAdapter;
   /** What chat models accept when the config does not list `inputModalities`. */

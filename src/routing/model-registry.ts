@@ -1,8 +1,8 @@
-import type { GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
+import type { CacheConfig, GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
 import type { UpstreamTarget } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
 
-type Capability = 'chat' | 'image' | 'video';
+type Capability = 'chat' | 'image' | 'video' | 'embedding';
 export type Modality = 'text' | 'image' | 'pdf' | 'audio' | 'video';
 
 /** One upstream serving a model. */
@@ -24,6 +24,8 @@ export interface ResolvedModel {
   fallbacks: string[];
   limits?: LimitsConfig;
   pricing?: PricingConfig;
+  /** The model's response cache settings (a key's own win). */
+  cache?: CacheConfig;
   capabilities: Capability[];
   inputModalities: Modality[];
   ownedBy: string;
@@ -38,6 +40,8 @@ export interface ResolvedModel {
 /** Capabilities guessed from the model name when the config does not say. */
 function guessCapabilities(upstreamModel: string): Capability[] {
   const m = upstreamModel.toLowerCase();
+  // text-embedding-3-small, gemini-embedding-001, nomic-embed-text, ...
+  if (m.includes('embed')) return ['embedding'];
   if (/(veo|sora|video|kling|wan-|hailuo|seedance)/.test(m)) return ['video'];
   if (/(dall-e|gpt-image|imagen|image)/.test(m)) return ['image'];
   return ['chat'];
@@ -45,7 +49,8 @@ function guessCapabilities(upstreamModel: string): Capability[] {
 
 /** Image and video models take a prompt and images; chat models what their vendor's chat API reads. */
 function defaultModalities(caps: Capability[], provider: Provider): Modality[] {
-  return caps.includes('chat') ? [...provider.chatInputModalities] : ['text', 'image'];
+  if (caps.includes('chat')) return [...provider.chatInputModalities];
+  return caps.includes('embedding') ? ['text'] : ['text', 'image'];
 }
 
 export class ModelRegistry {
@@ -83,6 +88,7 @@ export class ModelRegistry {
       fallbacks: m.fallbacks ?? [],
       ...(m.limits ? { limits: m.limits } : {}),
       ...(m.pricing ? { pricing: m.pricing } : {}),
+      ...(m.cache ? { cache: m.cache } : {}),
       capabilities,
       inputModalities: m.inputModalities ?? defaultModalities(capabilities, first.provider),
       ownedBy: m.ownedBy ?? first.provider.id,

@@ -2,7 +2,7 @@
  * A strict mock of the Gemini API (`generativelanguage.googleapis.com`, v1beta) on an ephemeral
  * 127.0.0.1 port (node:http), following the shared mock-vendor contract of the helper brief:
  * POST /v1beta/models/{model}:generateContent | :streamGenerateContent (alt=sse -> SSE, otherwise a
- * streamed JSON array) | :countTokens, GET /v1beta/models[/{model}]. Auth via `x-goog-api-key` or
+ * streamed JSON array) | :countTokens | :embedContent | :batchEmbedContents (mock-gemini-embeddings.ts), GET /v1beta/models[/{model}]. Auth via `x-goog-api-key` or
  * `?key=`: a missing key is a 403 PERMISSION_DENIED and a wrong key a 400 INVALID_ARGUMENT with
  * reason API_KEY_INVALID, as the real API answers. Validation lives in mock-gemini-validate.ts and
  * the deterministic answers in mock-gemini-reply.ts. The Interactions API (`/v1beta/interactions`)
@@ -10,6 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { createInteractionsMock, type InteractionsMock } from './mock-gemini-interactions.js';
+import { answerGeminiEmbed } from './mock-gemini-embeddings.js';
 import { applyScript, computeReply, countTokens, streamChunks, usageOf, type GeminiReply, type ScriptedGeminiReply } from './mock-gemini-reply.js';
 import { GoogleError, googleErrorBody, isObj, normalizeRequest, type Json } from './mock-gemini-validate.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
@@ -106,6 +107,12 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
         const found = MOCK_GEMINI_MODELS.find((m) => m.id === decodeURIComponent(getOne[1]!));
         if (!found) throw new GoogleError(404, `models/${decodeURIComponent(getOne[1]!)} is not found for API version v1beta.`, 'NOT_FOUND');
         return send(res, 200, modelResource(found));
+      }
+      const embed = /^\/v1beta\/models\/([^:/]+):(embedContent|batchEmbedContents)$/.exec(path);
+      if (embed) {
+        if (req.method !== 'POST') throw new GoogleError(405, `Method ${req.method} is not allowed on ${path}.`, 'UNIMPLEMENTED');
+        if (ex.parseError || !rawBody) throw new GoogleError(400, 'Invalid JSON payload received. Unexpected token.');
+        return send(res, 200, answerGeminiEmbed(embed[2] as 'embedContent' | 'batchEmbedContents', decodeURIComponent(embed[1]!), body));
       }
       const action = /^\/v1beta\/models\/([^:/]+):(generateContent|streamGenerateContent|countTokens)$/.exec(path);
       if (!action) throw new GoogleError(404, `Requested entity was not found. (${req.method} ${path})`, 'NOT_FOUND');

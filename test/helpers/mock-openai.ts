@@ -7,6 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { jsonSchemaProblem } from './json-schema-check.js';
+import { answerEmbeddings } from './mock-openai-embeddings.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
 
 export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
@@ -307,6 +308,11 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
 
     if (req.method === 'GET' && url.pathname === '/v1/models') {
       return answer(200, { object: 'list', data: ['gpt-4o', 'gpt-4o-mini'].map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'system' })) });
+    }
+    if (req.method === 'POST' && url.pathname === '/v1/embeddings') {
+      if (ex.parseError || !rawBody) return answer(400, errorBody(new OpenAIError(400, 'We could not parse the JSON body of your request.')));
+      const out = answerEmbeddings(body);
+      return answer(out.status, out.body);
     }
     if (url.pathname !== '/v1/chat/completions') {
       return answer(404, errorBody(new OpenAIError(404, `Invalid URL (${req.method} ${url.pathname})`, null, null)));

@@ -12,6 +12,7 @@ const gemini: HttpVendor = {
   defaultBaseURL: 'https://generativelanguage.googleapis.com',
   authorize: (headers, apiKey) => headers.set('x-goog-api-key', apiKey),
   imageApi: 'gemini-generate-content',
+  embeddingsApi: 'gemini-embed-content',
   videoApi: veoAdapter,
   chatInputModalities: ['text', 'image', 'pdf'],
   defaultTokenLimits: { input: 1_048_576, output: 65_536 },

@@ -3,10 +3,11 @@ import type { Provider } from '../types.js';
 import { openAIVideoLimits, openAIVideosAdapter } from '../openai/videos.js';
 import type { VideoLimits } from '../video-api.js';
 import { mockChatResponse } from './chat.js';
+import { mockEmbeddingsRoute } from './embeddings.js';
 import { mockImagesRoute } from './images.js';
 import { mockVideosRoute } from './videos.js';
 
-/** Routes of the in-process mock vendor (OpenAI-compatible wire format). */
+/** Routes of the in-process mock vendor (OpenAI-compatible wire format): chat, embeddings, images, videos. */
 export type MockRoute = (request: Request, url: URL, now: number) => Promise<Response | undefined>;
 
 const chatRoute: MockRoute = async (request, url, now) => {
@@ -28,7 +29,7 @@ function mockVideoLimits(): VideoLimits {
 }
 
 export function createMockProvider(cfg: ProviderConfig, now: () => number, extraRoutes: MockRoute[] = []): Provider {
-  const routes = [chatRoute, mockImagesRoute, mockVideosRoute, ...extraRoutes];
+  const routes = [chatRoute, mockEmbeddingsRoute, mockImagesRoute, mockVideosRoute, ...extraRoutes];
   const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : new Request(input, init);
     const url = new URL(request.url);
@@ -54,6 +55,7 @@ export function createMockProvider(cfg: ProviderConfig, now: () => number, extra
       return { url: `${MOCK_BASE_URL}${path}`, headers: new Headers() };
     },
     imageApi: 'openai-images',
+    embeddingsApi: 'openai-embeddings',
     videoApi: { ...openAIVideosAdapter, defaultLimits: mockVideoLimits },
     chatInputModalities: ['text', 'image', 'pdf'],
     defaultTokenLimits: { input: 128_000, output: 16_384 },

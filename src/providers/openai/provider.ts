@@ -15,6 +15,7 @@ export function createOpenAIProvider(cfg: ProviderConfig, fetch: FetchLike, time
     defaultBaseURL: official ? 'https://api.openai.com/v1' : undefined,
     authorize: (headers, apiKey) => headers.set('authorization', `Bearer ${apiKey}`),
     imageApi: 'openai-images',
+    embeddingsApi: 'openai-embeddings',
     videoApi: openAIVideosAdapter,
     // Compatible servers rarely read PDFs; OpenAI does.
     chatInputModalities: official ? ['text', 'image', 'pdf'] : ['text', 'image'],

@@ -1,0 +1,33 @@
+/**
+ * Embeddings entry points: POST /v1/embeddings (OpenAI; also /v1beta/openai/embeddings, for clients
+ * set up for Gemini's OpenAI-compatible endpoint) and POST /v1beta/models/{model}:embedContent |
+ * :batchEmbedContents (Gemini). Each decodes its body to the IR and runs the one pipeline.
+ */
+import { parseJsonObject } from '../http/body.js';
+import type { Reply } from '../http/reply.js';
+import { decodeGeminiEmbedRequests, decodeOpenAIEmbeddingsRequest, validateGeminiBatchEmbed, validateGeminiEmbedContent, validateOpenAIEmbeddingsRequest } from '../protocols/embeddings/index.js';
+import type { RequestContext } from '../runtime.js';
+import { authenticate, resolveModel } from './common.js';
+import { runEmbeddings } from './embeddings-pipeline.js';
+import { modelFromPath } from './gemini.js';
+
+/** POST /v1/embeddings */
+export async function createEmbeddings(ctx: RequestContext): Promise<Reply> {
+  const principal = await authenticate(ctx);
+  const raw = await ctx.body.text();
+  const parsed = parseJsonObject(raw);
+  const req = validateOpenAIEmbeddingsRequest(parsed);
+  const model = resolveModel(ctx, principal, req.model);
+  return runEmbeddings(ctx, { model, ir: decodeOpenAIEmbeddingsRequest(req, model.id), raw, parsed, client: { kind: 'openai', encoding: req.encoding_format ?? 'float' } });
+}
+
+/** POST /v1beta/models/{model}:embedContent and :batchEmbedContents */
+export async function geminiEmbed(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+  const principal = await authenticate(ctx);
+  const model = resolveModel(ctx, principal, modelFromPath(params.model));
+  const raw = await ctx.body.text();
+  const parsed = parseJsonObject(raw);
+  const single = params.action === 'embedContent';
+  const requests = single ? [validateGeminiEmbedContent(parsed)] : validateGeminiBatchEmbed(parsed).requests;
+  return runEmbeddings(ctx, { model, ir: decodeGeminiEmbedRequests(requests, model.id, single), raw, parsed, client: { kind: 'gemini', single } });
+}
