@@ -1,7 +1,8 @@
 /**
- * The standalone server's access log: one line per request on stdout, from the onResponse hook.
- * JSON (default) or text. It holds ids, route, status, latency, tokens and cost, never a key, a
- * prompt or an answer: the hook event carries none, and the line is built field by field.
+ * The standalone server's access log: one line per request, from the onResponse hook, handed to a
+ * writer (access-log-writer.ts: stdout or a file, buffered). JSON (default) or text. It holds ids,
+ * route, status, latency, tokens and cost, never a key, a prompt or an answer: the hook event
+ * carries none, and the line is built field by field.
  */
 import type { ResponseEvent } from '../src/observability/hooks.js';
 
@@ -29,27 +30,26 @@ export interface AccessLogLine {
 }
 
 export function accessLogLine(e: ResponseEvent, now: Date): AccessLogLine {
+  // Assigned field by field in a fixed order (the line's key order): no intermediate objects per field.
+  const l: AccessLogLine = { time: now.toISOString(), traceId: e.traceId } as AccessLogLine;
+  if (e.requestId) l.requestId = e.requestId;
+  l.method = e.method;
+  l.path = e.path;
+  if (e.route) l.route = e.route;
+  l.status = e.status;
+  l.latencyMs = e.latencyMs;
+  if (e.keyId) l.keyId = e.keyId;
+  if (e.model) l.model = e.model;
+  if (e.provider) l.provider = e.provider;
+  if (e.upstreamModel) l.upstreamModel = e.upstreamModel;
+  if (e.stream !== undefined) l.stream = e.stream;
+  if (e.streamCompleted !== undefined) l.streamCompleted = e.streamCompleted;
   const u = e.usage;
-  return {
-    time: now.toISOString(),
-    traceId: e.traceId,
-    ...(e.requestId ? { requestId: e.requestId } : {}),
-    method: e.method,
-    path: e.path,
-    ...(e.route ? { route: e.route } : {}),
-    status: e.status,
-    latencyMs: e.latencyMs,
-    ...(e.keyId ? { keyId: e.keyId } : {}),
-    ...(e.model ? { model: e.model } : {}),
-    ...(e.provider ? { provider: e.provider } : {}),
-    ...(e.upstreamModel ? { upstreamModel: e.upstreamModel } : {}),
-    ...(e.stream !== undefined ? { stream: e.stream } : {}),
-    ...(e.streamCompleted !== undefined ? { streamCompleted: e.streamCompleted } : {}),
-    ...(u?.inputTokens !== undefined ? { inputTokens: u.inputTokens } : {}),
-    ...(u?.outputTokens !== undefined ? { outputTokens: u.outputTokens } : {}),
-    ...(e.costUsd !== undefined ? { costUsd: e.costUsd } : {}),
-    ...(e.error ? { error: e.error.code } : {}),
-  };
+  if (u?.inputTokens !== undefined) l.inputTokens = u.inputTokens;
+  if (u?.outputTokens !== undefined) l.outputTokens = u.outputTokens;
+  if (e.costUsd !== undefined) l.costUsd = e.costUsd;
+  if (e.error) l.error = e.error.code;
+  return l;
 }
 
 /** `2026-01-01T00:00:00.000Z POST /v1/chat/completions 200 12ms key=team model=gpt-4o provider=openai tokens=10/5 cost=0.0001 trace=…` */

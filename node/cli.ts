@@ -12,6 +12,7 @@ import { SUPPORTED_PROVIDER_TYPES } from '../src/providers/registry.js';
 import { createUndiciFetch } from './upstream-fetch.js';
 import { redisSharedState } from './redis.js';
 import { accessLogger, type LogFormat } from './access-log.js';
+import { createLineWriter, type LineWriter } from './line-writer.js';
 import { healthRoutes } from './health.js';
 import { serveMetrics } from './prometheus.js';
 import { openControlPlane } from './control.js';
@@ -61,6 +62,8 @@ Against slow or stalled clients (each also from the environment variable shown):
 Observability:
   --log-format json|text      access log, one line per request on stdout
                               (MODELGATE_LOG_FORMAT, default json)
+  --access-log FILE           append the access log to FILE instead of stdout
+                              (MODELGATE_ACCESS_LOG, default: stdout; - is stdout)
   --quiet                     no access log
   --metrics-port N            Prometheus metrics at http://HOST:N/metrics
                               (MODELGATE_METRICS_PORT, default: off)
@@ -91,6 +94,15 @@ function serverLimits(values: Record<string, string | boolean | undefined>, env:
   return out;
 }
 
+/** The access log's file writer; a path that cannot be opened fails the start naming the flag. */
+function fileWriter(file: string): LineWriter {
+  try {
+    return createLineWriter(file, (err) => console.error(`modelgate: access log ${file} failed: ${err.message}`));
+  } catch (err) {
+    throw new Error(`--access-log (MODELGATE_ACCESS_LOG): ${(err as Error).message}`);
+  }
+}
+
 async function main(): Promise<void> {
   const command = process.argv[2];
   const sub = command === undefined ? undefined : SUBCOMMANDS[command];
@@ -111,6 +123,7 @@ async function main(): Promise<void> {
       'keep-alive-timeout-ms': { type: 'string' },
       'max-connections': { type: 'string' },
       'log-format': { type: 'string' },
+      'access-log': { type: 'string' },
       quiet: { type: 'boolean', short: 'q' },
       'metrics-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -121,6 +134,9 @@ async function main(): Promise<void> {
     return;
   }
   const env = process.env;
+  // stdout (these messages, and the access log unless it goes to a file): buffered, written out at exit.
+  const out = createLineWriter(undefined, (err) => console.error(`modelgate: stdout failed: ${err.message}`));
+  const say = out.write;
   const limits = serverLimits(values, env);
   let config: GatewayConfigInput;
   // A config file's `${VAR}` references are filled in once, by createGateway (a value that itself
@@ -129,14 +145,14 @@ async function main(): Promise<void> {
   if (values.config) {
     config = readConfigJson(readFileSync(values.config, 'utf8')) as GatewayConfigInput;
     configEnv = env;
-    console.log(`modelgate: config ${values.config}`);
+    say(`modelgate: config ${values.config}`);
   } else {
     const def = embeddedDefault(env, SUPPORTED_PROVIDER_TYPES, () => `sk-mg-${randomBytes(18).toString('base64url')}`);
     config = def.config;
-    console.log('modelgate: no --config given; using the embedded default (mock provider, model "mock-chat").');
-    for (const n of def.notices) console.log(`modelgate: ${n}`);
-    if (def.generatedKey) console.log(`modelgate: platform key (set MODELGATE_API_KEY to choose one): ${def.generatedKey}`);
-    else console.log('modelgate: platform key taken from MODELGATE_API_KEY.');
+    say('modelgate: no --config given; using the embedded default (mock provider, model "mock-chat").');
+    for (const n of def.notices) say(`modelgate: ${n}`);
+    if (def.generatedKey) say(`modelgate: platform key (set MODELGATE_API_KEY to choose one): ${def.generatedKey}`);
+    else say('modelgate: platform key taken from MODELGATE_API_KEY.');
   }
   const adminKey = env.MODELGATE_ADMIN_KEY;
   if (adminKey) {
@@ -151,18 +167,23 @@ async function main(): Promise<void> {
   if (metricsPort !== undefined && (!/^\d+$/.test(String(rawMetricsPort).trim()) || metricsPort > 65535)) {
     throw new Error(`--metrics-port (MODELGATE_METRICS_PORT) must be 0-65535, got ${JSON.stringify(rawMetricsPort)}`);
   }
+  const accessLogFile = values['access-log'] ?? (env.MODELGATE_ACCESS_LOG || undefined);
+  const accessLog =
+    values.quiet ? undefined
+    : accessLogFile === undefined || accessLogFile === '-' ? out
+    : fileWriter(accessLogFile);
   const port = Number(values.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port ?? env.PORT}`);
   const shared = env.REDIS_URL ? await redisSharedState(env.REDIS_URL, env.MODELGATE_REDIS_PREFIX || 'modelgate:') : undefined;
   if (shared) {
     await shared.ready();
-    console.log('modelgate: REDIS_URL set; task records, rate limits, stored responses and cached answers are shared through Redis.');
+    say('modelgate: REDIS_URL set; task records, rate limits, stored responses and cached answers are shared through Redis.');
   }
   const host = values.host ?? '127.0.0.1';
   const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);
-  if (metrics) console.log(`modelgate: metrics at ${metrics.url}`);
+  if (metrics) say(`modelgate: metrics at ${metrics.url}`);
   const controlPlane = await openControlPlane(values.db, env, { ...(shared ? { notifier: shared.notifier } : {}), ...(metrics ? { meterProvider: metrics.meterProvider } : {}) });
-  console.log(`modelgate: store: ${controlPlane.database.description}`);
+  say(`modelgate: store: ${controlPlane.database.description}`);
   // Task records live in the database when it is shared (PostgreSQL) or when nothing else is
   // (no Redis): the task center lists them. With Redis and a per-instance SQLite file, Redis keeps
   // them, so instances still share their tasks.
@@ -170,33 +191,33 @@ async function main(): Promise<void> {
   const sharedOptions = redisTasks && controlPlane.database.dialect !== 'postgres' ? { ...sharedRest, taskStore: redisTasks } : sharedRest;
   const connectMs = config.timeouts?.connectMs;
   const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
-  const retention = startRetentionJob(controlPlane.control, ledgerSettings(env).retention, (m) => console.log(m));
+  const retention = startRetentionJob(controlPlane.control, ledgerSettings(env).retention, (m) => say(m));
   const gateway = createGateway(config, {
     fetch: upstreamFetch,
     env: configEnv,
     video: { callbackSecret: env.MODELGATE_CALLBACK_SECRET || undefined },
     ...sharedOptions,
-    ...(values.quiet ? {} : { hooks: { onResponse: accessLogger(logFormat, (line) => process.stdout.write(`${line}\n`)) } }),
+    ...(accessLog ? { hooks: { onResponse: accessLogger(logFormat, accessLog.write) } } : {}),
     ...(metrics ? { telemetry: { meterProvider: metrics.meterProvider } } : {}),
     control: controlPlane.control,
   });
   let stopping = false;
   const intercept = healthRoutes({ stopping: () => stopping, ...(shared ? { redisPing: (ms: number) => shared.ping(ms) } : {}) });
   const server = await serve(gateway, { ...limits, port, host, intercept });
-  console.log(`modelgate: listening on ${server.url}`);
+  say(`modelgate: listening on ${server.url}`);
 
   const deadlineMs = Number(env.MODELGATE_SHUTDOWN_MS ?? 10_000);
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`modelgate: ${signal} received; no longer accepting connections, waiting up to ${deadlineMs} ms for requests in flight.`);
+    say(`modelgate: ${signal} received; no longer accepting connections, waiting up to ${deadlineMs} ms for requests in flight.`);
     server.server.closeIdleConnections();
     // Keep-alive connections whose last response finishes after this point turn idle later and
     // would hold server.close() open until the deadline: keep closing idle ones.
     const sweep = setInterval(() => server.server.closeIdleConnections(), 100);
     sweep.unref();
     const force = setTimeout(() => {
-      console.log('modelgate: deadline reached; closing remaining connections.');
+      say('modelgate: deadline reached; closing remaining connections.');
       server.server.closeAllConnections();
     }, deadlineMs);
     force.unref();
@@ -209,7 +230,8 @@ async function main(): Promise<void> {
       .then(() => shared?.close())
       .then(() => metrics?.close())
       .then(() => {
-        console.log('modelgate: stopped.');
+        say('modelgate: stopped.');
+        // The line writers write out what they hold on 'exit'.
         process.exit(0);
       });
   };
