@@ -80,6 +80,7 @@ export interface GatewayOptions {
    * request in, null/undefined to fall back to the config's admin keys.
    */
   authorizeAdmin?: AuthorizeAdmin;
+  /**
    * Where cached answers live (models and keys with `cache` in the config): in memory by default
    * (least recently used out beyond `responseCacheMaxBytes`); RedisResponseCache for several
    * instances. Calls are bounded by `storeTimeoutMs`; a failing cache is a miss.
