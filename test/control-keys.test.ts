@@ -385,5 +385,5 @@ describe('platform keys in the store (admin API, SQLite file)', () => {
     const badFlag = await runKeysCli(['create', '--db', db, '--name', 'x', '--rpm', 'many']);
     expect(badFlag.code).toBe(1);
     expect(badFlag.stderr).toContain('--rpm');
-  }, 90_000);
+  }, 240_000);
 });
