@@ -66,6 +66,8 @@ export function resolveModel(ctx: RequestContext, principal: Principal, modelId:
  * provider for agents (ModelRegistry.resolveAgent). The key's model patterns apply to the name.
  */
 export function resolveAgent(ctx: RequestContext, principal: Principal, name: string): ResolvedModel {
+  const problem = modelIdProblem(name, true);
+  if (problem) throw new GatewayError('invalid_request', `The model '${quoteInput(escapeControls(name))}' cannot be used: ${problem}.`, { param: 'agent', detail: 'invalid_model_id' });
   const model = ctx.rt.models.resolve(name) ?? ctx.rt.models.resolveAgent(name);
   if (!model) {
     throw new GatewayError('not_found', `The agent '${quoteInput(name)}' is not served by this gateway: agents run on a Gemini provider, and none is configured (or several are and none has "agents": true).`, {
