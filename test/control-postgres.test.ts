@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, spawnCli } from './helpers/cli-process.js';
 import { stopChild } from './helpers/hosts.js';
 import { adminCall, runKeysCli, within } from './helpers/admin-api.js';
+import { openDatabase } from '../node/db/open-database.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL;
@@ -71,6 +72,23 @@ describe.skipIf(!DATABASE_URL)('keys on PostgreSQL shared by two instances (and 
     const tables = await client.query(`select table_name from information_schema.tables where table_schema = $1 order by table_name`, [SCHEMA]);
     expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(expect.arrayContaining(['api_keys', 'api_key_secrets', 'audit_log', 'control_state', 'idempotency_keys']));
     for (const out of outputs) expect(out()).toContain(`PostgreSQL 127.0.0.1:5432/test (schema ${SCHEMA})`);
+  });
+
+  it("migrates the connection's own default schema although another schema of the database already holds a store", async () => {
+    // SCHEMA (beforeAll) holds Kysely's bookkeeping tables; a store whose connection defaults to a
+    // fresh, empty schema must still get its own (Kysely looks in every schema unless told which).
+    const fresh = `${SCHEMA}_dflt`;
+    await client.query(`create schema "${fresh}"`);
+    try {
+      const u = new URL(DATABASE_URL as string);
+      u.searchParams.set('options', `-c search_path=${fresh}`);
+      const opened = await openDatabase({ kind: 'postgres', url: u.toString() });
+      await opened.close();
+      const tables = await client.query(`select table_name from information_schema.tables where table_schema = $1 order by table_name`, [fresh]);
+      expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(expect.arrayContaining(['api_keys', 'kysely_migration', 'kysely_migration_lock', 'ledger_rows']));
+    } finally {
+      await client.query(`drop schema if exists "${fresh}" cascade`);
+    }
   });
 
   it('a key created on one instance works on the other; revoked on one, it is a 401 on the other within a second', async () => {

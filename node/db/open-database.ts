@@ -103,7 +103,11 @@ async function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
         try {
           if (schema) await client.query(`create schema if not exists "${schema}"`);
-          await migrateToLatest(db, schema ? { schema } : {});
+          // Kysely looks for its bookkeeping tables in every schema unless told which one: with
+          // another schema holding them (a second store in the same database), it would skip
+          // creating them here and fail. Always name the schema the store's tables go to.
+          const current = schema ?? ((await client.query<{ s: string }>('select current_schema() as s')).rows[0]?.s || 'public');
+          await migrateToLatest(db, { schema: current });
         } finally {
           await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
         }
