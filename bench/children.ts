@@ -34,7 +34,7 @@ export interface ChildSpec {
 }
 
 let clockTicks: number | undefined;
-function ticksPerSecond(): number {
+export function ticksPerSecond(): number {
   if (clockTicks === undefined) {
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

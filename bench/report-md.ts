@@ -13,8 +13,10 @@ const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? 
 const ratio = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? `${x.toFixed(2)}x` : '-');
 
 function failed(c: Check): string {
-  const v = c.name.startsWith('throughput') ? ratio(c.value) : n2(c.value);
-  const t = c.name.startsWith('throughput') ? `${c.target}x` : String(c.target);
+  const isRatio = c.name.startsWith('throughput') || c.name.startsWith('npm start');
+  const isShare = c.name.includes('share');
+  const v = isRatio ? ratio(c.value) : isShare ? pct(c.value) : n2(c.value);
+  const t = isRatio ? `${c.target}x` : isShare ? pct(c.target) : String(c.target);
   return `${c.name} ${v} ${c.bound === 'min' ? '<' : '>'} ${t}`;
 }
 
@@ -46,6 +48,30 @@ export function mainTable(rows: ScenarioSummary[], settings: BenchSettings): str
     );
   }
   return `Throughput at ${settings.connections} connections; latency at 1 connection, minus calling the mock directly.\n\n${lines.join('\n')}`;
+}
+
+/** The server as `npm start` runs it beside the in-process child and the floor (issue 21). */
+export function shippedTable(rows: ScenarioSummary[]): string {
+  const withShipped = rows.filter((r) => r.shipped);
+  if (!withShipped.length) return '';
+  const lines = [
+    '| scenario | CPU us/req floor / in-process / npm start / npm start --quiet | npm start CPU/floor (target) | npm start / in-process CPU | --quiet CPU/floor | access log share of CPU (target 5%) | req/s floor / npm start | npm start/floor req/s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of withShipped) {
+    const x = r.shipped;
+    if (!x) continue;
+    const cpu = (role: 'floor' | 'gateway' | 'shipped' | 'quiet') => n0(r.roles[role]?.cpuUs);
+    lines.push(
+      `| ${r.id} | ${cpu('floor')} / ${cpu('gateway')} / **${cpu('shipped')}** / ${cpu('quiet')} | **${ratio(x.cpuToFloor)}**${x.cpuTarget !== undefined ? ` (<= ${x.cpuTarget}x)` : ''} | ${ratio(x.cpuToInProcess)} | ${ratio(x.quietCpuToFloor)} | ${pct(x.accessLogShare)} | ` +
+        `${n0(r.roles.floor?.rps)} / ${n0(r.roles.shipped?.rps)} | ${ratio(x.rpsToFloor)} |`,
+    );
+  }
+  return [
+    'The server as it ships: `npm start -- --config FILE` (npm, its shell and node: CPU of the whole process group), the access log written to a file, the embedded SQLite control plane (usage ledger) on; "in-process" is the bench child (createGateway + serve(), no access log, no control plane). Ratios are medians of per-repetition ratios.',
+    '',
+    ...lines,
+  ].join('\n');
 }
 
 export function conditionsTable(rows: ScenarioSummary[]): string {
@@ -126,6 +152,7 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     '',
     mainTable(report.scenarios, s),
     '',
+    ...(report.scenarios.some((r) => r.shipped) ? ['## The server as `npm start` runs it', '', shippedTable(report.scenarios), ''] : []),
     ...(report.skipped.length ? ['Not run:', '', ...report.skipped.map((k) => `- ${k.id}: ${k.reason}`), ''] : []),
     ...(report.peerSkipped.length ? ['The peer does not run:', '', ...report.peerSkipped.map((k) => `- ${k.id}: ${k.reason}`), ''] : []),
     ...(report.sweep?.length

@@ -22,7 +22,7 @@ import { describePinning, detectPinning, pinSelf } from './pinning.js';
 import { writeSweepPlot } from './plot.js';
 import { formatSummary, summarizeProfile } from './profile-summary.js';
 import { summarizeScenario, type BenchReport, type Repetition, type Role } from './report.js';
-import { mainTable, memoryTable, sweepTable, writeReports } from './report-md.js';
+import { mainTable, memoryTable, shippedTable, sweepTable, writeReports } from './report-md.js';
 import { OPENAI_HEADERS, openAIBody, openAIStreamDone, SCENARIOS, type RequestSpec, type Scenario } from './scenarios.js';
 import { MODEL_PACED, readSettings, UPSTREAM_PACED_MODEL } from './settings.js';
 import { runSweep, type SweepPoint, type SweepTarget } from './sweep.js';
@@ -50,7 +50,7 @@ interface Plan {
 
 async function planScenarios(
   wanted: Scenario[],
-  c: { upstream: BenchChild; floor: BenchChild; gateway: BenchChild; peer?: BenchChild; hosts: Partial<Record<string, BenchChild>> },
+  c: { upstream: BenchChild; floor: BenchChild; gateway: BenchChild; peer?: BenchChild; shipped?: BenchChild; quiet?: BenchChild; hosts: Partial<Record<string, BenchChild>> },
   skipped: BenchReport['skipped'],
   peerSkipped: BenchReport['peerSkipped'],
 ): Promise<Plan[]> {
@@ -78,6 +78,14 @@ async function planScenarios(
         continue;
       }
       roles.push({ role: 'gateway', child: c.gateway, spec: s.gateway });
+      if (s.shippedCpuTarget !== false) {
+        for (const [role, child] of [['shipped', c.shipped], ['quiet', c.quiet]] as const) {
+          if (!child) continue;
+          const r = await probe(child.url, s.gateway, s.complete);
+          if (!r.ok) throw new Error(`${child.name} fails ${s.id}: ${r.detail}`);
+          roles.push({ role, child, spec: s.gateway });
+        }
+      }
     }
     if (s.peer && c.peer) {
       const spec = peerRequest(s.peer, c.upstream.url);
@@ -167,7 +175,7 @@ async function main(): Promise<void> {
   if (!useTsx) console.log(`compiled ${buildChildren(repoRoot, buildDir, sourceRoot)} files from ${sourceRoot} to ${buildDir}`);
   if (sourceRoot !== repoRoot) environment.commit = `src/adapters from ${sourceRoot}`;
   environment.childRuntime = `${useTsx ? 'tsx (TypeScript sources)' : 'plain node (compiled JS)'}${nodeFlags().length ? `, every node child with ${nodeFlags().join(' ')}` : ''}`;
-  const launch = launcher({ settings, pinning, peer, entryDir: useTsx ? benchDir : join(buildDir, 'bench'), extension: useTsx ? '.ts' : '.js', bun: bunBinary(repoRoot) });
+  const launch = launcher({ settings, pinning, peer, repoRoot, entryDir: useTsx ? benchDir : join(buildDir, 'bench'), extension: useTsx ? '.ts' : '.js', bun: bunBinary(repoRoot) });
   const started = async (c: Promise<BenchChild>) => {
     const child = await c;
     children.push(child);
@@ -183,6 +191,15 @@ async function main(): Promise<void> {
     const floor = await started(launch.floor(upstream, {}, process.env.BENCH_PROFILE_FLOOR ? profileArgs : []));
     if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
     const gateway = await started(launch.gateway(upstream, 'node', {}, profileArgs));
+    // The server as shipped runs from dist/, built as `npm ci` (prepare) builds it.
+    let shipped: BenchChild | undefined;
+    let quiet: BenchChild | undefined;
+    if (settings.npmStart && wanted.some((s) => s.shippedCpuTarget !== false)) {
+      execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' });
+      shipped = await started(launch.shipped(upstream, false));
+      if (settings.npmStartQuiet) quiet = await started(launch.shipped(upstream, true));
+      environment.shipped = `npm start (commit ${git(['rev-parse', '--short', 'HEAD'])} built with npm run build), access log to a file${quiet ? '; and npm start --quiet' : ''}`;
+    }
     const wantsPeer = peer.installed && (wanted.some((s) => s.peer) || settings.sweepConnections.length > 0);
     const peerChild = wantsPeer ? await started(launch.peer()) : undefined;
     const hosts: Partial<Record<string, BenchChild>> = {};
@@ -198,7 +215,7 @@ async function main(): Promise<void> {
 
     const skipped: BenchReport['skipped'] = [];
     const peerSkipped: BenchReport['peerSkipped'] = [];
-    const plans = await planScenarios(wanted, { upstream, floor, gateway, ...(peerChild ? { peer: peerChild } : {}), hosts }, skipped, peerSkipped);
+    const plans = await planScenarios(wanted, { upstream, floor, gateway, ...(peerChild ? { peer: peerChild } : {}), ...(shipped ? { shipped } : {}), ...(quiet ? { quiet } : {}), hosts }, skipped, peerSkipped);
     for (const s of [...skipped, ...peerSkipped.map((p) => ({ ...p, id: `${p.id} (peer)` }))]) console.log(`not run: ${s.id}: ${s.reason}`);
     const reps = await repetitions(plans, upstream);
 
@@ -217,6 +234,8 @@ async function main(): Promise<void> {
 
     const summaries = plans.map((p) => summarizeScenario(p.scenario, reps.get(p.scenario.id) ?? []));
     console.log(`\n${mainTable(summaries, settings)}\n`);
+    const shippedRows = shippedTable(summaries);
+    if (shippedRows) console.log(`${shippedRows}\n`);
     if (sweep) console.log(`Connection sweep (openai-sync):\n\n${sweepTable(sweep)}\n`);
     if (memory) console.log(`Memory:\n\n${memoryTable(memory)}\n`);
     if (settings.writeResults) {
