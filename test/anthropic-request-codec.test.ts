@@ -10,9 +10,8 @@ import { encodeAnthropicResponse } from '../src/protocols/anthropic-messages/cli
 import { anthropicPassthrough } from '../src/protocols/anthropic-messages/passthrough.js';
 import { decodeOpenAIChatRequest } from '../src/protocols/openai-chat/client/decode-request.js';
 import type { ResponseMeta } from '../src/protocols/types.js';
+import { PDF, PNG } from './helpers/samples.js';
 
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-const PDF = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
 
 function thrown(fn: () => unknown): GatewayError {
   try {

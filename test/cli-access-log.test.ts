@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv, ensureCliBuilt, spawnCli } from './helpers/cli-process.js';
 import { stopChild } from './helpers/hosts.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { postJson } from './helpers/requests.js';
 
 const KEY = 'mg-cli-access-log-key-0001';
 const WRONG_KEY = 'mg-wrong-access-log-key-01';
@@ -43,9 +44,7 @@ afterAll(async () => {
   await mock?.close();
 });
 
-function chat(url: string, body: Record<string, unknown>, key = KEY): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-}
+const chat = (url: string, body: Record<string, unknown>, key = KEY): Promise<Response> => postJson(`${url}/v1/chat/completions`, body, { key });
 
 function jsonLines(text: string): Array<Record<string, unknown>> {
   return text

@@ -13,6 +13,7 @@ import { ensureCliBuilt, spawnCli } from './helpers/cli-process.js';
 import { stopChild } from './helpers/hosts.js';
 import { startTcpRelay, type TcpRelay } from './helpers/tcp-relay.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { postJson } from './helpers/requests.js';
 
 const KEY = 'mg-cli-observability-key-01';
 const PROMPT = 'purple elephants dance at midnight';
@@ -48,9 +49,7 @@ async function start(args: string[], env: Record<string, string> = {}) {
   return started;
 }
 
-function chat(url: string, body: Record<string, unknown>, key = KEY): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-}
+const chat = (url: string, body: Record<string, unknown>, key = KEY): Promise<Response> => postJson(`${url}/v1/chat/completions`, body, { key });
 
 /** The JSON lines of the output (the startup lines are plain text). */
 function jsonLines(output: string): Array<Record<string, unknown>> {

@@ -8,16 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { embeddedDefault } from '../src/config/defaults.js';
 import { ConfigError } from '../src/config/load.js';
 import { ROOT } from './helpers/hosts.js';
+import { envWithoutSettings } from './helpers/cli-process.js';
 
 /** Env without vendor keys or modelgate settings, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, NO_COLOR: '1', ...extra };
-}
+const cleanEnv = (extra: Record<string, string>): Record<string, string> => envWithoutSettings({ NO_COLOR: '1', ...extra });
 
 /** Runs the CLI until it exits (it must exit by itself: a listening server is a failure). */
 function runCli(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {

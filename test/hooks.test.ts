@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createGateway, type Gateway, type RequestEvent, type ResponseEvent } from '../src/index.js';
 import { KEY_ALL, KEY_GPT, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { jsonRequest } from './helpers/requests.js';
 
 let mock: MockOpenAI;
 let gateway: Gateway;
@@ -41,13 +42,7 @@ afterEach(() => {
 });
 
 function chat(body: Record<string, unknown>, key: string | undefined = KEY_ALL, headers: Record<string, string> = {}): Promise<Response> {
-  return gateway.handle(
-    new Request('http://gw.test/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
+  return gateway.handle(jsonRequest('/v1/chat/completions', body, { key: key || undefined, headers }));
 }
 
 const SECRETS = () => [KEY_ALL, KEY_GPT, mock.apiKey];

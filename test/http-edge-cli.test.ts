@@ -2,27 +2,19 @@
  * The standalone server's flags and environment variables for timeouts and the connection cap
  * (`node dist/node/cli.js`, built when stale as in cli.test.ts).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, spawnListening, stopChild } from './helpers/hosts.js';
+import { spawnListening, stopChild } from './helpers/hosts.js';
 import { head, parseResponse, rawConnect } from './helpers/raw-http.js';
+import { CLI, ensureCliBuilt, envWithoutSettings } from './helpers/cli-process.js';
 
-const CLI = join(ROOT, 'dist/node/cli.js');
 const KEY = 'mg-edge-cli-key-0001';
 const children: ChildProcess[] = [];
 
 /** Env without vendor keys or MODELGATE_* settings of the machine, plus `extra`. */
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, MODELGATE_API_KEY: KEY, ...extra };
-}
+const cleanEnv = (extra: Record<string, string> = {}): Record<string, string> => envWithoutSettings({ MODELGATE_API_KEY: KEY, ...extra });
 
 async function start(args: string[], env: Record<string, string> = {}): Promise<number> {
   const { child, url } = await spawnListening(process.execPath, [CLI, '--port', '0', ...args], cleanEnv(env));
@@ -30,17 +22,10 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
   return Number(new URL(url).port);
 }
 
-beforeAll(() => {
-  const stale = !existsSync(CLI) || statSync(CLI).mtimeMs < statSync(join(ROOT, 'node/cli.ts')).mtimeMs || statSync(CLI).mtimeMs < statSync(join(ROOT, 'adapters/node.ts')).mtimeMs;
-  if (stale) {
-    try {
-      execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
-    } catch {
-      // type errors elsewhere still emit JavaScript; the tests below tell if the CLI works
-    }
-  }
+beforeAll(async () => {
+  await ensureCliBuilt();
   expect(existsSync(CLI)).toBe(true);
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   for (const c of children) await stopChild(c);
 });

@@ -5,35 +5,12 @@
  * string and with a content list (image + PDF), stream (event ids, replay and resume through GET),
  * a function-call round trip, a token cut-off, usage as the upstream reported it, delete.
  */
-import type { GoogleGenAI, Interactions } from '@google/genai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Interactions } from '@google/genai';
+import { describe, expect, it } from 'vitest';
 import { mockTokens } from '../src/providers/mock/chat.js';
-import {
-  closeInteractionMocks,
-  collect,
-  PDF,
-  PNG,
-  rawCall,
-  startInteractionMocks,
-  startInteractionsGateway,
-  WEATHER_TOOL,
-  type InteractionsGateway,
-  type InteractionsMocks,
-} from './helpers/interactions-gateway.js';
+import { collect, PDF, PNG, rawCall, useInteractionsGateway, WEATHER_TOOL } from './helpers/interactions-gateway.js';
 
-let mocks: InteractionsMocks;
-let gw: InteractionsGateway;
-let ai: GoogleGenAI;
-
-beforeAll(async () => {
-  mocks = await startInteractionMocks();
-  gw = await startInteractionsGateway(mocks);
-  ai = gw.client();
-});
-afterAll(async () => {
-  await gw?.close();
-  if (mocks) await closeInteractionMocks(mocks);
-});
+const ix = useInteractionsGateway();
 
 type Event = Interactions.InteractionSSEEvent;
 type Step = Interactions.Step;
@@ -134,7 +111,7 @@ function streamedText(events: Event[]): string {
 
 describe.each(VENDORS)('$name', (v) => {
   it('create with a string input: output steps, status, usage as the upstream reported, model and ids', async () => {
-    const r = await ai.interactions.create({ model: v.model, input: 'hello there', system_instruction: 'be brief' });
+    const r = await ix.ai.interactions.create({ model: v.model, input: 'hello there', system_instruction: 'be brief' });
     const expected = v.said('hello there');
     expect(r.status).toBe('completed');
     expect(r.id).toMatch(/^v1_/);
@@ -151,7 +128,7 @@ describe.each(VENDORS)('$name', (v) => {
     expect(r.created).toBeDefined();
     expect(r.updated).toBeDefined();
 
-    const got = await ai.interactions.get(r.id);
+    const got = await ix.ai.interactions.get(r.id);
     expect(got.id).toBe(r.id);
     expect(got.model).toBe(v.concrete);
     expect(got.status).toBe('completed');
@@ -162,7 +139,7 @@ describe.each(VENDORS)('$name', (v) => {
   });
 
   it('create with a content list holding an image and a PDF', async () => {
-    const r = await ai.interactions.create({
+    const r = await ix.ai.interactions.create({
       model: v.model,
       input: [
         { type: 'text', text: 'describe these' },
@@ -175,7 +152,7 @@ describe.each(VENDORS)('$name', (v) => {
   });
 
   it('stream: created, step events with event ids, completed with usage, [DONE]; GET replays and resumes after last_event_id', async () => {
-    const stream = await ai.interactions.create({ model: v.model, input: 'stream me please', stream: true });
+    const stream = await ix.ai.interactions.create({ model: v.model, input: 'stream me please', stream: true });
     const events = await collect(stream);
     const types = events.map((e) => e.event_type);
     expect(types[0]).toBe('interaction.created');
@@ -198,17 +175,17 @@ describe.each(VENDORS)('$name', (v) => {
     expect(completed.interaction.usage).toMatchObject(v.usage(words(expected), ['stream me please']));
 
     const id = created.interaction.id;
-    const got = await ai.interactions.get(id);
+    const got = await ix.ai.interactions.get(id);
     expect(got.output_text).toBe(expected);
-    const replay = await collect(await ai.interactions.get(id, { stream: true }));
+    const replay = await collect(await ix.ai.interactions.get(id, { stream: true }));
     expect(replay).toEqual(events);
     const cut = 2;
-    const resumed = await collect(await ai.interactions.get(id, { stream: true, last_event_id: events[cut]!.event_id as string }));
+    const resumed = await collect(await ix.ai.interactions.get(id, { stream: true, last_event_id: events[cut]!.event_id as string }));
     expect(resumed).toEqual(events.slice(cut + 1));
   });
 
   it('a function call round trip: requires_action -> function_result -> completed', async () => {
-    const first = await ai.interactions.create({ model: v.model, input: 'weather in Paris?', tools: [WEATHER_TOOL] });
+    const first = await ix.ai.interactions.create({ model: v.model, input: 'weather in Paris?', tools: [WEATHER_TOOL] });
     expect(first.status).toBe('requires_action');
     const calls = (first.steps ?? []).filter((s): s is Interactions.FunctionCallStep => s.type === 'function_call');
     expect(calls).toHaveLength(1);
@@ -216,7 +193,7 @@ describe.each(VENDORS)('$name', (v) => {
     expect(typeof calls[0]!.arguments.city).toBe('string');
     expect(calls[0]!.id).toBeTruthy();
 
-    const second = await ai.interactions.create({
+    const second = await ix.ai.interactions.create({
       model: v.model,
       previous_interaction_id: first.id,
       tools: [WEATHER_TOOL],
@@ -228,7 +205,7 @@ describe.each(VENDORS)('$name', (v) => {
   });
 
   it('a function call round trip while streaming: the call arguments arrive as arguments_delta', async () => {
-    const events = await collect(await ai.interactions.create({ model: v.model, input: 'weather in Rome?', tools: [WEATHER_TOOL], stream: true }));
+    const events = await collect(await ix.ai.interactions.create({ model: v.model, input: 'weather in Rome?', tools: [WEATHER_TOOL], stream: true }));
     const start = events.find((e): e is Interactions.StepStart => e.event_type === 'step.start' && e.step.type === 'function_call');
     expect(start).toBeDefined();
     const args = events
@@ -238,7 +215,7 @@ describe.each(VENDORS)('$name', (v) => {
     expect(JSON.parse(args)).toHaveProperty('city');
     const completed = events.at(-1) as Interactions.InteractionCompletedEvent;
     expect(completed.interaction.status).toBe('requires_action');
-    const stored = await ai.interactions.get(completed.interaction.id);
+    const stored = await ix.ai.interactions.get(completed.interaction.id);
     const call = stored.steps.find((s): s is Interactions.FunctionCallStep => s.type === 'function_call');
     expect(call?.arguments).toEqual(JSON.parse(args));
   });
@@ -246,16 +223,16 @@ describe.each(VENDORS)('$name', (v) => {
   it('a token cut-off is status incomplete', async () => {
     // 16: the least a Responses-only model takes; every upstream's answer here is longer.
     const input = 'tell me a very long story about dragons and knights and castles and rivers and the sea';
-    const r = await ai.interactions.create({ model: v.model, input, generation_config: { max_output_tokens: 16 } });
+    const r = await ix.ai.interactions.create({ model: v.model, input, generation_config: { max_output_tokens: 16 } });
     expect(r.status).toBe('incomplete');
     expect(words(r.output_text ?? '')).toBeLessThanOrEqual(16);
     expect(r.output_text).toBeTruthy();
   });
 
   it('delete: the interaction is gone afterwards (404 in Gemini shape)', async () => {
-    const r = await ai.interactions.create({ model: v.model, input: 'forget me' });
-    await ai.interactions.delete(r.id);
-    const res = await rawCall(gw.server.url, 'GET', `/v1beta/interactions/${r.id}`);
+    const r = await ix.ai.interactions.create({ model: v.model, input: 'forget me' });
+    await ix.ai.interactions.delete(r.id);
+    const res = await rawCall(ix.gw.server.url, 'GET', `/v1beta/interactions/${r.id}`);
     expect(res.status).toBe(404);
     const body = (await res.json()) as { error: { code: number; status: string; message: string } };
     expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
@@ -263,9 +240,9 @@ describe.each(VENDORS)('$name', (v) => {
   });
 
   it('store: false is answered but not kept', async () => {
-    const r = await ai.interactions.create({ model: v.model, input: 'ephemeral', store: false });
+    const r = await ix.ai.interactions.create({ model: v.model, input: 'ephemeral', store: false });
     expect(r.status).toBe('completed');
-    const res = await rawCall(gw.server.url, 'GET', `/v1beta/interactions/${r.id}`);
+    const res = await rawCall(ix.gw.server.url, 'GET', `/v1beta/interactions/${r.id}`);
     expect(res.status).toBe(404);
   });
 });

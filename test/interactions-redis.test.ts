@@ -6,7 +6,8 @@
  * Redis cannot be reached; skipped with a notice otherwise.
  */
 import type { GoogleGenAI, Interactions } from '@google/genai';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis, deletePrefix, REDIS_URL, uniquePrefix, warnWithoutRedis } from './helpers/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConversationStore } from '../src/index.js';
 import {
@@ -19,14 +20,10 @@ import {
   type InteractionsMocks,
 } from './helpers/interactions-gateway.js';
 
-const REDIS_URL = process.env.REDIS_URL;
-
-if (!REDIS_URL) {
-  console.warn('[interactions-redis.test] REDIS_URL is not set: skipping the Redis interaction tests (run with REDIS_URL=redis://127.0.0.1:6379 to include them).');
-}
+warnWithoutRedis('interactions-redis.test', 'the Redis interaction tests');
 
 describe.skipIf(!REDIS_URL)('Interactions on two instances sharing Redis', () => {
-  const prefix = `modelgate-test:ix-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:`;
+  const prefix = uniquePrefix('ix-');
   let redisA: Redis;
   let redisB: Redis;
   let mocks: InteractionsMocks;
@@ -36,16 +33,7 @@ describe.skipIf(!REDIS_URL)('Interactions on two instances sharing Redis', () =>
   let clientB: GoogleGenAI;
 
   beforeAll(async () => {
-    // No retries: with REDIS_URL set, an unreachable Redis must fail the suite, not hang or skip it.
-    const opts = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null };
-    redisA = new Redis(REDIS_URL as string, opts);
-    redisB = new Redis(REDIS_URL as string, opts);
-    try {
-      await redisA.connect();
-      await redisB.connect();
-    } catch (err) {
-      throw new Error(`REDIS_URL is set (${REDIS_URL}) but Redis cannot be reached: ${(err as Error).message}`);
-    }
+    [redisA, redisB] = (await connectRedis(2)) as [Redis, Redis];
     mocks = await startInteractionMocks();
     const conversations = { cancelCheckMs: 50, pollIntervalMs: 20 };
     a = await startInteractionsGateway(mocks, { conversationStore: new RedisConversationStore(redisA, { prefix }), conversations });
@@ -58,14 +46,7 @@ describe.skipIf(!REDIS_URL)('Interactions on two instances sharing Redis', () =>
     await a?.close();
     await b?.close();
     if (mocks) await closeInteractionMocks(mocks);
-    if (redisA?.status === 'ready') {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redisA.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 200);
-        if (keys.length) await redisA.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
+    await deletePrefix(redisA, prefix);
     redisA?.disconnect();
     redisB?.disconnect();
   });

@@ -5,33 +5,14 @@
  * and Anthropic refuse duplicate tool call ids, as the real ones do), in the stored turn (GET) and in
  * the history of later turns. Through the official @google/genai SDK.
  */
-import type { GoogleGenAI, Interactions } from '@google/genai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Interactions } from '@google/genai';
+import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from './helpers/mock-vendor-base.js';
-import {
-  closeInteractionMocks,
-  startInteractionMocks,
-  startInteractionsGateway,
-  WEATHER_TOOL,
-  type InteractionsGateway,
-  type InteractionsMocks,
-} from './helpers/interactions-gateway.js';
+import { useInteractionsGateway, WEATHER_TOOL } from './helpers/interactions-gateway.js';
 
 type Json = Record<string, unknown>;
 
-let mocks: InteractionsMocks;
-let gw: InteractionsGateway;
-let ai: GoogleGenAI;
-
-beforeAll(async () => {
-  mocks = await startInteractionMocks();
-  gw = await startInteractionsGateway(mocks);
-  ai = gw.client();
-});
-afterAll(async () => {
-  await gw?.close();
-  if (mocks) await closeInteractionMocks(mocks);
-});
+const ix = useInteractionsGateway();
 
 const lastBody = (reqs: RecordedRequest[], path?: string): Json => (path ? reqs.filter((q) => q.path === path) : reqs).at(-1)!.body as Json;
 const callsOf = (steps: Interactions.Step[] | undefined) => (steps ?? []).filter((s): s is Interactions.FunctionCallStep => s.type === 'function_call');
@@ -51,39 +32,39 @@ const VENDORS = [
 
 describe.each(VENDORS)('$model', ({ model, tag }) => {
   it('function calls sent again with their results are kept once', async () => {
-    const first = await ai.interactions.create({ model, input: 'weather in Paris?', tools: [WEATHER_TOOL] });
+    const first = await ix.ai.interactions.create({ model, input: 'weather in Paris?', tools: [WEATHER_TOOL] });
     expect(first.status).toBe('requires_action');
     const calls = callsOf(first.steps);
     expect(calls).toHaveLength(1);
 
-    const second = await ai.interactions.create({ model, previous_interaction_id: first.id, tools: [WEATHER_TOOL], input: adkInput(calls) });
+    const second = await ix.ai.interactions.create({ model, previous_interaction_id: first.id, tools: [WEATHER_TOOL], input: adkInput(calls) });
     expect(second.status).toBe('completed');
     expect(second.output_text).toBe(tag === 'mock' ? 'Tool results received: sunny, 21C.' : `[${tag}] tool results: sunny, 21C`);
     if (model === 'gemini') {
       // Gemini holds the conversation (continued by its own id): only the results go.
-      expect((lastBody(mocks.gemini.requests, '/v1beta/interactions').input as Json[]).map((s) => s.type)).toEqual(['function_result']);
+      expect((lastBody(ix.mocks.gemini.requests, '/v1beta/interactions').input as Json[]).map((s) => s.type)).toEqual(['function_result']);
     }
 
     // Stored once: the second turn's input is the results only.
-    const stored = await ai.interactions.get(second.id);
+    const stored = await ix.ai.interactions.get(second.id);
     expect((stored.steps ?? []).map((s) => s.type).filter((t) => t !== 'thought')).toEqual(['function_result', 'model_output']);
 
     // Later turns on strict upstreams get the history with each call once.
     for (const next of ['gpt', 'claude']) {
-      const later = await ai.interactions.create({ model: next, previous_interaction_id: second.id, input: 'thanks' });
+      const later = await ix.ai.interactions.create({ model: next, previous_interaction_id: second.id, input: 'thanks' });
       expect(later.status).toBe('completed');
     }
-    const toOpenAI = (lastBody(mocks.openai.requests).messages as Json[]).flatMap((m) => (Array.isArray(m.tool_calls) ? (m.tool_calls as Json[]) : []));
+    const toOpenAI = (lastBody(ix.mocks.openai.requests).messages as Json[]).flatMap((m) => (Array.isArray(m.tool_calls) ? (m.tool_calls as Json[]) : []));
     expect(toOpenAI.map((t) => t.id)).toEqual([calls[0]!.id]);
   });
 });
 
 it('a call made by one vendor, sent again with its result to another, reaches it once', async () => {
-  const first = await ai.interactions.create({ model: 'claude', input: 'weather in Oslo?', tools: [WEATHER_TOOL] });
+  const first = await ix.ai.interactions.create({ model: 'claude', input: 'weather in Oslo?', tools: [WEATHER_TOOL] });
   const calls = callsOf(first.steps);
-  const second = await ai.interactions.create({ model: 'gpt', previous_interaction_id: first.id, tools: [WEATHER_TOOL], input: adkInput(calls) });
+  const second = await ix.ai.interactions.create({ model: 'gpt', previous_interaction_id: first.id, tools: [WEATHER_TOOL], input: adkInput(calls) });
   expect(second.output_text).toBe('[openai] tool results: sunny, 21C');
-  const messages = lastBody(mocks.openai.requests).messages as Json[];
+  const messages = lastBody(ix.mocks.openai.requests).messages as Json[];
   expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
   expect((messages[1]!.tool_calls as Json[]).map((t) => t.id)).toEqual([calls[0]!.id]);
 });

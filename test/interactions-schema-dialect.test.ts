@@ -5,26 +5,13 @@
  * valid JSON Schema, at every depth (properties, items, anyOf); the strict mocks refuse Gemini's
  * types the way the real vendors do. Driven by the official @google/genai `interactions` client.
  */
-import type { GoogleGenAI } from '@google/genai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jsonSchemaProblem } from './helpers/json-schema-check.js';
-import { closeInteractionMocks, startInteractionMocks, startInteractionsGateway, type InteractionsGateway, type InteractionsMocks } from './helpers/interactions-gateway.js';
+import { useInteractionsGateway } from './helpers/interactions-gateway.js';
 
 type Json = Record<string, unknown>;
 
-let mocks: InteractionsMocks;
-let gw: InteractionsGateway;
-let ai: GoogleGenAI;
-
-beforeAll(async () => {
-  mocks = await startInteractionMocks();
-  gw = await startInteractionsGateway(mocks);
-  ai = gw.client();
-});
-afterAll(async () => {
-  await gw?.close();
-  if (mocks) await closeInteractionMocks(mocks);
-});
+const ix = useInteractionsGateway();
 
 /** A tool as the ADK declares it (FunctionDeclaration.parameters: genai `Schema` with `Type` values). */
 const ADK_TOOL = {
@@ -82,9 +69,9 @@ describe('the strict mocks refuse Gemini schema types like the real vendors', ()
 
   it('OpenAI chat, OpenAI Responses and Anthropic answer 400 for a tool with "type": "STRING"', async () => {
     const params = { type: 'object', properties: { city: { type: 'STRING' } } };
-    const chat = await fetch(`${mocks.openai.baseURL}/chat/completions`, {
+    const chat = await fetch(`${ix.mocks.openai.baseURL}/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${mocks.openai.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${ix.mocks.openai.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'f', parameters: params } }] }),
     });
     expect(chat.status).toBe(400);
@@ -93,16 +80,16 @@ describe('the strict mocks refuse Gemini schema types like the real vendors', ()
       param: 'tools[0].function.parameters',
       code: 'invalid_function_parameters',
     });
-    const responses = await fetch(`${mocks.responses.baseURL}/responses`, {
+    const responses = await fetch(`${ix.mocks.responses.baseURL}/responses`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${mocks.responses.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${ix.mocks.responses.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-5', input: 'x', tools: [{ type: 'function', name: 'f', parameters: params }] }),
     });
     expect(responses.status).toBe(400);
     expect(((await responses.json()) as { error: Json }).error).toMatchObject({ param: 'tools[0].parameters', code: 'invalid_function_parameters' });
-    const anthropic = await fetch(`${mocks.anthropic.baseURL}/v1/messages`, {
+    const anthropic = await fetch(`${ix.mocks.anthropic.baseURL}/v1/messages`, {
       method: 'POST',
-      headers: { 'x-api-key': mocks.anthropic.apiKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      headers: { 'x-api-key': ix.mocks.anthropic.apiKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'f', input_schema: params }] }),
     });
     expect(anthropic.status).toBe(400);
@@ -112,42 +99,42 @@ describe('the strict mocks refuse Gemini schema types like the real vendors', ()
 
 describe('Interactions with an ADK tool declaration on other vendors', () => {
   it('OpenAI (Chat Completions): the parameters arrive as JSON Schema and the model calls the tool', async () => {
-    const res = await ai.interactions.create({ model: 'gpt', input: 'Flights from CDG to JFK?', tools: [ADK_TOOL] });
+    const res = await ix.ai.interactions.create({ model: 'gpt', input: 'Flights from CDG to JFK?', tools: [ADK_TOOL] });
     expect(res.status).toBe('requires_action');
     expect(res.steps?.find((s) => s.type === 'function_call')).toMatchObject({ name: 'find_flights' });
-    const tools = lastBody(mocks.openai).tools as Json[];
+    const tools = lastBody(ix.mocks.openai).tools as Json[];
     expect(tools).toEqual([{ type: 'function', function: { name: 'find_flights', description: 'Finds flights between two airports.', parameters: AS_JSON_SCHEMA } }]);
   });
 
   it('OpenAI (Responses API): the same, streamed', async () => {
-    const stream = await ai.interactions.create({ model: 'gpt-pro', input: 'Flights from CDG to JFK?', tools: [ADK_TOOL], stream: true });
+    const stream = await ix.ai.interactions.create({ model: 'gpt-pro', input: 'Flights from CDG to JFK?', tools: [ADK_TOOL], stream: true });
     const types: string[] = [];
     for await (const ev of stream) types.push(ev.event_type);
     expect(types.at(-1)).toBe('interaction.completed');
     expect(types).not.toContain('error');
-    expect((lastBody(mocks.responses).tools as Json[])[0]).toMatchObject({ type: 'function', name: 'find_flights', parameters: AS_JSON_SCHEMA });
+    expect((lastBody(ix.mocks.responses).tools as Json[])[0]).toMatchObject({ type: 'function', name: 'find_flights', parameters: AS_JSON_SCHEMA });
   });
 
   it('Anthropic: input_schema is JSON Schema', async () => {
-    const res = await ai.interactions.create({ model: 'claude', input: 'Flights from CDG to JFK?', tools: [ADK_TOOL] });
+    const res = await ix.ai.interactions.create({ model: 'claude', input: 'Flights from CDG to JFK?', tools: [ADK_TOOL] });
     expect(res.status).toBe('requires_action');
-    expect((lastBody(mocks.anthropic).tools as Json[])[0]).toEqual({ name: 'find_flights', description: 'Finds flights between two airports.', input_schema: AS_JSON_SCHEMA });
+    expect((lastBody(ix.mocks.anthropic).tools as Json[])[0]).toEqual({ name: 'find_flights', description: 'Finds flights between two airports.', input_schema: AS_JSON_SCHEMA });
   });
 
   it('a Gemini-dialect response_format schema reaches another vendor as JSON Schema', async () => {
-    const res = await ai.interactions.create({
+    const res = await ix.ai.interactions.create({
       model: 'gpt',
       input: 'A city as JSON',
       response_format: { type: 'text', mime_type: 'application/json', schema: { type: 'OBJECT', properties: { name: { type: 'STRING' }, size: { type: 'INTEGER', nullable: true } }, required: ['name'] } },
     });
     expect(res.status).toBe('completed');
-    const format = (lastBody(mocks.openai).response_format as { json_schema: { schema: Json } }).json_schema.schema;
+    const format = (lastBody(ix.mocks.openai).response_format as { json_schema: { schema: Json } }).json_schema.schema;
     expect(format).toEqual({ type: 'object', properties: { name: { type: 'string' }, size: { type: ['integer', 'null'] } }, required: ['name'] });
   });
 
   it('Gemini itself gets the declaration as the client sent it (pass-through)', async () => {
-    await ai.interactions.create({ model: 'gemini', input: 'Flights from CDG to JFK?', tools: [ADK_TOOL] });
-    const sent = lastBody(mocks.gemini) as Json;
+    await ix.ai.interactions.create({ model: 'gemini', input: 'Flights from CDG to JFK?', tools: [ADK_TOOL] });
+    const sent = lastBody(ix.mocks.gemini) as Json;
     expect((sent.tools as Json[])[0]).toEqual(ADK_TOOL);
   });
 });

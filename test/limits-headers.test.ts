@@ -13,6 +13,7 @@ import { startMockGemini, type MockGemini } from './helpers/mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 import { startMockOpenAIResponses, type MockOpenAIResponses } from './helpers/mock-openai-responses.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
+import { jsonRequest } from './helpers/requests.js';
 
 const KEY = 'mg-headers-key-000001';
 const PRICING = { inputPerMTok: 2, outputPerMTok: 8 };
@@ -54,9 +55,7 @@ afterAll(async () => {
   await Promise.all([openai?.close(), anthropic?.close(), gemini?.close(), responses?.close(), cached?.close()]);
 });
 
-function post(path: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Request {
-  return new Request(`http://gw${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-}
+const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Request => jsonRequest(path, body, { key: KEY, headers });
 
 const ANTHROPIC = { 'anthropic-version': '2023-06-01' };
 const streams: Array<[string, () => Request, string]> = [

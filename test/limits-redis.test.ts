@@ -5,23 +5,22 @@
  * seen by the other instance, and a budget spent on one is spent on both until the period ends.
  * Runs when REDIS_URL is set — and then fails if Redis cannot be reached; skipped with a notice otherwise.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis, deletePrefix, REDIS_URL, uniquePrefix, warnWithoutRedis } from './helpers/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway, GatewayConfigInput } from '../src/index.js';
 import { redisSharedState, type SharedState } from '../node/redis.js';
 import { startMockGatedOpenAI, type MockGatedOpenAI } from './helpers/mock-gated-openai.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
+import { chatBody, jsonRequest } from './helpers/requests.js';
 
-const REDIS_URL = process.env.REDIS_URL;
 const KEY = 'mg-redis-limits-key-01';
 const UPSTREAM_KEY = 'upstream-redis-limits-0123456789';
 
-if (!REDIS_URL) {
-  console.warn('[limits-redis.test] REDIS_URL is not set: skipping the shared-limits tests (run with REDIS_URL=redis://127.0.0.1:6379 to include them).');
-}
+warnWithoutRedis('limits-redis.test', 'the shared-limits tests');
 
 describe.skipIf(!REDIS_URL)('limits shared by two instances through Redis', () => {
-  const prefix = `modelgate-test:${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:`;
+  const prefix = uniquePrefix();
   let redisA: Redis;
   let sharedA: SharedState;
   let sharedB: SharedState;
@@ -29,14 +28,7 @@ describe.skipIf(!REDIS_URL)('limits shared by two instances through Redis', () =
   const gateways: Gateway[] = [];
 
   beforeAll(async () => {
-    // No retries: with REDIS_URL set, an unreachable Redis must fail the suite, not hang or skip it.
-    const opts = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null };
-    redisA = new Redis(REDIS_URL as string, opts);
-    try {
-      await redisA.connect();
-    } catch (err) {
-      throw new Error(`REDIS_URL is set (${REDIS_URL}) but Redis cannot be reached: ${(err as Error).message}`);
-    }
+    [redisA] = (await connectRedis(1)) as [Redis];
     // The instances: the shipped Redis wiring, one client each (the raw client above checks and cleans up).
     [sharedA, sharedB] = await Promise.all([redisSharedState(REDIS_URL as string, prefix), redisSharedState(REDIS_URL as string, prefix)]);
     await Promise.all([sharedA.ready(), sharedB.ready()]);
@@ -46,14 +38,7 @@ describe.skipIf(!REDIS_URL)('limits shared by two instances through Redis', () =
   afterAll(async () => {
     upstream?.open();
     await Promise.all(gateways.map((g) => g.close()));
-    if (redisA?.status === 'ready') {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redisA.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 200);
-        if (keys.length) await redisA.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
+    await deletePrefix(redisA, prefix);
     await Promise.all([sharedA?.close(), sharedB?.close()]);
     redisA?.disconnect();
     await upstream?.close();
@@ -72,13 +57,7 @@ describe.skipIf(!REDIS_URL)('limits shared by two instances through Redis', () =
     return [a, b];
   }
 
-  function chat(body: Record<string, unknown> = {}): Request {
-    return new Request('http://gw/v1/chat/completions', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }], ...body }),
-    });
-  }
+  const chat = (body: Record<string, unknown> = {}): Request => jsonRequest('/v1/chat/completions', chatBody('gpt', body), { key: KEY });
 
   it('lets exactly M of N parallel requests through, split across both instances', async () => {
     const [a, b] = pair('rpm', { requestsPerMinute: 7 }, () => 50_000_000);

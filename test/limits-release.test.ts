@@ -11,6 +11,7 @@ import { serve, type RunningServer } from '../adapters/node.js';
 import { MemoryRateLimiter, type Gateway, type LimitCheck, type RateLimiter } from '../src/index.js';
 import { startMockGatedOpenAI, type MockGatedOpenAI } from './helpers/mock-gated-openai.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
+import { jsonRequest } from './helpers/requests.js';
 
 const KEY = 'mg-release-key-000001';
 const UPSTREAM_KEY = 'upstream-release-key-0123456789';
@@ -74,13 +75,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-function post(path: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Request {
-  return new Request(`http://gw${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-}
+const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Request => jsonRequest(path, body, { key: KEY, headers });
 
 const chatBody = (extra: Record<string, unknown> = {}) => ({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }], ...extra });
 

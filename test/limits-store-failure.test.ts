@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, RedisRateLimiter, type Gateway, type GatewayConfigInput } from '../src/index.js';
+import { chatBody, jsonRequest } from './helpers/requests.js';
 
 const KEY = 'mg-store-failure-key-01';
 
@@ -55,13 +56,7 @@ function config(onError: 'open' | 'closed'): GatewayConfigInput {
   };
 }
 
-function chat(): Request {
-  return new Request('http://gw/v1/chat/completions', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-}
+const chat = (): Request => jsonRequest('/v1/chat/completions', chatBody('mock-chat'), { key: KEY });
 
 function messages(): Request {
   return new Request('http://gw/v1/messages', {

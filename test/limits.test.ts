@@ -9,6 +9,7 @@ import { createGateway, MemoryRateLimiter, type Gateway, type GatewayConfigInput
 import { startMockAnthropic } from './helpers/mock-anthropic.js';
 import { startMockGatedOpenAI, type MockGatedOpenAI } from './helpers/mock-gated-openai.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
+import { chatBody, jsonRequest } from './helpers/requests.js';
 
 const KEY_A = 'mg-limits-key-a-000001';
 const KEY_B = 'mg-limits-key-b-000002';
@@ -50,13 +51,7 @@ function gateway(cfg: GatewayConfigInput, now?: () => number, events?: ResponseE
   return gw;
 }
 
-function chat(key: string, body: Record<string, unknown> = {}): Request {
-  return new Request('http://gw/v1/chat/completions', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'limited', messages: [{ role: 'user', content: 'hi' }], ...body }),
-  });
-}
+const chat = (key: string, body: Record<string, unknown> = {}): Request => jsonRequest('/v1/chat/completions', chatBody('limited', body), { key });
 
 function limitHeaders(res: Response): Record<string, string | null> {
   const out: Record<string, string | null> = {};

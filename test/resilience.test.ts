@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway, GatewayConfigInput, ResponseEvent } from '../src/index.js';
 import { backoffDelayMs } from '../src/routing/retry-policy.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
+import { chatBody, jsonRequest } from './helpers/requests.js';
 
 const KEY = 'mg-resilience-key-0001';
 const UPSTREAM_KEY = 'sk-upstream-resilience-secret-0001';
@@ -200,12 +201,7 @@ function harness(extra: Partial<GatewayConfigInput>, opts: { random?: () => numb
 }
 
 function chat(model: string, extra: Record<string, unknown> = {}, signal?: AbortSignal): Request {
-  return new Request('http://gw.test/v1/chat/completions', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }),
-    ...(signal ? { signal } : {}),
-  });
+  return jsonRequest('/v1/chat/completions', chatBody(model, extra), { key: KEY, ...(signal ? { signal } : {}) });
 }
 
 async function eventOf(h: Harness, res: Response): Promise<ResponseEvent> {

@@ -4,7 +4,8 @@
  * shared by two gateway instances (runs when REDIS_URL is set, and then fails if Redis cannot be
  * reached; skipped with a notice otherwise).
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis, deletePrefix, REDIS_URL, uniquePrefix, warnWithoutRedis } from './helpers/redis.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
@@ -13,7 +14,6 @@ import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
 
 const KEY = 'mg-cache-stores-key-01';
-const REDIS_URL = process.env.REDIS_URL;
 
 describe('MemoryResponseCache', () => {
   it('evicts the least recently used entries beyond its size in bytes, and expires entries', async () => {
@@ -87,27 +87,17 @@ describe('config and limits', () => {
   });
 });
 
-if (!REDIS_URL) {
-  console.warn('[response-cache-stores.test] REDIS_URL is not set: skipping the Redis response cache tests (run with REDIS_URL=redis://127.0.0.1:6379 to include them).');
-}
+warnWithoutRedis('response-cache-stores.test', 'the Redis response cache tests');
 
 describe.skipIf(!REDIS_URL)('Redis response cache shared by two instances', () => {
-  const prefix = `modelgate-test:${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:cache:`;
+  const prefix = uniquePrefix('', 'cache:');
   let redisA: Redis;
   let redisB: Redis;
   let mock: MockOpenAI;
   const instances: Array<{ gateway: Gateway; server: RunningServer }> = [];
 
   beforeAll(async () => {
-    const opts = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null };
-    redisA = new Redis(REDIS_URL as string, opts);
-    redisB = new Redis(REDIS_URL as string, opts);
-    try {
-      await redisA.connect();
-      await redisB.connect();
-    } catch (err) {
-      throw new Error(`REDIS_URL is set (${REDIS_URL}) but Redis cannot be reached: ${(err as Error).message}`);
-    }
+    [redisA, redisB] = (await connectRedis(2)) as [Redis, Redis];
     mock = await startMockOpenAI();
     for (const redis of [redisA, redisB]) {
       const options: GatewayOptions = { responseCache: new RedisResponseCache(redis, prefix) };
@@ -121,10 +111,7 @@ describe.skipIf(!REDIS_URL)('Redis response cache shared by two instances', () =
       await i.gateway.close();
     }
     await mock?.close();
-    if (redisA?.status === 'ready') {
-      const keys = await redisA.keys(`${prefix}*`);
-      if (keys.length) await redisA.del(...keys);
-    }
+    await deletePrefix(redisA, prefix);
     redisA?.disconnect();
     redisB?.disconnect();
   });

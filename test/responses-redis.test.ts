@@ -4,20 +4,17 @@
  * upstream; a background run on one is read, streamed and cancelled from the other). Runs when
  * REDIS_URL is set — and then fails if Redis cannot be reached; skipped with a notice otherwise.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis, deletePrefix, REDIS_URL, uniquePrefix, warnWithoutRedis } from './helpers/redis.js';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConversationStore, type ConversationRecord } from '../src/index.js';
 import { closeMocks, eventually, startGateway, startMocks, type ResponsesMocks } from './helpers/responses-gateway.js';
 
-const REDIS_URL = process.env.REDIS_URL;
-
-if (!REDIS_URL) {
-  console.warn('[responses-redis.test] REDIS_URL is not set: skipping the Redis conversation store tests (run with REDIS_URL=redis://127.0.0.1:6379 to include them).');
-}
+warnWithoutRedis('responses-redis.test', 'the Redis conversation store tests');
 
 describe.skipIf(!REDIS_URL)('Redis conversation store', () => {
-  const prefix = `modelgate-test:${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:`;
+  const prefix = uniquePrefix();
   let redisA: Redis;
   let redisB: Redis;
   let mocks: ResponsesMocks;
@@ -27,16 +24,7 @@ describe.skipIf(!REDIS_URL)('Redis conversation store', () => {
   let clientB: OpenAI;
 
   beforeAll(async () => {
-    // No retries: with REDIS_URL set, an unreachable Redis must fail the suite, not hang or skip it.
-    const opts = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null };
-    redisA = new Redis(REDIS_URL as string, opts);
-    redisB = new Redis(REDIS_URL as string, opts);
-    try {
-      await redisA.connect();
-      await redisB.connect();
-    } catch (err) {
-      throw new Error(`REDIS_URL is set (${REDIS_URL}) but Redis cannot be reached: ${(err as Error).message}`);
-    }
+    [redisA, redisB] = (await connectRedis(2)) as [Redis, Redis];
     mocks = await startMocks();
     const conversations = { cancelCheckMs: 50, pollIntervalMs: 20 };
     a = await startGateway(mocks, { conversationStore: new RedisConversationStore(redisA, { prefix }), conversations });
@@ -51,14 +39,7 @@ describe.skipIf(!REDIS_URL)('Redis conversation store', () => {
     await a?.gateway.close();
     await b?.gateway.close();
     if (mocks) await closeMocks(mocks);
-    if (redisA?.status === 'ready') {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redisA.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 200);
-        if (keys.length) await redisA.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
+    await deletePrefix(redisA, prefix);
     redisA?.disconnect();
     redisB?.disconnect();
   });

@@ -9,6 +9,7 @@ import { MeterProvider, MetricReader, type SumMetricData } from '@opentelemetry/
 import { createGateway, type Gateway } from '../src/index.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { chatBody, jsonRequest } from './helpers/requests.js';
 
 class TestReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}
@@ -30,13 +31,7 @@ afterAll(async () => {
 });
 
 function chat(headers: Record<string, string> = {}): Promise<Response> {
-  return gateway.handle(
-    new Request('http://gw.test/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY_ALL}`, ...headers },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] }),
-    }),
-  );
+  return gateway.handle(jsonRequest('/v1/chat/completions', chatBody('gpt-4o', {}, 'hello'), { key: KEY_ALL, headers }));
 }
 
 describe('global OpenTelemetry API', () => {

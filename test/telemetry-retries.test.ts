@@ -10,6 +10,7 @@ import { MeterProvider, MetricReader, type SumMetricData } from '@opentelemetry/
 import { createGateway, type Gateway } from '../src/index.js';
 import { KEY_ALL, KEY_GPT } from './helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { chatBody, jsonRequest } from './helpers/requests.js';
 
 class TestReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}
@@ -53,13 +54,7 @@ afterAll(async () => {
 beforeEach(() => exporter.reset());
 
 function chat(): Promise<Response> {
-  return gateway.handle(
-    new Request('http://gw.test/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY_ALL}` },
-      body: JSON.stringify({ model: 'primary', messages: [{ role: 'user', content: PROMPT }] }),
-    }),
-  );
+  return gateway.handle(jsonRequest('/v1/chat/completions', chatBody('primary', {}, PROMPT), { key: KEY_ALL }));
 }
 
 async function spans(): Promise<{ server: ReadableSpan; client: ReadableSpan[] }> {

@@ -11,6 +11,7 @@ import { MeterProvider, MetricReader, DataPointType, type HistogramMetricData, t
 import { createGateway, type Gateway } from '../src/index.js';
 import { KEY_ALL, KEY_GPT, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { jsonRequest } from './helpers/requests.js';
 
 class TestReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}
@@ -52,13 +53,7 @@ afterAll(async () => {
 beforeEach(() => exporter.reset());
 
 function post(gw: Gateway, path: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Response> {
-  return gw.handle(
-    new Request(`http://gw.test${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY_ALL}`, ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
+  return gw.handle(jsonRequest(path, body, { key: KEY_ALL, headers }));
 }
 
 async function spans(): Promise<{ server: ReadableSpan[]; client: ReadableSpan[] }> {

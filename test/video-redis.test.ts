@@ -3,50 +3,32 @@
  * task created on one is read, advanced, downloaded and deduplicated on the other). Runs when
  * REDIS_URL is set — and then fails if Redis cannot be reached; skipped with a notice otherwise.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis, deletePrefix, REDIS_URL, uniquePrefix, warnWithoutRedis } from './helpers/redis.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serve, type RunningServer } from '../adapters/node.js';
 import { RedisTaskStore, type Gateway, type GatewayConfigInput, type TaskRecord, type VideoTaskOptions } from '../src/index.js';
 import { startMockMediaOpenAI, type MockMediaOpenAI } from './helpers/mock-media-openai.js';
 import { createShippedGateway } from './helpers/shipped-gateway.js';
 
-const REDIS_URL = process.env.REDIS_URL;
 const KEY_A = 'mg-redis-video-a-0001';
 const KEY_B = 'mg-redis-video-b-0002';
 
-if (!REDIS_URL) {
-  console.warn('[video-redis.test] REDIS_URL is not set: skipping the Redis task store tests (run with REDIS_URL=redis://127.0.0.1:6379 to include them).');
-}
+warnWithoutRedis('video-redis.test', 'the Redis task store tests');
 
 describe.skipIf(!REDIS_URL)('Redis task store', () => {
-  const prefix = `modelgate-test:${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:`;
+  const prefix = uniquePrefix();
   let redisA: Redis;
   let redisB: Redis;
   let openai: MockMediaOpenAI;
 
   beforeAll(async () => {
-    // No retries: with REDIS_URL set, an unreachable Redis must fail the suite, not hang or skip it.
-    const opts = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null };
-    redisA = new Redis(REDIS_URL as string, opts);
-    redisB = new Redis(REDIS_URL as string, opts);
-    try {
-      await redisA.connect();
-      await redisB.connect();
-    } catch (err) {
-      throw new Error(`REDIS_URL is set (${REDIS_URL}) but Redis cannot be reached: ${(err as Error).message}`);
-    }
+    [redisA, redisB] = (await connectRedis(2)) as [Redis, Redis];
     openai = await startMockMediaOpenAI();
   });
 
   afterAll(async () => {
-    if (redisA?.status === 'ready') {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redisA.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 200);
-        if (keys.length) await redisA.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
+    await deletePrefix(redisA, prefix);
     redisA?.disconnect();
     redisB?.disconnect();
     await openai?.close();

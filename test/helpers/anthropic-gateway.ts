@@ -73,8 +73,9 @@ export function postRaw(h: AnthropicHarness, path: string, body: string, headers
   });
 }
 
-export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-export const PDF = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
+import { PDF, PNG } from './samples.js';
+
+export { PDF, PNG };
 
 /** Two function tools: `get_weather(city: string, days: integer)` and `get_time(utc: boolean)`. */
 export const WEATHER_TOOLS: Anthropic.Tool[] = [
