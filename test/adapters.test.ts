@@ -1,6 +1,9 @@
 /**
  * One adapter suite, every host: node:http, Express (mounted under /ai, with and without
  * express.json()), Koa, Bun.serve and Deno.serve (child processes using the fetch adapter).
+ * Whole answers are read with supertest (`host.http()`: the Express or Koa app itself, else the
+ * host's origin) or the OpenAI SDK; streams are read with fetch, whose body can be read chunk by
+ * chunk as it arrives and cancelled midway (supertest buffers a response before it resolves).
  */
 import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
@@ -61,6 +64,7 @@ describe.each(HOSTS)('host %s', (hostName) => {
     expect(finish).toBe('stop');
     expect(usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 6, total_tokens: 16 });
 
+    // fetch, not supertest: the stream is read as a client reads it (see the header comment).
     const raw = await fetch(`${host.baseURL}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
@@ -76,6 +80,7 @@ describe.each(HOSTS)('host %s', (hostName) => {
     mock.holdStreamNext();
     const disconnected = mock.nextDisconnect();
     const ac = new AbortController();
+    // fetch, not supertest: the chunks are read one by one while the upstream holds the stream.
     const res = await fetch(`${host.baseURL}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
@@ -107,39 +112,38 @@ describe.each(HOSTS)('host %s', (hostName) => {
   });
 
   it('answers 401 in OpenAI shape with x-trace-id when the key is missing', async () => {
-    const res = await fetch(`${host.baseURL}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }),
-    });
+    const res = await host
+      .http()
+      .post(`${host.prefix}/v1/chat/completions`)
+      .send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
     expect(res.status).toBe(401);
-    const body = (await res.json()) as { error: { type: string; code: string }; traceId: string };
+    const body = res.body as { error: { type: string; code: string }; traceId: string };
     expect(body.error.code).toBe('missing_api_key');
-    expect(body.traceId).toBe(res.headers.get('x-trace-id'));
+    expect(body.traceId).toBe(res.headers['x-trace-id']);
   });
 
   it('answers 413 for a body over the configured limit', async () => {
     const big = 'a'.repeat(BODY_LIMIT + 10);
-    const res = await fetch(`${host.baseURL}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: big }] }),
-    });
+    const res = await host
+      .http()
+      .post(`${host.prefix}/v1/chat/completions`)
+      .set('authorization', `Bearer ${KEY_ALL}`)
+      .send({ model: 'gpt-4o', messages: [{ role: 'user', content: big }] });
     expect(res.status).toBe(413);
-    const body = (await res.json()) as { error: { code: string } };
+    const body = res.body as { error: { code: string } };
     expect(body.error.code).toBe('request_too_large');
   });
 
   it('answers 400 for a body that is not JSON', async () => {
-    const res = await fetch(`${host.baseURL}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' },
-      body: '{"model": "gpt-4o", "messages": [',
-    });
+    const res = await host
+      .http()
+      .post(`${host.prefix}/v1/chat/completions`)
+      .set({ authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' })
+      .send('{"model": "gpt-4o", "messages": [');
     // With express.json() in front, Express itself rejects the body (also a 400).
     expect(res.status).toBe(400);
     if (hostName !== 'express-json') {
-      const body = (await res.json()) as { error: { message: string; type: string } };
+      const body = res.body as { error: { message: string; type: string } };
       expect(body.error.type).toBe('invalid_request_error');
       expect(body.error.message).toMatch(/not valid JSON/);
     }
@@ -165,13 +169,14 @@ describe.each(HOSTS)('host %s', (hostName) => {
   });
 
   it('refuses a text/plain body with 415 and decodes a gzip body', async () => {
-    const plain = await fetch(`${host.baseURL}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'text/plain' },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }),
-    });
+    const plain = await host
+      .http()
+      .post(`${host.prefix}/v1/chat/completions`)
+      .set({ authorization: `Bearer ${KEY_ALL}`, 'content-type': 'text/plain' })
+      .send(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }));
     expect(plain.status).toBe(415);
-    expect(((await plain.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+    expect((plain.body as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+    // fetch, not supertest: superagent re-serializes a Buffer body as JSON when the content type is JSON.
     const zipped = await fetch(`${host.baseURL}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
@@ -182,19 +187,17 @@ describe.each(HOSTS)('host %s', (hostName) => {
   });
 
   it('leaves paths outside the gateway to the host', async () => {
-    const outside = await fetch(`${host.origin}/elsewhere`);
+    const outside = await host.http().get('/elsewhere');
     expect(outside.status).toBe(404);
-    await outside.arrayBuffer();
     if (hostName === 'express' || hostName === 'express-json' || hostName === 'koa') {
-      const own = await fetch(`${host.baseURL}/host-route`);
+      const own = await host.http().get(`${host.prefix}/host-route`);
       expect(own.status).toBe(200);
-      expect(await own.json()).toEqual({ host: hostName === 'koa' ? 'koa' : 'express' });
+      expect(own.body).toEqual({ host: hostName === 'koa' ? 'koa' : 'express' });
       // The host's own middleware ran before the gateway.
-      const gw = await fetch(`${host.baseURL}/v1/models`, { headers: { authorization: `Bearer ${KEY_ALL}` } });
-      expect(gw.headers.get('x-host')).toBe(hostName === 'koa' ? 'koa' : 'express');
-      await gw.arrayBuffer();
-      const unknown = await fetch(`${host.baseURL}/not-a-gateway-route`);
-      expect(await unknown.json()).toEqual({ host404: true });
+      const gw = await host.http().get(`${host.prefix}/v1/models`).set('authorization', `Bearer ${KEY_ALL}`);
+      expect(gw.headers['x-host']).toBe(hostName === 'koa' ? 'koa' : 'express');
+      const unknown = await host.http().get(`${host.prefix}/not-a-gateway-route`);
+      expect(unknown.body).toEqual({ host404: true });
     }
   });
 });
@@ -213,28 +216,25 @@ describe.each(IN_PROCESS_HOSTS)('host %s: host-authenticated principal', (hostNa
   });
 
   const chat = (model: string, headers: Record<string, string>) =>
-    fetch(`${host.baseURL}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'who am i' }] }),
-    });
+    host
+      .http()
+      .post(`${host.prefix}/v1/chat/completions`)
+      .set(headers)
+      .send({ model, messages: [{ role: 'user', content: 'who am i' }] });
 
   it('uses the host user instead of a key, including its model patterns', async () => {
     const ok = await chat('gpt-4o', { 'x-test-user': 'alice:gpt-*' });
     expect(ok.status).toBe(200);
-    expect(((await ok.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('[openai] you said: who am i');
+    expect((ok.body as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('[openai] you said: who am i');
     const denied = await chat('fast', { 'x-test-user': 'alice:gpt-*' });
     expect(denied.status).toBe(403);
-    await denied.arrayBuffer();
   });
 
   it('falls back to the key check without a host user', async () => {
     const none = await chat('gpt-4o', {});
     expect(none.status).toBe(401);
-    await none.arrayBuffer();
     const keyed = await chat('fast', { authorization: `Bearer ${KEY_ALL}` });
     expect(keyed.status).toBe(200);
-    await keyed.arrayBuffer();
   });
 });
 
@@ -255,9 +255,8 @@ describe.each(HOSTS)('host %s mounted at a nested prefix', (hostName) => {
     const client = new OpenAI({ baseURL: `${host.baseURL}/v1`, apiKey: KEY_ALL, maxRetries: 0 });
     const res = await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'deep' }] });
     expect(res.choices[0]?.message.content).toBe('[openai] you said: deep');
-    const unmounted = await fetch(`${host.origin}/v1/models`, { headers: { authorization: `Bearer ${KEY_ALL}` } });
+    const unmounted = await host.http().get('/v1/models').set('authorization', `Bearer ${KEY_ALL}`);
     expect(unmounted.status).toBe(404);
-    await unmounted.arrayBuffer();
     expect(mock.requests).toHaveLength(1);
   });
 });
@@ -277,26 +276,26 @@ describe.each(['node', 'bun', 'deno'] as const)('host %s: a path outside the mou
   });
 
   it("is a 404 in the path's protocol shape, with a trace id in the body and the x-trace-id header", async () => {
-    const post = (path: string) => fetch(`${host.origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' }, body: '{}' });
+    const post = (path: string) => host.http().post(path).set({ authorization: `Bearer ${KEY_ALL}`, 'content-type': 'application/json' }).send('{}');
     const openai = await post('/v1/chat/completions');
-    const openaiBody = (await openai.json()) as { error: { type: string; code: string; message: string }; traceId: string };
+    const openaiBody = openai.body as { error: { type: string; code: string; message: string }; traceId: string };
     expect(openai.status).toBe(404);
     expect(openaiBody.error).toMatchObject({ type: 'invalid_request_error', code: 'unknown_route' });
     expect(openaiBody.error.message).toContain('outside');
     expect(openaiBody.traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(openai.headers.get('x-trace-id')).toBe(openaiBody.traceId);
+    expect(openai.headers['x-trace-id']).toBe(openaiBody.traceId);
 
     const anthropic = await post('/v1/messages');
-    const anthropicBody = (await anthropic.json()) as { type: string; error: { type: string }; traceId: string };
+    const anthropicBody = anthropic.body as { type: string; error: { type: string }; traceId: string };
     expect(anthropic.status).toBe(404);
     expect(anthropicBody).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
-    expect(anthropic.headers.get('x-trace-id')).toBe(anthropicBody.traceId);
+    expect(anthropic.headers['x-trace-id']).toBe(anthropicBody.traceId);
 
     const gemini = await post('/v1beta/models/gemini-2.5-flash:generateContent');
-    const geminiBody = (await gemini.json()) as { error: { code: number; status: string }; traceId: string };
+    const geminiBody = gemini.body as { error: { code: number; status: string }; traceId: string };
     expect(gemini.status).toBe(404);
     expect(geminiBody.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
-    expect(gemini.headers.get('x-trace-id')).toBe(geminiBody.traceId);
+    expect(gemini.headers['x-trace-id']).toBe(geminiBody.traceId);
     expect(mock.requests).toHaveLength(0);
   });
 });

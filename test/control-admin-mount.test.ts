@@ -36,9 +36,9 @@ describe('admin API mounted by each host under a prefix', () => {
     it(`${name}: create a key under /ai/admin/v1, then call a model with it through the openai SDK`, async () => {
       const host = await startHost(name, { config: config(true), prefix: '/ai', options: { control } });
       try {
-        const res = await fetch(`${host.baseURL}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `via-${name}` }) });
+        const res = await host.http().post(`${host.prefix}/admin/v1/keys`).set('authorization', `Bearer ${ADMIN}`).send({ name: `via-${name}` });
         expect(res.status).toBe(201);
-        const created = await res.json();
+        const created = res.body as { name: string; key: string };
         expect(created.name).toBe(`via-${name}`);
         const client = new OpenAI({ baseURL: `${host.baseURL}/v1`, apiKey: created.key, maxRetries: 0 });
         const answer = await client.chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
