@@ -32,7 +32,7 @@ function anthropicGatewayConfig(anthropic: MockAnthropic, openai: MockOpenAI): G
       { id: 'claude-gpt', provider: 'openai', upstreamModel: 'gpt-4o' },
       { id: 'gpt-4o', provider: 'openai' },
     ],
-    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/routing/resilience.test.ts).
     retry: { attempts: 1 },
     keys: [
       { id: 'all', key: KEY_ALL, models: ['*'] },

@@ -53,7 +53,7 @@ function interactionsConfig(m: InteractionsMocks): GatewayConfigInput {
       { id: AGENT, provider: 'google' },
       { id: 'openai-agent', provider: 'openai', upstreamModel: 'gpt-4o' },
     ],
-    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/routing/resilience.test.ts).
     retry: { attempts: 1 },
     keys: [
       { id: 'team-a', key: IX_KEY_A, models: ['*'] },

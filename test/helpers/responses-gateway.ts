@@ -57,7 +57,7 @@ export function responsesConfig(m: ResponsesMocks): GatewayConfigInput {
       { id: 'compat', provider: 'compat', upstreamModel: 'gpt-4o' },
       { id: 'mock', provider: 'mock', upstreamModel: 'mock-chat' },
     ],
-    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/routing/resilience.test.ts).
     retry: { attempts: 1 },
     keys: [
       { id: 'team-a', key: RESP_KEY_A, models: ['*'] },
