@@ -55,16 +55,25 @@ export async function ensureCliBuilt(): Promise<void> {
 }
 
 /**
+ * The machine's env without vendor keys, Redis, modelgate settings or the port (and, with
+ * `dropDatabaseUrl`, a database URL), plus `extra`.
+ */
+export function envWithoutSettings(extra: Record<string, string> = {}, dropDatabaseUrl = false): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$/.test(k)) continue;
+    if (dropDatabaseUrl && k === 'DATABASE_URL') continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+/**
  * Env without vendor keys, Redis, a database URL or modelgate settings, so only what a test passes
  * applies; the store is in memory unless the test names one (no modelgate.db left in the repo).
  */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$|^DATABASE_URL$/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, MODELGATE_DB: 'memory', ...extra };
+  return envWithoutSettings({ MODELGATE_DB: 'memory', ...extra }, true);
 }
 
 /** `node dist/node/cli.js --port 0 --host 127.0.0.1 ...args`, resolved once it prints its URL. */

@@ -5,6 +5,7 @@
  * the full typed event sequence with `sequence_number`.
  */
 import { isObj, isReasoningModel } from './mock-openai-responses-validate.js';
+import { argsFromSchema, wordChunks } from './mock-reply-parts.js';
 
 type Json = Record<string, unknown>;
 
@@ -47,9 +48,6 @@ export interface PlannedReply {
 }
 
 /** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
-function wordChunks(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? (text ? [text] : []);
-}
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 function partsText(content: unknown): string {
@@ -61,17 +59,6 @@ function partsText(content: unknown): string {
     .join(' ');
 }
 
-function argsFromSchema(params: unknown): string {
-  const out: Json = {};
-  const props = isObj(params) && isObj(params.properties) ? params.properties : {};
-  for (const [k, s] of Object.entries(props)) {
-    const type = isObj(s) ? s.type : undefined;
-    if (type === 'string') out[k] = 'Paris';
-    else if (type === 'number' || type === 'integer') out[k] = 1;
-    else if (type === 'boolean') out[k] = true;
-  }
-  return JSON.stringify(out);
-}
 
 /** Items that count toward the prompt (10 tokens each); instructions and system messages do not. */
 export function countedItems(history: Json[]): number {
@@ -117,7 +104,7 @@ export function planReply(ctx: PlanContext): PlannedReply {
   if (functionTools.length && choice !== 'none' && last?.type !== 'function_call_output') {
     const forced = isObj(choice) && choice.type === 'function' ? functionTools.filter((t) => t.name === choice.name) : functionTools;
     const calls = forced.slice(0, body.parallel_tool_calls === false ? 1 : 2);
-    calls.forEach((t, i) => output.push({ type: 'function_call', name: String(t.name), arguments: argsFromSchema(t.parameters), call_id: `call_${i + 1}` }));
+    calls.forEach((t, i) => output.push({ type: 'function_call', name: String(t.name), arguments: JSON.stringify(argsFromSchema(t.parameters)), call_id: `call_${i + 1}` }));
     return { output, status: 'completed', usage: usage(0, 5 * calls.length) };
   }
 

@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { jsonSchemaProblem } from './json-schema-check.js';
 import { answerEmbeddings } from './mock-openai-embeddings.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
+import { argsFromSchema, wordChunks } from './mock-reply-parts.js';
 
 export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
 
@@ -210,17 +211,6 @@ interface Reply {
   completionTokens: number;
 }
 
-function argsFromSchema(params: unknown): string {
-  const out: Json = {};
-  const props = isObj(params) && isObj(params.properties) ? params.properties : {};
-  for (const [k, s] of Object.entries(props)) {
-    const type = isObj(s) ? s.type : undefined;
-    if (type === 'string') out[k] = 'Paris';
-    else if (type === 'number' || type === 'integer') out[k] = 1;
-    else if (type === 'boolean') out[k] = true;
-  }
-  return JSON.stringify(out);
-}
 
 /** The deterministic answer of the shared mock contract. */
 function computeReply(body: Json): Reply {
@@ -231,7 +221,7 @@ function computeReply(body: Json): Reply {
   if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
     const toolCalls = tools.slice(0, 2).map((t, i) => {
       const fn = t.function as Json;
-      return { id: `call_${i + 1}`, name: String(fn.name), arguments: argsFromSchema(fn.parameters) };
+      return { id: `call_${i + 1}`, name: String(fn.name), arguments: JSON.stringify(argsFromSchema(fn.parameters)) };
     });
     return { text: null, toolCalls, finish: 'tool_calls', promptTokens, completionTokens: 5 * toolCalls.length };
   }
@@ -272,9 +262,6 @@ function usageOf(r: Reply): Json {
 }
 
 /** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
-function wordChunks(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? (text ? [text] : []);
-}
 
 export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<MockOpenAI> {
   const apiKey = opts.apiKey ?? `upstream-secret-${VENDOR}-0123456789`;
