@@ -31,8 +31,8 @@ export interface ControlPlaneOptions {
   now?: () => number;
   /** Where background failures are reported (default console), at most once a minute. */
   logger?: { warn(message: string): void };
-  /** The ledger's write queue: its bound, batch size, flush interval (see LedgerQueueOptions). */
-  ledger?: Pick<LedgerQueueOptions, 'maxRows' | 'batchSize' | 'flushIntervalMs' | 'retryMaxMs' | 'warnEveryMs'> & {
+  /** The ledger's write queue: its bound, batch size, flush interval, write timeout (see LedgerQueueOptions). */
+  ledger?: Pick<LedgerQueueOptions, 'maxRows' | 'batchSize' | 'flushIntervalMs' | 'retryMaxMs' | 'writeTimeoutMs' | 'warnEveryMs'> & {
     /** Where batches go instead of the database's ledger tables (a host's own sink; tests). */
     sink?: LedgerSink;
     /** Longest wait for queued rows at close() (default 10 000 ms). */
