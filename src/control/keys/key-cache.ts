@@ -45,6 +45,8 @@ export interface KeyCacheOptions {
   onUnreadable?: (keyId: string, reason: string) => void;
 }
 
+type OpenedKeys = { ok: true; keys: ProviderKeys | undefined } | { ok: false; reason: string };
+
 export class KeyCache {
   private revision = -1;
   private readonly keys = new Map<string, CachedKey>();
@@ -97,7 +99,17 @@ export class KeyCache {
         secrets.push(...(await this.db.selectFrom('api_key_secrets').selectAll().where('key_id', 'in', ids).execute()));
       }
     }
-    for (const row of rows) this.put(row, await this.providerKeysOf(row));
+    // Decrypted first, so the cache changes in one synchronous step (a lookup never sees half a change).
+    const opened = await Promise.all(rows.map((row) => this.providerKeysOf(row)));
+    rows.forEach((row, i) => {
+      const found = opened[i] as OpenedKeys;
+      if (found.ok) this.unreadable.delete(row.id);
+      else {
+        this.unreadable.add(row.id);
+        this.options.onUnreadable?.(row.id, found.reason);
+      }
+      this.put(row, found.ok ? found.keys : undefined);
+    });
     const byKey = new Map<string, ApiKeySecretsTable[]>();
     for (const s of secrets) {
       const list = byKey.get(s.key_id) ?? [];
@@ -108,15 +120,13 @@ export class KeyCache {
     this.revision = revision;
   }
 
-  private async providerKeysOf(row: ApiKeysTable): Promise<ProviderKeys | undefined> {
-    this.unreadable.delete(row.id);
-    if (!row.provider_keys) return undefined;
+  /** A row's providerKeys in the clear, or why they cannot be read. */
+  private async providerKeysOf(row: ApiKeysTable): Promise<OpenedKeys> {
+    if (!row.provider_keys) return { ok: true, keys: undefined };
     try {
-      return await openProviderKeys(this.options.cipher, row.id, row.provider_keys);
+      return { ok: true, keys: await openProviderKeys(this.options.cipher, row.id, row.provider_keys) };
     } catch (err) {
-      this.unreadable.add(row.id);
-      this.options.onUnreadable?.(row.id, (err as Error).message);
-      return undefined;
+      return { ok: false, reason: (err as Error).message };
     }
   }
 
