@@ -244,8 +244,10 @@ describe('other protocols', () => {
   it('a Responses refusal part (store: false, pass-through sync and streamed; a chat caller translated to Responses) is not kept', async () => {
     const script = () => responsesMock.scriptNext({ output: [{ type: 'refusal', refusal: "I'm sorry, but I can't assist with that." }] });
     const q = unique();
+    const answers: OpenAI.Responses.Response[] = [];
     const sync = async () => {
       const { data, response } = await openai().responses.create({ model: 'gpt-5', input: q, store: false }).withResponse();
+      answers.push(data);
       return { cache: response.headers.get('x-modelgate-cache'), data };
     };
     await neverKept(
@@ -258,6 +260,13 @@ describe('other protocols', () => {
       },
       sync,
     );
+    // The hit (the last answer) is the normal answer again, as a complete Responses object of its own.
+    const [miss, hit] = answers.slice(-2) as [OpenAI.Responses.Response, OpenAI.Responses.Response];
+    expect(hit.output_text).toBeTruthy();
+    expect(hit.output_text).toBe(miss.output_text);
+    expect(hit).toMatchObject({ object: 'response', status: 'completed' });
+    expect(hit.id).toMatch(/^resp_/);
+    expect(hit.id).not.toBe(miss.id);
     const s = unique();
     const streamed = async () => {
       const { data: stream, response } = await openai().responses.create({ model: 'gpt-5', input: s, store: false, stream: true }).withResponse();
