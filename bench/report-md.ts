@@ -37,7 +37,7 @@ function trio(r: ScenarioSummary, pick: (f: RoleFigures) => number | undefined, 
 
 export function mainTable(rows: ScenarioSummary[], settings: BenchSettings): string {
   const lines = [
-    `| scenario | floor req/s | peer req/s | modelgate req/s | modelgate/floor (target) | modelgate/peer (target ${TARGETS.peerRatio}x) | host/node bridge | CPU us/req floor / peer / mg | added p50 ms @1 floor / peer / mg (target ${TARGETS.addedP50Ms}) | added p99 ms @1 (target ${TARGETS.addedP99Ms}) | added TTFB ms @1, SSE (target ${TARGETS.addedTtfbMs}) | verdict |`,
+    `| scenario | floor req/s | peer req/s | modelgate req/s | modelgate/floor (target) | modelgate/peer (target ${TARGETS.peerRatio}x) | host or control plane / node bridge with config keys | CPU us/req floor / peer / mg | added p50 ms @1 floor / peer / mg (target ${TARGETS.addedP50Ms}) | added p99 ms @1 (target ${TARGETS.addedP99Ms}) | added TTFB ms @1, SSE (target ${TARGETS.addedTtfbMs}) | verdict |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
@@ -72,6 +72,21 @@ export function shippedTable(rows: ScenarioSummary[]): string {
     '',
     ...lines,
   ].join('\n');
+}
+
+/** The control-plane rows in words: both servers' figures and their ratio (issue 23 asks for both). */
+export function controlLines(rows: ScenarioSummary[]): string {
+  return rows
+    .filter((r) => r.kind === 'control')
+    .map((r) => {
+      const on = r.roles.gateway;
+      const off = r.roles.bridge;
+      return (
+        `${r.id}: config keys ${n0(off?.rps)} req/s (${n0(off?.cpuUs)} us CPU/req), control plane on ${n0(on?.rps)} req/s (${n0(on?.cpuUs)} us CPU/req); ` +
+        `control/config ${ratio(r.ratioBridge)} (target >= ${TARGETS.controlRatio}x)`
+      );
+    })
+    .join('\n');
 }
 
 export function conditionsTable(rows: ScenarioSummary[]): string {
@@ -151,6 +166,7 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     settingsLine(s, env),
     '',
     mainTable(report.scenarios, s),
+    ...(report.scenarios.some((r) => r.kind === 'control') ? ['', controlLines(report.scenarios)] : []),
     '',
     ...(report.scenarios.some((r) => r.shipped) ? ['## The server as `npm start` runs it', '', shippedTable(report.scenarios), ''] : []),
     ...(report.skipped.length ? ['Not run:', '', ...report.skipped.map((k) => `- ${k.id}: ${k.reason}`), ''] : []),
@@ -165,7 +181,7 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     '',
     '## How to read it',
     '',
-    '- floor = a bare node:http + undici proxy that pipes bytes (for translated scenarios it forwards the client request to the mock endpoint of the client\'s own protocol, so the ratio is the cost of translation plus the gateway); peer = Portkey\'s gateway from npm; modelgate = the standalone server\'s node:http bridge, or in host-* rows the named host (compared with the node bridge in the same repetition).',
+    '- floor = a bare node:http + undici proxy that pipes bytes (for translated scenarios it forwards the client request to the mock endpoint of the client\'s own protocol, so the ratio is the cost of translation plus the gateway); peer = Portkey\'s gateway from npm; modelgate = the standalone server\'s node:http bridge, or in host-* rows the named host (compared with the node bridge in the same repetition), or in control-* rows the server with its control plane on (SQLite store, the key from it, every request a ledger row), compared with the config-keys server in the same repetition (target >= ' + String(TARGETS.controlRatio) + 'x).',
     '- Per core: the proxy under test is pinned to one core, the load generator and the mock to the other. If the load core is near 100% in a run (see Run conditions), that run is limited by the load side, not by the proxy, and its req/s understates the proxy. If neither core is near 100% in a saturated run, other processes were using the cores (a shared machine) and the run is not a valid per-core figure.',
     '- Ratios = medians over repetitions of per-repetition ratios. "added" = latency at 1 connection minus calling the mock directly (same repetition); TTFB = time to the first body byte.',
     '- CPU us/req = CPU time (user+system, all threads) of the process under test per completed request: the least noisy figure on a shared machine.',

@@ -177,6 +177,8 @@ export function summarizeScenario(s: Scenario, reps: Repetition[]): ScenarioSumm
   const ratioPeer = ratio(reps, 'peer');
   const ratioBridge = ratio(reps, 'bridge');
   const checks = [check('throughput vs floor', ratioFloor, s.targetRatio, 'min')];
+  // The control plane on vs the config-keys server of the same run (issue 23: within 5%).
+  if (s.kind === 'control') checks.push(check('throughput vs config-keys server', ratioBridge ?? Number.NaN, TARGETS.controlRatio, 'min'));
   if (ratioPeer !== undefined) checks.push(check('throughput vs peer', ratioPeer, TARGETS.peerRatio, 'min'));
   const added = roles.gateway?.added;
   if (added) {

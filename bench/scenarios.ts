@@ -29,8 +29,12 @@ export type HostId = 'express' | 'koa' | 'bun';
 export interface Scenario {
   id: string;
   title: string;
-  /** `host`: modelgate served by another host, compared with the node:http bridge on the same request. */
-  kind: 'passthrough' | 'translated' | 'host';
+  /**
+   * `host`: modelgate served by another host, compared with the node:http bridge on the same request.
+   * `control`: modelgate with its control plane on (a SQLite store: the usage ledger written, the
+   * platform key from the store), compared with the config-keys server on the same request.
+   */
+  kind: 'passthrough' | 'translated' | 'host' | 'control';
   stream: boolean;
   /** Minimum modelgate/floor throughput ratio the issue asks for. */
   targetRatio: number;
@@ -137,6 +141,24 @@ function chunkedSync(): Scenario {
   };
 }
 
+/**
+ * The control plane's cost (issue 23): the pass-through call through the server with its control
+ * plane on (the child opens a SQLite store as the standalone server does, creates a key there and
+ * answers with its secret; every request writes a ledger row) and through the config-keys server,
+ * in the same repetitions. The gateway request's key is replaced by the store key's secret.
+ */
+function controlScenario(stream: boolean): Scenario {
+  const { peer: _notCompared, ...requests } = openAIClient(false, stream);
+  return {
+    id: `control-openai-${stream ? 'stream' : 'sync'}`,
+    title: `OpenAI chat, pass-through, ${stream ? 'SSE' : 'JSON'}: control plane on (SQLite ledger, store key) vs config keys`,
+    kind: 'control',
+    targetRatio: TARGETS.passthroughRatio,
+    shippedCpuTarget: false,
+    ...requests,
+  };
+}
+
 function hostScenario(host: HostId, title: string): Scenario {
   const { peer: _notForHosts, ...requests } = openAIClient(false, false);
   return { id: `host-${host}`, title, kind: 'host', targetRatio: TARGETS.passthroughRatio, shippedCpuTarget: false, host, ...requests };
@@ -157,6 +179,8 @@ export const SCENARIOS: Scenario[] = [
   { id: 'anthropic-to-openai-sync', title: 'Anthropic client -> OpenAI upstream, JSON', kind: 'translated', targetRatio: TRANSLATED, ...anthropicClient(false) },
   { id: 'anthropic-to-openai-stream', title: 'Anthropic client -> OpenAI upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, shippedCpuTarget: SHIPPED_CPU.translatedSse, ...anthropicClient(true) },
   cacheHit(),
+  controlScenario(false),
+  controlScenario(true),
   hostScenario('express', 'Express 5 middleware (adapters/express.ts), pass-through JSON'),
   hostScenario('koa', 'Koa 3 middleware (adapters/koa.ts), pass-through JSON'),
   hostScenario('bun', 'Bun.serve + fetch adapter (adapters/fetch.ts), pass-through JSON'),

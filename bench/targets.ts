@@ -45,6 +45,9 @@ export function launcher(ctx: LaunchContext) {
         { name: host === 'node' ? 'modelgate' : `modelgate on ${host}`, file: entry('gateway-server'), env: { BENCH_UPSTREAM: upstream.url, BENCH_HOST: host, ...env }, nodeArgs, cpu: onTarget },
         pinning,
       ),
+    /** modelgate on the node:http bridge with its control plane on (SQLite store, keys from it, the ledger written). */
+    controlGateway: (upstream: BenchChild): Promise<BenchChild> =>
+      startChild({ name: 'modelgate (control plane on)', file: entry('gateway-server'), env: { BENCH_UPSTREAM: upstream.url, BENCH_HOST: 'node', BENCH_CONTROL: 'sqlite' }, cpu: onTarget }, pinning),
     bun: (upstream: BenchChild): Promise<BenchChild> =>
       startChild({ name: 'modelgate on Bun', file: entry('host-bun'), env: { BENCH_UPSTREAM: upstream.url }, runtime: 'bun', cpu: onTarget }, pinning, ctx.bun),
     /** The server as shipped: `npm start` in the repository (dist/ built), pinned like the others. */

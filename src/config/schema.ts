@@ -151,6 +151,11 @@ export const configSchema = z
     keys: z.array(keySchema).default([]),
     /** The admin API (/admin/v1): without a credential here, MODELGATE_ADMIN_KEY or the host's authorizeAdmin it does not exist. */
     admin: z.strictObject({ keys: z.array(adminKeySchema).default([]) }).prefault({}),
+    /**
+     * The control plane (the standalone server's store). `secret`: from it the key that encrypts
+     * store keys' providerKeys at rest is derived; the same on every instance (else MODELGATE_SECRET).
+     */
+    control: z.strictObject({ secret: z.string().min(16, 'must be at least 16 characters').optional() }).prefault({}),
     limits: z
       .object({
         /** Largest request body accepted, in bytes (default 32 MiB). */

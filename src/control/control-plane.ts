@@ -10,6 +10,7 @@ import type { ChangeNotifier } from './change-notifier.js';
 import type { Database, DatabaseDialect } from './db/database.js';
 import { KeyCache } from './keys/key-cache.js';
 import { KeyService } from './keys/key-service.js';
+import { providerKeyCipher, sealLegacyProviderKeys } from './keys/provider-key-cipher.js';
 import { LedgerQueue, type LedgerQueueOptions, type LedgerSink } from './ledger/ledger-queue.js';
 import { ledgerMetrics } from './ledger/ledger-metrics.js';
 import { SqlLedgerStore } from './ledger/sql-ledger-store.js';
@@ -31,8 +32,8 @@ export interface ControlPlaneOptions {
   now?: () => number;
   /** Where background failures are reported (default console), at most once a minute. */
   logger?: { warn(message: string): void };
-  /** The ledger's write queue: its bound, batch size, flush interval (see LedgerQueueOptions). */
-  ledger?: Pick<LedgerQueueOptions, 'maxRows' | 'batchSize' | 'flushIntervalMs' | 'retryMaxMs' | 'warnEveryMs'> & {
+  /** The ledger's write queue: its bound, batch size, flush interval, write timeout (see LedgerQueueOptions). */
+  ledger?: Pick<LedgerQueueOptions, 'maxRows' | 'batchSize' | 'flushIntervalMs' | 'retryMaxMs' | 'writeTimeoutMs' | 'warnEveryMs'> & {
     /** Where batches go instead of the database's ledger tables (a host's own sink; tests). */
     sink?: LedgerSink;
     /** Longest wait for queued rows at close() (default 10 000 ms). */
@@ -46,6 +47,12 @@ export interface ControlPlaneOptions {
   keyPollMs?: number;
   /** No timers (a one-shot CLI command): the cache is loaded on demand only. */
   background?: boolean;
+  /**
+   * The operator's secret (at least 16 characters, the same on every instance) from which the key
+   * that encrypts store keys' providerKeys at rest is derived (HKDF, AES-256-GCM). Without it a key
+   * cannot be given providerKeys (409), and encrypted ones cannot be read (such keys are refused).
+   */
+  secret?: string;
 }
 
 export interface ControlPlane {
@@ -89,10 +96,16 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     warnedAt = t;
     logger.warn(`modelgate: ${message} (repeats at most once a minute)`);
   };
-  const keyCache = new KeyCache(options.db, now);
+  const cipher = options.secret === undefined ? undefined : await providerKeyCipher(options.secret);
+  // Rows from before providerKeys were encrypted: encrypted now, once (a no-op afterwards).
+  if (cipher) await sealLegacyProviderKeys(options.db, cipher);
+  const keyCache = new KeyCache(options.db, now, {
+    ...(cipher ? { cipher } : {}),
+    onUnreadable: (id, reason) => warn(`the providerKeys of key ${id} cannot be read (${reason}); the key is refused until they can be`),
+  });
   await keyCache.refresh();
   const notifier = options.notifier;
-  const keys = new KeyService({ db: options.db, cache: keyCache, now, ...(notifier ? { announce: () => notifier.publish() } : {}) });
+  const keys = new KeyService({ db: options.db, cache: keyCache, now, ...(cipher ? { cipher } : {}), ...(notifier ? { announce: () => notifier.publish() } : {}) });
   const refresh = (): void => {
     keyCache.refresh().catch((err: unknown) => warn(`could not reload keys from the store: ${(err as Error).message}`));
   };

@@ -1,10 +1,11 @@
 /**
  * `npm start` with no configuration keeps its store in ./modelgate.db, created on first start: a
- * key created through the admin API survives a restart. MODELGATE_DB and DATABASE_URL choose
+ * key created through the admin API survives a restart; the secret that encrypts providerKeys is
+ * generated beside it (0600). MODELGATE_DB and DATABASE_URL choose
  * another store; `--db memory` keeps nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,9 @@ describe('the default store', () => {
     const first = await startIn(dir);
     expect(first.out()).toContain('store: SQLite file modelgate.db');
     expect(existsSync(join(dir, 'modelgate.db'))).toBe(true);
+    // Its generated providerKeys secret beside it, readable by its owner only.
+    expect(first.out()).toContain('providerKeys secret: the file modelgate.db.secret');
+    expect(statSync(join(dir, 'modelgate.db.secret')).mode & 0o777).toBe(0o600);
     const created = await adminCall(first.url, '/keys', { method: 'POST', key: ADMIN, body: { name: 'persisted' } });
     expect(created.status).toBe(201);
     await stopChild(first.child);
@@ -63,6 +67,7 @@ describe('the default store', () => {
     const first = await startIn(dir, ['--db', 'memory']);
     expect(first.out()).toContain('store: SQLite in memory');
     expect(existsSync(join(dir, 'modelgate.db'))).toBe(false);
+    expect(existsSync(join(dir, 'modelgate.db.secret'))).toBe(false);
   }, 60_000);
 
   it('--db, then MODELGATE_DB, then DATABASE_URL, then ./modelgate.db', () => {

@@ -9,7 +9,7 @@ type Json = Record<string, unknown>;
 
 export interface AnthropicReply {
   content: Json[];
-  stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
+  stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
   stopSequence: string | null;
   inputTokens: number;
   outputTokens: number;
@@ -117,6 +117,8 @@ export function planAnthropicReply(body: Json): AnthropicReply {
 /** A reply scripted by a test (`scriptNext`): these blocks after the computed thinking. */
 export interface ScriptedAnthropicReply {
   content: Json[];
+  /** `refusal`: the model declined (Claude's streaming classifiers), with what it said so far. */
+  stopReason?: 'refusal';
 }
 
 /** The computed reply with scripted blocks in place of its text or calls; usage counted the same way. */
@@ -127,7 +129,7 @@ export function applyScript(computed: AnthropicReply, script: ScriptedAnthropicR
   return {
     ...computed,
     content: [...thinking, ...script.content],
-    stopReason: calls > 0 ? 'tool_use' : 'end_turn',
+    stopReason: script.stopReason ?? (calls > 0 ? 'tool_use' : 'end_turn'),
     stopSequence: null,
     outputTokens: words(text).length + 5 * calls,
   };

@@ -7,7 +7,7 @@ const VENDOR = 'gemini';
 export interface GeminiReply {
   /** Parts of the answer in order (thought summary, text, function calls). */
   parts: Json[];
-  finishReason: 'STOP' | 'MAX_TOKENS';
+  finishReason: 'STOP' | 'MAX_TOKENS' | 'SAFETY';
   promptTokens: number;
   candidatesTokens: number;
   thoughtsTokens: number;
@@ -20,6 +20,8 @@ export interface GeminiReply {
 /** A reply scripted by a test (`scriptNext`): these parts after the computed thoughts. */
 export interface ScriptedGeminiReply {
   parts: Json[];
+  /** `SAFETY`: the answer was blocked by the safety filters. */
+  finishReason?: 'SAFETY';
   groundingMetadata?: Json;
 }
 
@@ -32,7 +34,7 @@ export function applyScript(computed: GeminiReply, script: ScriptedGeminiReply):
   return {
     ...computed,
     parts: [...thoughts, ...script.parts],
-    finishReason: 'STOP',
+    finishReason: script.finishReason ?? 'STOP',
     candidatesTokens: words + 5 * calls,
     text: calls === 0 && texts.length ? texts.join('') : null,
     ...(script.groundingMetadata ? { groundingMetadata: script.groundingMetadata } : {}),

@@ -15,6 +15,8 @@ const CREATED_AT = 1767225600;
 /** One output item of a scripted reply. `encrypted_content: true` asks for a mock-issued value. */
 type OutputSpec =
   | { type: 'text'; text: string }
+  /** The model declining: a message whose content is a `refusal` part. */
+  | { type: 'refusal'; refusal: string }
   | { type: 'function_call'; name: string; arguments: string; call_id?: string }
   | { type: 'reasoning'; summary?: string[]; encrypted_content?: string | true };
 
@@ -169,6 +171,8 @@ export function outputItems(plan: PlannedReply, respKey: string, issue: (itemId:
           role: 'assistant',
           content: [{ type: 'output_text', text: spec.text, annotations: [], logprobs: [] }],
         };
+      case 'refusal':
+        return { id: `msg_${respKey}_${i}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'refusal', refusal: spec.refusal }] };
       case 'function_call':
         callNo++;
         return { id: `fc_${respKey}_${i}`, type: 'function_call', status: 'completed', arguments: spec.arguments, call_id: spec.call_id ?? `call_${respKey}_${callNo}`, name: spec.name };
@@ -251,6 +255,14 @@ export function streamEvents(final: Json, opts: { obfuscate: boolean }): StreamE
     if (item.type === 'message') {
       emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
       (item.content as Json[]).forEach((part, content_index) => {
+        if (part.type === 'refusal') {
+          const refusal = String(part.refusal);
+          emit('response.content_part.added', { ...base, content_index, part: { type: 'refusal', refusal: '' } });
+          for (const delta of wordChunks(refusal)) emit('response.refusal.delta', { ...base, content_index, delta, ...pad(delta) });
+          emit('response.refusal.done', { ...base, content_index, refusal });
+          emit('response.content_part.done', { ...base, content_index, part });
+          return;
+        }
         const text = String(part.text ?? '');
         emit('response.content_part.added', { ...base, content_index, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
         for (const delta of wordChunks(text)) emit('response.output_text.delta', { ...base, content_index, delta, logprobs: [], ...pad(delta) });

@@ -83,7 +83,7 @@ describe.each([
     expect(res.headers.get('x-ratelimit-limit-requests')).toBeNull();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('rate-limit store failed');
-    expect(warnings[0]).toContain('serving requests without limits');
+    expect(warnings[0]).toContain('serving requests without request and token limits, refusing those with a budget with 503');
     now += 60_000;
     expect((await gw.handle(chat())).status).toBe(200);
     expect(warnings).toHaveLength(2);
