@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCliBuilt, spawnCli } from './helpers/cli-process.js';
-import { stopChild } from './helpers/hosts.js';
-import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
+import { ensureCliBuilt, spawnCli } from '../helpers/cli-process.js';
+import { stopChild } from '../helpers/hosts.js';
+import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 const KEY_A = 'mg-cli-cache-key-a-00001';
