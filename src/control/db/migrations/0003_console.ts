@@ -55,6 +55,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('ledger_rows_model_time').on('ledger_rows').columns(['model', 'time', 'trace_id']).execute();
   await db.schema.createIndex('ledger_rows_provider_time').on('ledger_rows').columns(['provider', 'time', 'trace_id']).execute();
   await db.schema.createIndex('ledger_rows_status_time').on('ledger_rows').columns(['status', 'time', 'trace_id']).execute();
+  // `status=error` / `success` are ranges of statuses: partial indexes keep them newest-first without a sort.
+  await db.schema.createIndex('ledger_rows_errors_time').on('ledger_rows').columns(['time', 'trace_id']).where(sql.ref('status'), '>=', 400).execute();
+  await db.schema.createIndex('ledger_rows_successes_time').on('ledger_rows').columns(['time', 'trace_id']).where(sql.ref('status'), '<', 400).execute();
   await db.schema.createIndex('tasks_status_created').on('tasks').columns(['status', 'created_at', 'id']).execute();
   await db.schema.createIndex('tasks_model_created').on('tasks').columns(['model', 'created_at', 'id']).execute();
   await db.schema.createIndex('audit_log_actor_id').on('audit_log').columns(['actor', 'id']).execute();
@@ -64,7 +67,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const index of ['ledger_rows_model_time', 'ledger_rows_provider_time', 'ledger_rows_status_time', 'tasks_status_created', 'tasks_model_created', 'audit_log_actor_id', 'audit_log_action_id', 'audit_log_target_id', 'api_keys_owner_id']) {
+  for (const index of ['ledger_rows_model_time', 'ledger_rows_provider_time', 'ledger_rows_status_time', 'ledger_rows_errors_time', 'ledger_rows_successes_time', 'tasks_status_created', 'tasks_model_created', 'audit_log_actor_id', 'audit_log_action_id', 'audit_log_target_id', 'api_keys_owner_id']) {
     await db.schema.dropIndex(index).execute();
   }
   for (const table of ['instances', 'console_sessions', 'usage_hourly']) await db.schema.dropTable(table).execute();
