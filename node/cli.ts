@@ -43,6 +43,7 @@ Admin API (/admin/v1, only when an admin key exists):
                               control.secret; the same on every instance). Without it a
                               SQLite file gets a generated one in <file>.secret (0600);
                               on PostgreSQL keys cannot be given providerKeys.
+  MODELGATE_SESSION_SECRET    signs console sessions; the same on every instance (config admin.sessionSecret)
 
 Usage ledger (one row per request of a known key, written in batches):
   MODELGATE_LEDGER_QUEUE_ROWS         rows held while the database is slow or away (50000)
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
     const admin = (config.admin ??= {});
     admin.keys = [...(admin.keys ?? []), { id: 'env:MODELGATE_ADMIN_KEY', key: adminKey, access: 'write' }];
   }
+  if (env.MODELGATE_SESSION_SECRET) (config.admin ??= {}).sessionSecret = env.MODELGATE_SESSION_SECRET;
   const logFormat = (values['log-format'] ?? env.MODELGATE_LOG_FORMAT ?? 'json') as LogFormat;
   if (logFormat !== 'json' && logFormat !== 'text') throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
   const rawMetricsPort = values['metrics-port'] ?? (env.MODELGATE_METRICS_PORT || undefined);

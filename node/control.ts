@@ -1,6 +1,7 @@
 /** Node-only: the standalone server's control plane: the database from --db / MODELGATE_DB / DATABASE_URL, migrated, and the services on it. */
 import type { ChangeNotifier } from '../src/control/change-notifier.js';
 import { createControlPlane, type ControlPlane, type ControlPlaneOptions } from '../src/control/control-plane.js';
+import { hostname } from 'node:os';
 import { ledgerSettings } from './ledger-settings.js';
 import { resolveControlSecret } from './control-secret.js';
 import { resolveDatabaseTarget } from './db/database-target.js';
@@ -30,7 +31,7 @@ export async function openControlPlane(
     // After the database opened: a SQLite file exists, and its generated secret goes beside it.
     const { secret, source } = resolveControlSecret(target, env, configSecret);
     secretSource = source;
-    control = await createControlPlane({ db: database.db, dialect: database.dialect, ledger, ...rest, ...(secret !== undefined ? { secret } : {}) });
+    control = await createControlPlane({ db: database.db, dialect: database.dialect, ledger, instanceName: `${hostname()}:${process.pid}`, ...rest, ...(secret !== undefined ? { secret } : {}) });
   } catch (err) {
     await database.close().catch(() => undefined);
     throw err;

@@ -31,6 +31,7 @@ import { GatewayRequestContext } from './request-context.js';
 import { ledgerOf } from './control/ledger/ledger-recorder.js';
 import { AdminAuth } from './control/admin/admin-auth.js';
 import { mountAdminRoutes } from './control/admin/admin-router.js';
+import { consoleRoutes } from './console/console-routes.js';
 
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
@@ -87,8 +88,9 @@ export function createRuntime(config: GatewayConfigInput, options: GatewayOption
     ...cfg.keys.map((k) => k.key),
     ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
     ...cfg.admin.keys.map((k) => k.key),
+    ...(cfg.admin.sessionSecret ? [cfg.admin.sessionSecret] : []),
   ];
-  const admin = new AdminAuth(cfg.admin.keys, options.authorizeAdmin);
+  const admin = new AdminAuth(cfg.admin.keys, options.authorizeAdmin, { sessionSecret: cfg.admin.sessionSecret, sessionTtlSeconds: cfg.admin.sessionTtlSeconds, now });
   // A given store is shared (Redis): every call gets a deadline, a failure is a 503.
   const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const conversations = {
@@ -174,7 +176,7 @@ function rateLimiterOf(options: GatewayOptions, store: GatewayRuntime['config'][
 export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
   const rt = createRuntime(config, options);
   // The admin API exists only with a store and an admin credential (otherwise its paths are 404s).
-  const routes: readonly Route[] = rt.admin ? [...ROUTES, ...mountAdminRoutes()] : ROUTES;
+  const routes: readonly Route[] = rt.admin ? [...ROUTES, ...mountAdminRoutes(), ...consoleRoutes()] : ROUTES;
   const methodsOn = (path: string): string[] => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
   let closed = false;
 

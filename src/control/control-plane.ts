@@ -15,6 +15,8 @@ import { LedgerQueue, type LedgerQueueOptions, type LedgerSink } from './ledger/
 import { ledgerMetrics } from './ledger/ledger-metrics.js';
 import { SqlLedgerStore } from './ledger/sql-ledger-store.js';
 import { SqlTaskStore } from './tasks/sql-task-store.js';
+import { HEARTBEAT_MS, InstanceRegistry } from './instances/instance-registry.js';
+import { OverviewQueries } from './ledger/ledger-hourly.js';
 
 /** Without a notifier, how often instances look for key changes: a change reaches them within a second. */
 export const KEY_POLL_MS = 500;
@@ -53,6 +55,8 @@ export interface ControlPlaneOptions {
    * cannot be given providerKeys (409), and encrypted ones cannot be read (such keys are refused).
    */
   secret?: string;
+  /** This instance's name in the console's instance list (default `instance`; the CLI passes the host name). */
+  instanceName?: string;
 }
 
 export interface ControlPlane {
@@ -70,6 +74,10 @@ export interface ControlPlane {
   keyCache: KeyCache;
   /** Key lifecycle for the admin API and the CLI. */
   keys: KeyService;
+  /** The console overview's reads (hourly and daily rollups). */
+  overview: OverviewQueries;
+  /** The instances sharing the store (heartbeats), for the console. */
+  instances: InstanceRegistry;
   /**
    * Requests a key made since an instant (the usage ledger's count), for GET /v1/key's
    * `usage.requestsToday`; absent without a ledger (then null there).
@@ -126,6 +134,19 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   const ledger = new LedgerQueue(sink ?? usage, { ...queueOptions, now, warn: (m) => logger.warn(m), onDrop: metrics.dropped });
   metrics.watch(ledger);
   closers.push(() => ledger.close(closeDeadlineMs));
+  const instances = new InstanceRegistry(options.db, now, options.instanceName ?? 'instance');
+  if (options.background !== false) {
+    let beating: Promise<void> = Promise.resolve();
+    const beat = (): void => {
+      beating = instances.heartbeat({ ledger: ledger.stats() }).catch((err: unknown) => warn(`could not write this instance's heartbeat: ${(err as Error).message}`));
+    };
+    beat();
+    closers.push(every(HEARTBEAT_MS, beat));
+    closers.push(async () => {
+      await beating;
+      await instances.remove();
+    });
+  }
   return {
     db: options.db,
     dialect: options.dialect,
@@ -136,6 +157,8 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     ledger,
     usage,
     tasks: new SqlTaskStore(options.db, now),
+    overview: new OverviewQueries(options.db),
+    instances,
     // Whole UTC days from the rollups (GET /v1/key asks from the start of today).
     requestCount: async (keyId, since) => (await usage.spendSince(keyId, since)).requests,
     async close() {
