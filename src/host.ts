@@ -9,6 +9,7 @@ import type { GatewayError } from './errors.js';
 import { errorBodyFor } from './protocols/shared/error-bodies.js';
 
 export { isTextStream, pipeTextStream, Reply, toResponse, type ReplyBody, type TextSink, type TextStream } from './http/reply.js';
+export { KEEP_ALIVE_TEXT, pipeChunks, type ChunkSink, type ChunkSource } from './http/stream-writer.js';
 export { FIXED_ORIGIN, hasDotSegment, requestURL } from './http/request-guards.js';
 export { tooLarge as bodyTooLarge, type BodyReader } from './http/body.js';
 export { allowedMethods };
