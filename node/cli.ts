@@ -12,7 +12,7 @@ import { SUPPORTED_PROVIDER_TYPES } from '../src/providers/registry.js';
 import { createUndiciFetch } from './upstream-fetch.js';
 import { redisSharedState } from './redis.js';
 import { accessLogger, type LogFormat } from './access-log.js';
-import { createLineWriter, type LineWriter } from './line-writer.js';
+import { ACCESS_LOG_BATCHING, createLineWriter, type LineWriter } from './line-writer.js';
 import { healthRoutes } from './health.js';
 import { serveMetrics } from './prometheus.js';
 import { openControlPlane } from './control.js';
@@ -103,7 +103,7 @@ function serverLimits(values: Record<string, string | boolean | undefined>, env:
 /** The access log's file writer; a path that cannot be opened fails the start naming the flag. */
 function fileWriter(file: string): LineWriter {
   try {
-    return createLineWriter(file, (err) => console.error(`modelgate: access log ${file} failed: ${err.message}`));
+    return createLineWriter(file, (err) => console.error(`modelgate: access log ${file} failed: ${err.message}`), ACCESS_LOG_BATCHING);
   } catch (err) {
     throw new Error(`--access-log (MODELGATE_ACCESS_LOG): ${(err as Error).message}`);
   }
@@ -148,8 +148,8 @@ async function main(): Promise<void> {
   }
   const env = process.env;
   // stdout (these messages, and the access log unless it goes to a file): buffered, written out at exit.
-  const out = createLineWriter(undefined, (err) => console.error(`modelgate: stdout failed: ${err.message}`));
-  const say = out.write;
+  const out = createLineWriter(undefined, (err) => console.error(`modelgate: stdout failed: ${err.message}`), ACCESS_LOG_BATCHING);
+  const say = out.writeNow;
   const limits = serverLimits(values, env);
   let config: GatewayConfigInput;
   // A config file's `${VAR}` references are filled in once, by createGateway (a value that itself
