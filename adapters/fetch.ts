@@ -8,7 +8,7 @@
  * the runtime's own: bound it in front (a proxy's body limit) where that matters.
  */
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
-import { bodyTooLarge, errorBodyText, requestURL } from '../src/host.js';
+import { bodyTooLarge, errorBodyText, requestURL } from '../src/gateway/bridge.js';
 
 export interface FetchHandlerOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
-import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/host.js';
+import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/gateway/bridge.js';
 import { DEFAULT_BODY_IDLE_MS, nodeBodyReader, receivedInFull } from './node-body.js';
 import { LINGER_DEFAULTS, lingerOnClose, type LingerBounds } from './node-linger.js';
 import { clientGone, FORBIDDEN_METHODS, nodeRequest, type ClientGone } from './node-request.js';

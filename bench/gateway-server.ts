@@ -8,7 +8,7 @@
  */
 import { createServer } from 'node:http';
 import { serve } from '../adapters/node.js';
-import { createGateway } from '../src/gateway.js';
+import { createGateway } from '../src/gateway/gateway.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
 import { onStopMessage, serveChild } from './child-ipc.js';
 import { gatewayConfig } from './settings.js';

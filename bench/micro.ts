@@ -8,8 +8,8 @@
  * MICRO_CONCURRENCY (default 64) requests are in flight at a time, as at 64 connections.
  */
 import { nodeRequest } from '../adapters/node-request.js';
-import { createGateway } from '../src/gateway.js';
-import { isTextStream, type Reply } from '../src/http/reply.js';
+import { createGateway } from '../src/gateway/gateway.js';
+import { isTextStream, type Reply } from '../src/reply/reply.js';
 import { ABORT_HOOK } from '../src/providers/types.js';
 import { UpstreamBody, upstreamResponse } from '../node/upstream-response.js';
 import { gatewayConfig, MODEL_VIA_ANTHROPIC, MODEL_VIA_OPENAI, PLATFORM_KEY, REPLY_WORDS } from './settings.js';

@@ -5,7 +5,7 @@
  * a protocol's two sides stay apart (`protocols/<p>/client/` never imports `protocols/<p>/upstream/`
  * and the other way round; what both need lives beside them or in `protocols/shared/`), and no
  * protocol imports an endpoint. Host adapters (`adapters/`) reach the core only through its public
- * exports (`src/index.ts`) and the host-support module (`src/host.ts`), never its internals.
+ * exports (`src/index.ts`) and the host-support module (`src/gateway/bridge.ts`), never its internals.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -49,14 +49,14 @@ function coreViolations(file: string): string[] {
 }
 
 /** The core modules an adapter may import. */
-const ADAPTER_CORE_ENTRIES = new Set(['src/index.ts', 'src/host.ts']);
+const ADAPTER_CORE_ENTRIES = new Set(['src/index.ts', 'src/gateway/bridge.ts']);
 
 function adapterViolations(file: string, source = readFileSync(file, 'utf8')): string[] {
   const out: string[] = [];
   for (const spec of importsOf(source)) {
     if (!spec.startsWith('.')) continue;
     const target = relative(ROOT, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
-    if (target.startsWith('src/') && !ADAPTER_CORE_ENTRIES.has(target)) out.push(`${relative(ROOT, file)} imports ${spec} (a core internal; use src/index.ts or src/host.ts)`);
+    if (target.startsWith('src/') && !ADAPTER_CORE_ENTRIES.has(target)) out.push(`${relative(ROOT, file)} imports ${spec} (a core internal; use src/index.ts or src/gateway/bridge.ts)`);
   }
   return out;
 }
@@ -89,16 +89,16 @@ describe('layout boundaries', () => {
     expect(files.flatMap(coreViolations)).toEqual([]);
   });
 
-  it('adapters/ import the core only through src/index.ts and src/host.ts', () => {
+  it('adapters/ import the core only through src/index.ts and src/gateway/bridge.ts', () => {
     const files = tsFiles(join(ROOT, 'adapters'));
     expect(files.length).toBeGreaterThan(3);
     expect(files.flatMap((f) => adapterViolations(f))).toEqual([]);
   });
 
   it('the adapter rule catches an internal import and lets the entries, node/ and packages through', () => {
-    const sample = `import { createGateway } from '../src/index.js';\nimport { Reply } from '../src/host.js';\nimport { tooLarge } from '../src/http/body.js';\nimport { createUndiciFetch } from '../node/upstream-fetch.js';\nimport { createServer } from 'node:http';`;
+    const sample = `import { createGateway } from '../src/index.js';\nimport { Reply } from '../src/gateway/bridge.js';\nimport { tooLarge } from '../src/request/body.js';\nimport { createUndiciFetch } from '../node/upstream-fetch.js';\nimport { createServer } from 'node:http';`;
     expect(adapterViolations(join(ROOT, 'adapters', 'sample.ts'), sample)).toEqual([
-      'adapters/sample.ts imports ../src/http/body.js (a core internal; use src/index.ts or src/host.ts)',
+      'adapters/sample.ts imports ../src/request/body.js (a core internal; use src/index.ts or src/gateway/bridge.ts)',
     ]);
   });
 

@@ -3,7 +3,7 @@
  * of a usage, the token estimate of a request body, and the credential a video task resolves to.
  */
 import { describe, expect, it } from 'vitest';
-import { createRuntime } from '../src/gateway.js';
+import { createRuntime } from '../src/gateway/gateway.js';
 import { costOf } from '../src/limits/cost.js';
 import { DEFAULT_OUTPUT_RESERVE, estimateChatRequest, estimateInputTokens } from '../src/limits/estimate-request.js';
 import { formatUsd } from '../src/limits/limit-headers.js';

@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handleNode, serve, toFetchRequest } from '../adapters/node.js';
 import { createGateway, GatewayError, type Gateway } from '../src/index.js';
-import { isTextStream, pipeTextStream, toResponse, type TextSink } from '../src/host.js';
-import { KEEP_ALIVE_MS, textStreamReply } from '../src/http/reply.js';
+import { isTextStream, pipeTextStream, toResponse, type TextSink } from '../src/gateway/bridge.js';
+import { KEEP_ALIVE_MS, textStreamReply } from '../src/reply/reply.js';
 import { KEY_ALL, openAIConfig } from './helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from './helpers/mock-openai.js';
 

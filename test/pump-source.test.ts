@@ -4,8 +4,8 @@
  * every chunk and of the end exactly once: ended, failed, returned mid-stream or before the start.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../src/errors.js';
-import { isTextStream, type TextStream } from '../src/http/reply.js';
+import { GatewayError } from '../src/core/errors.js';
+import { isTextStream, type TextStream } from '../src/reply/reply.js';
 import { finishing } from '../src/observability/finishing.js';
 import type { UpstreamResult } from '../src/upstream/call.js';
 import { byteRelayTransform, pumpReply, type StreamTransform } from '../src/upstream/stream-pump.js';

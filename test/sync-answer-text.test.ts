@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../src/index.js';
 import { upstreamJsonResponse, upstreamJsonTextResponse } from '../src/endpoints/common.js';
-import { appendTopLevelField } from '../src/http/json-splice.js';
-import type { RequestContext } from '../src/runtime.js';
+import { appendTopLevelField } from '../src/wire/json-splice.js';
+import type { RequestContext } from '../src/gateway/options.js';
 import { seededRandom } from './helpers/seeded-random.js';
 
 describe('appendTopLevelField', () => {

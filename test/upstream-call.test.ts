@@ -5,13 +5,13 @@
  * ending in the same bookkeeping (completed flag, in-band error, timers released).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GatewayError } from '../src/errors.js';
+import { GatewayError } from '../src/core/errors.js';
 import { createProvider } from '../src/providers/registry.js';
 import { ABORT_HOOK, type AbortHook, type FetchLike } from '../src/providers/types.js';
 import { callUpstream, followClientGone, readUpstreamJson, upstreamRequest } from '../src/upstream/call.js';
-import type { RequestContext } from '../src/runtime.js';
+import type { RequestContext } from '../src/gateway/options.js';
 import { byteRelayTransform, pumpReply, sseTransform } from '../src/upstream/stream-pump.js';
-import { toResponse } from '../src/http/reply.js';
+import { toResponse } from '../src/reply/reply.js';
 
 const SECRET = 'AIzaSyD-upstream-secret-key-000000000000';
 

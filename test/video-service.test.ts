@@ -3,8 +3,8 @@
  * task, cancel, and the status-change observer, against the built-in mock vendor and a fake clock.
  */
 import { describe, expect, it } from 'vitest';
-import { createRuntime } from '../src/gateway.js';
-import { GatewayError } from '../src/errors.js';
+import { createRuntime } from '../src/gateway/gateway.js';
+import { GatewayError } from '../src/core/errors.js';
 import { MemoryTaskStore } from '../src/tasks/memory-task-store.js';
 import { VideoTaskService } from '../src/tasks/video/video-service.js';
 import type { VideoStatus } from '../src/tasks/video/video-task.js';

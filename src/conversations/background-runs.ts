@@ -7,11 +7,11 @@
  * in the shared store, which the running instance checks every `cancelCheckMs`. What the record and
  * the API object look like in each state is the job's business.
  */
-import { GatewayError, toGatewayError } from '../errors.js';
-import type { GatewayRuntime, RequestContext } from '../runtime.js';
+import { GatewayError, toGatewayError } from '../core/errors.js';
+import type { GatewayRuntime, RequestContext } from '../gateway/options.js';
 import type { ConversationRecord, StoredEvent } from './conversation-store.js';
 import { updateRecord } from './update-record.js';
-import { toResponse, type Reply } from '../http/reply.js';
+import { toResponse, type Reply } from '../reply/reply.js';
 
 const CANCELLED = 'cancelled by the client';
 const SHUTDOWN = 'gateway shutting down';

@@ -8,15 +8,15 @@
 import { cachePlan, CACHE_HEADER, type CachePlan } from '../cache/cache-policy.js';
 import { writeCached } from '../cache/cache-io.js';
 import { cacheableResponse, responseEvents } from '../cache/chat-replay.js';
-import { Reply } from '../http/reply.js';
-import { ReplyHeaders } from '../http/reply-headers.js';
-import { SSE_HEADERS } from '../http/sse.js';
+import { Reply } from '../reply/reply.js';
+import { ReplyHeaders } from '../reply/reply-headers.js';
+import { SSE_HEADERS } from '../wire/sse.js';
 import type { IRChatResponse } from '../ir/types.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
 import type { ResponseMeta } from '../protocols/types.js';
-import type { RequestContext } from '../runtime.js';
-import { scrubContent } from '../upstream/redact.js';
+import type { RequestContext } from '../gateway/options.js';
+import { scrubContent } from '../core/redact.js';
 import type { ChatCall } from './chat-pipeline.js';
 import { requestSecrets, upstreamJsonResponse } from './common.js';
 

@@ -1,16 +1,16 @@
 import { extractToken } from '../auth/extract-token.js';
 import { anyGlobMatch } from '../auth/glob.js';
 import type { Principal } from '../auth/principal.js';
-import { GatewayError } from '../errors.js';
-import { appendTopLevelField } from '../http/json-splice.js';
-import { Reply } from '../http/reply.js';
-import { ReplyHeaders } from '../http/reply-headers.js';
+import { GatewayError } from '../core/errors.js';
+import { appendTopLevelField } from '../wire/json-splice.js';
+import { Reply } from '../reply/reply.js';
+import { ReplyHeaders } from '../reply/reply-headers.js';
 import { errorBodyFor } from '../protocols/shared/error-bodies.js';
-import { scrubContent, scrubError as scrubGatewayError } from '../upstream/redact.js';
+import { scrubContent, scrubError as scrubGatewayError } from '../core/redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import { escapeControls, modelIdProblem } from '../routing/model-id.js';
-import type { RequestContext } from '../runtime.js';
-import { quoteInput } from '../quote-input.js';
+import type { RequestContext } from '../gateway/options.js';
+import { quoteInput } from '../core/quote-input.js';
 import { admitKey } from '../limits/admission.js';
 import { providerDeps, withCallerKeys } from '../providers/caller-credential.js';
 
@@ -123,7 +123,7 @@ export function requestSecrets(ctx: RequestContext): string[] {
   return ctx.callerSecrets ? [...ctx.rt.secrets, ...ctx.callerSecrets] : ctx.rt.secrets;
 }
 
-/** The gateway's one error scrubber (src/upstream/redact.ts) with this request's secrets. */
+/** The gateway's one error scrubber (src/core/redact.ts) with this request's secrets. */
 export function scrubError(ctx: RequestContext, err: GatewayError): GatewayError {
   return scrubGatewayError(err, requestSecrets(ctx));
 }

@@ -12,7 +12,7 @@ import type { Provider } from '../providers/types.js';
 import { candidateModels, runAttempts, withDeployment } from '../routing/attempts.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import { chatNeeds } from '../routing/request-needs.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 
 export interface CountPlan<T> {

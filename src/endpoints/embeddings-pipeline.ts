@@ -10,9 +10,9 @@
  * The usage (the vendor's count, or the gateway's estimate where Gemini reports none) settles the
  * limits and prices the call like chat.
  */
-import { GatewayError } from '../errors.js';
-import { replaceTopLevelString } from '../http/json-splice.js';
-import type { Reply } from '../http/reply.js';
+import { GatewayError } from '../core/errors.js';
+import { replaceTopLevelString } from '../wire/json-splice.js';
+import type { Reply } from '../reply/reply.js';
 import type { IREmbeddingRequest, IREmbeddingResponse } from '../ir/embeddings.js';
 import type { IRUsage, IRWarning } from '../ir/types.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
@@ -34,7 +34,7 @@ import {
 import { geminiModelSegment } from '../providers/gemini/veo.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 import { requireCapability, upstreamJsonResponse, upstreamJsonTextResponse } from './common.js';
 import { WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';

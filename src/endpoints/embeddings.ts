@@ -3,10 +3,10 @@
  * set up for Gemini's OpenAI-compatible endpoint) and POST /v1beta/models/{model}:embedContent |
  * :batchEmbedContents (Gemini). Each decodes its body to the IR and runs the one pipeline.
  */
-import { parseJsonObject } from '../http/body.js';
-import type { Reply } from '../http/reply.js';
+import { parseJsonObject } from '../request/body.js';
+import type { Reply } from '../reply/reply.js';
 import { decodeGeminiEmbedRequests, decodeOpenAIEmbeddingsRequest, validateGeminiBatchEmbed, validateGeminiEmbedContent, validateOpenAIEmbeddingsRequest } from '../protocols/embeddings/index.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { authenticate, resolveModel } from './common.js';
 import { runEmbeddings } from './embeddings-pipeline.js';
 import { modelFromPath } from './gemini.js';

@@ -2,13 +2,13 @@
  * GET /v1beta/models and /v1beta/models/{model} in Gemini's shape, so `@google/genai`'s
  * models.list()/models.get() and Gemini CLI see the gateway's models (only those the key may use).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { authenticate, jsonResponse, mayUseModel } from './common.js';
 import { modelFromPath } from './gemini.js';
-import { quoteInput } from '../quote-input.js';
-import type { Reply } from '../http/reply.js';
+import { quoteInput } from '../core/quote-input.js';
+import type { Reply } from '../reply/reply.js';
 import { escapeControls, modelIdProblem } from '../routing/model-id.js';
 
 function limit(m: ResolvedModel, key: string, fallback: number): number {

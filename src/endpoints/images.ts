@@ -3,23 +3,23 @@
  * upstreams get the caller's request (model rewritten, same encoding); Gemini image models get a
  * generateContent call per image and answer as `b64_json`.
  */
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
-import { SSE_HEADERS } from '../http/sse.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
+import { SSE_HEADERS } from '../wire/sse.js';
 import type { IRUsage } from '../ir/types.js';
 import { checkGeminiImageOptions, fromGeminiImageResponses, geminiImageResponseSchema, imageGenerationSchema, openAIEditBody, openAIGenerationBody, parseEditJson, parseEditMultipart, toGeminiImageRequest, type GeminiImageResponse, type ImageEditRequest, type ImageGenerationRequest } from '../protocols/images/index.js';
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateInputTokens } from '../limits/estimate-request.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { byteRelayTransform, pumpReply } from '../upstream/stream-pump.js';
-import { quoteInput } from '../quote-input.js';
+import { quoteInput } from '../core/quote-input.js';
 
 type ImageCall =
   | { kind: 'generate'; req: ImageGenerationRequest; body: Record<string, unknown> }

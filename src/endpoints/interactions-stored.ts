@@ -8,18 +8,18 @@
 
 import { FINAL_STATUSES, type ConversationRecord, type StoredEvent } from '../conversations/conversation-store.js';
 import { updateRecord } from '../conversations/update-record.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import { isoTime } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { replayInteractionEvents } from '../protocols/gemini-interactions/client/replay-events.js';
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
 import type { Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
-import { scrubbedStream } from '../upstream/redact.js';
-import type { RequestContext } from '../runtime.js';
+import { scrubbedStream } from '../core/redact.js';
+import type { RequestContext } from '../gateway/options.js';
 import { authenticate, jsonResponse, requestSecrets, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
 import { providerForCaller, upstreamInteractionCall } from './interactions-upstream.js';
-import { textStreamReply, type Reply } from '../http/reply.js';
-import { quoteInput } from '../quote-input.js';
+import { textStreamReply, type Reply } from '../reply/reply.js';
+import { quoteInput } from '../core/quote-input.js';
 
 async function ownInteraction(ctx: RequestContext, params: Record<string, string>): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);

@@ -9,7 +9,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { ConversationRecord, ConversationStatus } from '../conversations/conversation-store.js';
 import { irHistory, loadChain } from '../conversations/history.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { IRMessage, ProtocolName } from '../ir/types.js';
 import { decodeInteractionRequest } from '../protocols/gemini-interactions/client/decode-request.js';
 import { decodeSteps, GEMINI_INTERACTIONS, inputAsSteps } from '../protocols/gemini-interactions/client/decode-steps.js';
@@ -19,7 +19,7 @@ import { geminiInteractionsClient } from '../protocols/gemini-interactions/index
 import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { interactionsPassthrough, type InteractionsPassthroughPlan } from '../protocols/gemini-interactions/passthrough.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import type { ChatCall } from './chat-pipeline.js';
 
 export const INTERACTIONS_API = 'gemini-interactions';

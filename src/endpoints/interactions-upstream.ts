@@ -5,12 +5,12 @@
  * the credential's owner, secrets scrubbed from the error) with the caller's own Gemini key where
  * it has one; a failure is logged as a warning, never swallowed silently.
  */
-import { toGatewayError } from '../errors.js';
+import { toGatewayError } from '../core/errors.js';
 import { providerDeps, withCallerKey } from '../providers/caller-credential.js';
 import type { Provider } from '../providers/types.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { callUpstream } from '../upstream/call.js';
-import { scrubError } from '../upstream/redact.js';
+import { scrubError } from '../core/redact.js';
 
 export type UpstreamInteractionAction = 'cancel' | 'delete';
 

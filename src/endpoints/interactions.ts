@@ -9,15 +9,15 @@
 import type { Principal } from '../auth/principal.js';
 import type { BackgroundJob } from '../conversations/background-runs.js';
 import type { StoredEvent } from '../conversations/conversation-store.js';
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
 import { validateInteractionRequest } from '../protocols/gemini-interactions/client/decode-request.js';
 import { answeredBy, buildInteraction, isoTime } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { interactionsError } from '../protocols/gemini-interactions/errors.js';
 import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { codecFor } from '../protocols/registry.js';
 import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
@@ -26,8 +26,8 @@ import { authenticate, jsonResponse, requireCapability, resolveAgent, resolveMod
 import { streamStoredInteraction } from './interactions-stored.js';
 import { upstreamInteractionCall } from './interactions-upstream.js';
 import { interactionRecord, prepareInteractionTurn, type InteractionTurn } from './interactions-turn.js';
-import { beforeEachChunk, type Reply } from '../http/reply.js';
-import { ownValue } from '../own-key.js';
+import { beforeEachChunk, type Reply } from '../reply/reply.js';
+import { ownValue } from '../core/own-key.js';
 
 /** The model or agent the request names; 400 for an agent on a vendor that has none. */
 function resolveTarget(ctx: RequestContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {

@@ -3,11 +3,11 @@
  * expiry and status, spend in the current budget period and what remains of the budget, requests
  * today and its requests-per-minute state. Never the secret.
  */
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 import { keyBudgetName } from '../limits/admission.js';
 import { NANO_PER_USD } from '../limits/cost.js';
 import { periodBounds } from '../limits/periods.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { authenticate, jsonResponse } from './common.js';
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());

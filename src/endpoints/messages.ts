@@ -1,15 +1,15 @@
 /** POST /v1/messages and POST /v1/messages/count_tokens (Anthropic Messages protocol). */
-import { GatewayError } from '../errors.js';
-import { replaceTopLevelString } from '../http/json-splice.js';
-import { parseJsonObject } from '../http/body.js';
+import { GatewayError } from '../core/errors.js';
+import { replaceTopLevelString } from '../wire/json-splice.js';
+import { parseJsonObject } from '../request/body.js';
 import { validateCountTokensRequest, validateMessagesRequest } from '../protocols/anthropic-messages/client/decode-request.js';
 import { estimateInputTokens } from '../protocols/anthropic-messages/client/estimate-tokens.js';
 import { anthropicMessagesClient } from '../protocols/anthropic-messages/index.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { countUpstream } from './count-tokens.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 
 /** Anthropic requires the header on every call; so does the gateway, to behave the same. */
 function requireAnthropicVersion(ctx: RequestContext): void {

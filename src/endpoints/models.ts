@@ -1,9 +1,9 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { authenticate, jsonResponse, mayUseModel } from './common.js';
-import { quoteInput } from '../quote-input.js';
-import type { Reply } from '../http/reply.js';
+import { quoteInput } from '../core/quote-input.js';
+import type { Reply } from '../reply/reply.js';
 import { escapeControls } from '../routing/model-id.js';
 
 function openAIModel(m: ResolvedModel): Record<string, unknown> {

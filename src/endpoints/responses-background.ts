@@ -6,7 +6,7 @@
 import type { BackgroundJob } from '../conversations/background-runs.js';
 import { responseErrorCode } from '../protocols/openai-responses/errors.js';
 import type { Json } from '../protocols/openai-responses/client/response-object.js';
-import type { GatewayRuntime, RequestContext } from '../runtime.js';
+import type { GatewayRuntime, RequestContext } from '../gateway/options.js';
 import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { runChat } from './chat-pipeline.js';

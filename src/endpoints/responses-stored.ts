@@ -4,14 +4,14 @@
  * `GET /v1/responses/{id}/input_items`. A key sees only its own responses (404 otherwise).
  */
 import { FINAL_STATUSES, type ConversationRecord } from '../conversations/conversation-store.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import { replayEvents } from '../protocols/openai-responses/client/replay-events.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { updateRecord } from '../conversations/update-record.js';
 import { backgroundResponses } from './responses-background.js';
-import { textStreamReply, type Reply } from '../http/reply.js';
-import { quoteInput } from '../quote-input.js';
+import { textStreamReply, type Reply } from '../reply/reply.js';
+import { quoteInput } from '../core/quote-input.js';
 
 async function ownRecord(ctx: RequestContext, id: string): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);

@@ -8,7 +8,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { ConversationRecord } from '../conversations/conversation-store.js';
 import { irHistory, loadChain } from '../conversations/history.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ProtocolName } from '../ir/types.js';
 import { decodeInputItems, type DecodedItems } from '../protocols/openai-responses/client/convert-input-items.js';
 import { decodeResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
@@ -21,7 +21,7 @@ import type { ResponsesRequest } from '../protocols/openai-responses/openai-resp
 import { codecFor } from '../protocols/registry.js';
 import type { Provider } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import type { ChatCall } from './chat-pipeline.js';
 import { resolveResponsesInput, type ResponsesInput } from './responses-input.js';
 

@@ -5,13 +5,13 @@
  * retrieve or a follow-up turn finds it.
  */
 import { irHistory } from '../conversations/history.js';
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
 import { decodeResponsesRequest, validateResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
 import { estimateResponsesInputTokens } from '../protocols/openai-responses/client/estimate-tokens.js';
 import { buildResponseObject } from '../protocols/openai-responses/client/response-object.js';
 import { responsesPassthrough } from '../protocols/openai-responses/passthrough.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { admitChat, runChat } from './chat-pipeline.js';
 import { requestLimits } from '../limits/admission.js';
@@ -22,7 +22,7 @@ import { streamStoredResponse } from './responses-stored.js';
 import { loadResponsesContext, prepareResponsesTurn, responsesUpstreamOf, turnRecord, type ResponsesTurn } from './responses-turn.js';
 import { countUpstream } from './count-tokens.js';
 import type { Principal } from '../auth/principal.js';
-import { beforeEachChunk, type Reply } from '../http/reply.js';
+import { beforeEachChunk, type Reply } from '../reply/reply.js';
 
 async function readResponsesCall(ctx: RequestContext) {
   const principal = await authenticate(ctx);

@@ -1,6 +1,6 @@
-import type { BodyKind } from '../http/request-guards.js';
+import type { BodyKind } from '../request/guards.js';
 import type { ErrorShape } from '../protocols/shared/error-bodies.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { chatCompletions } from './chat-completions.js';
 import { createEmbeddings, geminiEmbed } from './embeddings.js';
 import { geminiModelAction } from './gemini.js';
@@ -13,7 +13,7 @@ import { cancelInteraction, deleteInteraction, getInteraction } from './interact
 import { countResponseInputTokens, createResponse } from './responses.js';
 import { cancelResponse, deleteResponse, getResponse, listInputItems } from './responses-stored.js';
 import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 import { getOwnKey } from './key-info.js';
 
 export interface Route {

@@ -4,17 +4,17 @@
  * .../{task_id} (cancel). The task domain (idempotency, records, polling, callbacks) is the video
  * task service's (tasks/video/); this file parses requests and writes answers.
  */
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
 import { parseVideoRequest } from '../protocols/videos/index.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { publicVideoTask, type VideoTask } from '../tasks/video/video-task.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import type { Principal } from '../auth/principal.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { videoCostUsd } from '../limits/cost.js';
-import { Reply } from '../http/reply.js';
+import { Reply } from '../reply/reply.js';
 
 /** The caller's Request-Id (or Idempotency-Key): a retry with the same id returns the first task. */
 function callerRequestId(ctx: RequestContext): string | undefined {

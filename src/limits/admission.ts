@@ -13,9 +13,9 @@
  */
 import type { Principal } from '../auth/principal.js';
 import type { LimitsConfig } from '../config/schema.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import type { TokenEstimate } from './estimate-request.js';
 import { costOf, NANO_PER_USD } from './cost.js';
 import { periodBounds } from './periods.js';

@@ -1,4 +1,4 @@
-import { CHUNK_HOOKS, type HookableChunks } from '../http/reply.js';
+import { CHUNK_HOOKS, type HookableChunks } from '../reply/reply.js';
 
 /**
  * `source`, with `chunk` called for each chunk and `finish` once it is over: ended, failed, or

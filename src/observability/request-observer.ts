@@ -8,11 +8,11 @@
  * The same moments open and close the server span, the client span of each attempt and the metrics.
  */
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import type { GatewayError } from '../errors.js';
+import type { GatewayError } from '../core/errors.js';
 import type { PricingConfig } from '../config/schema.js';
 import type { IRFinishReason, IRUsage, ProtocolName } from '../ir/types.js';
 import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
-import { isTextStream, Reply } from '../http/reply.js';
+import { isTextStream, Reply } from '../reply/reply.js';
 import { fireHook, type GatewayHooks, type MediaUsage, type RequestEvent, type ResponseEvent } from './hooks.js';
 import { extractParent, injectContext, NOOP_SPAN, NOOP_SPAN_CONTEXT, type Telemetry } from './telemetry.js';
 import { finishing } from './finishing.js';

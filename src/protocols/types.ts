@@ -1,5 +1,5 @@
-import type { GatewayError } from '../errors.js';
-import type { SSEEvent } from '../http/sse.js';
+import type { GatewayError } from '../core/errors.js';
+import type { SSEEvent } from '../wire/sse.js';
 import type { IRChatRequest, IRChatResponse, IRFinishReason, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
 import type { InteractionsEncodeOptions } from './gemini-interactions/client/interaction-object.js';
 import type { ResponsesEncodeOptions } from './openai-responses/client/response-object.js';

@@ -4,11 +4,11 @@
  * so every path that reaches it — chat in every protocol, the Responses API, images, video
  * submit/poll/download — sends the caller's key and scrubs it from what comes back.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ResolvedDeployment, ResolvedModel } from '../routing/model-registry.js';
 import { createProvider, type ProviderFactoryDeps } from './registry.js';
 import type { Provider } from './types.js';
-import type { GatewayRuntime } from '../runtime.js';
+import type { GatewayRuntime } from '../gateway/options.js';
 
 /** What rebuilding a provider with a caller's credential needs. */
 export function providerDeps(rt: Pick<GatewayRuntime, 'fetch' | 'now' | 'config'>): ProviderFactoryDeps {

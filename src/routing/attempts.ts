@@ -8,12 +8,12 @@
  * The client leaving, or the request's total time running out, ends the loop at once.
  */
 import { anyGlobMatch } from '../auth/glob.js';
-import { GatewayError, toGatewayError } from '../errors.js';
+import { GatewayError, toGatewayError } from '../core/errors.js';
 import type { UpstreamAttemptRecord } from '../observability/hooks.js';
 import { providerDeps, withCallerKeys } from '../providers/caller-credential.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../gateway/options.js';
 import { upstreamStatusOf } from '../upstream/call.js';
-import { scrubError } from '../upstream/redact.js';
+import { scrubError } from '../core/redact.js';
 import { pickDeployment, weightedPick } from './balancer.js';
 import { deploymentKey } from './deployment-health.js';
 import type { ResolvedDeployment, ResolvedModel } from './model-registry.js';

@@ -3,7 +3,7 @@
  * backoff with full jitter (a random delay between 0 and min(maxDelayMs, initialDelayMs * 2^n)),
  * or the upstream's own `retry-after` / `retry-after-ms` when it sent one, capped at maxDelayMs.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import { isUpstreamFailure } from '../upstream/call.js';
 
 /** Upstream statuses retried (529: Anthropic's "overloaded"). Connection errors are 502s, timeouts 504s. */

@@ -4,15 +4,15 @@
  * the error body read in the shape of the protocol the upstream speaks, secrets scrubbed from it,
  * and redirects refused.
  */
-import { GatewayError, isAbortError, toGatewayError } from '../errors.js';
+import { GatewayError, isAbortError, toGatewayError } from '../core/errors.js';
 import type { ProtocolName } from '../ir/types.js';
 import { RequestObserver, type UpstreamAttempt } from '../observability/request-observer.js';
 import { callerCredentialRefused } from '../providers/caller-credential.js';
 import { ABORT_HOOK, takesAbortHook, type AbortHook, type Provider } from '../providers/types.js';
-import type { OnClientGone, RequestContext } from '../runtime.js';
+import type { OnClientGone, RequestContext } from '../gateway/options.js';
 import { upstreamErrorText } from './error-message.js';
 import { upstreamFailure, type CredentialSource } from './failure.js';
-import { redact } from './redact.js';
+import { redact } from '../core/redact.js';
 import { isRedirect, UPSTREAM_REDIRECT, upstreamRedirectError } from './redirect.js';
 
 export interface UpstreamResult {

@@ -8,7 +8,7 @@
  * - The caller's own key (bring your own key, where the caller's request carries the vendor
  *   credential): it stays a 401/403 that says so.
  */
-import { codeForStatus, GatewayError } from '../errors.js';
+import { codeForStatus, GatewayError } from '../core/errors.js';
 
 /** Who supplied the credential an upstream call carries: the gateway's (the provider's apiKey) or the caller's own (keys[].providerKeys, bring your own key). */
 export type CredentialSource = 'gateway' | 'caller';

@@ -6,10 +6,10 @@
  * generator's contract: calls queue behind one in flight, `return()` before the first `next()`
  * runs nothing, `return()` at a chunk runs the end bookkeeping.
  */
-import type { GatewayError } from '../errors.js';
-import { CHUNK_HOOKS } from '../http/reply.js';
+import type { GatewayError } from '../core/errors.js';
+import { CHUNK_HOOKS } from '../reply/reply.js';
 import type { BodyReader } from './direct-body.js';
-import { createContentScrubber, scrubError } from './redact.js';
+import { createContentScrubber, scrubError } from '../core/redact.js';
 import type { PumpOptions } from './stream-pump.js';
 
 type Result = IteratorResult<string, undefined>;

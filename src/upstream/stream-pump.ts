@@ -4,10 +4,10 @@
  * decoder -> encoder pair (translation) are all just a `StreamTransform`; the pump owns reading,
  * the idle timer, the client leaving, the in-band error and the end-of-stream bookkeeping.
  */
-import { GatewayError, toGatewayError } from '../errors.js';
-import { forEachRawEvent, SSEEventSplitter, SSEParser, type SSEEvent } from '../http/sse.js';
-import { textStreamReply, type Reply } from '../http/reply.js';
-import { utf8Stream } from '../http/utf8-stream.js';
+import { GatewayError, toGatewayError } from '../core/errors.js';
+import { forEachRawEvent, SSEEventSplitter, SSEParser, type SSEEvent } from '../wire/sse.js';
+import { textStreamReply, type Reply } from '../reply/reply.js';
+import { utf8Stream } from '../wire/utf8-stream.js';
 import type { UpstreamResult } from './call.js';
 import { bodyReader } from './direct-body.js';
 import { pumpSource } from './pump-source.js';

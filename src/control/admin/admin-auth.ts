@@ -7,8 +7,8 @@
 import { timingSafeEqual } from '../../auth/key-store.js';
 import { sha256 } from '../../auth/sha256.js';
 import { extractToken } from '../../auth/extract-token.js';
-import { GatewayError } from '../../errors.js';
-import type { RequestContext } from '../../runtime.js';
+import { GatewayError } from '../../core/errors.js';
+import type { RequestContext } from '../../gateway/options.js';
 
 export type AdminAccess = 'read' | 'write';
 

@@ -3,9 +3,9 @@
  * router so every host and mount prefix serves them. They exist only when an admin credential is
  * configured (otherwise 404 like any unknown path); each one checks the caller's admin access first.
  */
-import type { Reply } from '../../http/reply.js';
-import type { RequestContext } from '../../runtime.js';
-import { GatewayError } from '../../errors.js';
+import type { Reply } from '../../reply/reply.js';
+import type { RequestContext } from '../../gateway/options.js';
+import { GatewayError } from '../../core/errors.js';
 import { ADMIN_PREFIX, type AdminRoute } from './http.js';
 import { KEY_ROUTES } from './keys-routes.js';
 import { AUDIT_ROUTES } from './audit-routes.js';

@@ -5,13 +5,13 @@
  * `{error: {type, code, message, param}}` (the gateway's OpenAI error shape).
  */
 import type { z } from 'zod';
-import { GatewayError } from '../../errors.js';
-import { parseJsonObject } from '../../http/body.js';
-import { Reply } from '../../http/reply.js';
-import { ReplyHeaders } from '../../http/reply-headers.js';
+import { GatewayError } from '../../core/errors.js';
+import { parseJsonObject } from '../../request/body.js';
+import { Reply } from '../../reply/reply.js';
+import { ReplyHeaders } from '../../reply/reply-headers.js';
 import { parseOrThrow } from '../../protocols/shared/zod-error.js';
-import { quoteInput } from '../../quote-input.js';
-import type { RequestContext } from '../../runtime.js';
+import { quoteInput } from '../../core/quote-input.js';
+import type { RequestContext } from '../../gateway/options.js';
 import type { ControlPlane } from '../control-plane.js';
 import type { AdminIdentity } from './admin-auth.js';
 

@@ -1,7 +1,7 @@
 /** /admin/v1/keys: the platform keys' lifecycle (the store's keys; config keys listed read-only). */
-import { GatewayError } from '../../errors.js';
-import { quoteInput } from '../../quote-input.js';
-import type { RequestContext } from '../../runtime.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoteInput } from '../../core/quote-input.js';
+import type { RequestContext } from '../../gateway/options.js';
 import type { KeysConfigView } from '../keys/key-service.js';
 import { createKeySchema, KEY_STATUSES, keyRecordSchema, keyWithSecretSchema, rotateKeySchema, updateKeySchema, type KeyStatus } from '../keys/key-wire.js';
 import { adminJson, listQuery, readBody, readOptionalBody, type AdminRoute } from './http.js';

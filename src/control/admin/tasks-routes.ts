@@ -3,8 +3,8 @@
  * keyId, model, status), `GET /tasks/{id}`, `POST /tasks/{id}/cancel` (the operator stops a task)
  * and `GET /tasks/{id}/content` (the finished video, streamed from the upstream).
  */
-import { GatewayError } from '../../errors.js';
-import { Reply } from '../../http/reply.js';
+import { GatewayError } from '../../core/errors.js';
+import { Reply } from '../../reply/reply.js';
 import { publicVideoTask, type VideoTask } from '../../tasks/video/video-task.js';
 import type { TaskListEntry } from '../tasks/sql-task-store.js';
 import { adminJson, listQuery, type AdminContext, type AdminRoute } from './http.js';

@@ -7,8 +7,8 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { KeyConfig } from '../../config/schema.js';
-import { GatewayError } from '../../errors.js';
-import { quoteInput } from '../../quote-input.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoteInput } from '../../core/quote-input.js';
 import { recordAudit } from '../audit/audit-log.js';
 import type { Database } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema-keys.js';

@@ -10,7 +10,7 @@
 import type { Principal } from '../../auth/principal.js';
 import { providerDeps, withCallerKey } from '../../providers/caller-credential.js';
 import type { Provider } from '../../providers/types.js';
-import type { GatewayRuntime } from '../../runtime.js';
+import type { GatewayRuntime } from '../../gateway/options.js';
 import type { VideoTaskData } from './video-task.js';
 
 /** What finding a task's provider and credential needs of the runtime. */

@@ -4,10 +4,10 @@
  * delivers callbacks with retries. Every write is a compare-and-set, so instances never clobber
  * each other; the loser re-reads.
  */
-import type { GatewayError } from '../../errors.js';
-import { scrubContent, scrubError } from '../../upstream/redact.js';
+import type { GatewayError } from '../../core/errors.js';
+import { scrubContent, scrubError } from '../../core/redact.js';
 import type { Principal } from '../../auth/principal.js';
-import type { GatewayRuntime } from '../../runtime.js';
+import type { GatewayRuntime } from '../../gateway/options.js';
 import { taskProvider, type CredentialRuntime } from './video-credential.js';
 import { callbackBackoff, sendCallback } from './callback.js';
 import type { VideoTaskRecords } from './video-records.js';

@@ -6,11 +6,11 @@
  */
 import type { RequestObserver } from '../../observability/request-observer.js';
 import type { Principal } from '../../auth/principal.js';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { VideoRequest } from '../../protocols/videos/index.js';
 import type { VideoAdapter, VideoJob, VideoLimits } from '../../providers/video-api.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
-import type { GatewayRuntime } from '../../runtime.js';
+import type { GatewayRuntime } from '../../gateway/options.js';
 import type { TaskStore } from '../task-store.js';
 import { callbackUrlProblem } from './callback.js';
 import { ownCredentialOf, taskProvider } from './video-credential.js';
@@ -21,7 +21,7 @@ import { VideoTaskRecords, type VideoStatusObserver } from './video-records.js';
 import { videoTaskSettings, type VideoTaskOptions, type VideoTaskSettings } from './video-settings.js';
 import { applyUpstreamState, endTask } from './video-state.js';
 import { isTerminal, VIDEO_TASK_KIND, type VideoStatus, type VideoTask, type VideoTaskData } from './video-task.js';
-import { quoteInput } from '../../quote-input.js';
+import { quoteInput } from '../../core/quote-input.js';
 import { videoCostUsd } from '../../limits/cost.js';
 
 /** What the service takes from the gateway. */

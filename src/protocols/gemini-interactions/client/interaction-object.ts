@@ -3,7 +3,7 @@
  * so far; shared by the sync encoder, the stream encoder, the pass-through and the stored-interaction
  * paths. Also the per-request options the endpoint hands the encoders (ResponseMeta.options).
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { totalOf, type IRFinishReason, type IRUsage, type IRWarning, type ProtocolName } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
 import type { CreateInteractionRequest, InteractionStatus, InteractionsUsageWire, Json } from '../gemini-interactions-api.js';

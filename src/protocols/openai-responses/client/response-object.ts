@@ -3,7 +3,7 @@
  * far; shared by the sync encoder, the stream encoder and the stored-response paths. Also the
  * per-request options the endpoint hands the encoders (through ResponseMeta.options).
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { totalOf, type IRUsage, type IRWarning, type ProtocolName } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
 import type { ResponsesRequest } from '../openai-responses-api.js';

@@ -1,4 +1,4 @@
-import { requestURL } from './request-guards.js';
+import { requestURL } from './guards.js';
 
 /**
  * Parsed request URLs by their text (query-less ones only, so no key in a query is kept): most

@@ -7,7 +7,7 @@
  */
 
 import { ReplyHeaders } from './reply-headers.js';
-import { SSE_HEADERS } from './sse.js';
+import { SSE_HEADERS } from '../wire/sse.js';
 
 /** Interval of SSE keep-alive comments while a stream's source is silent (reasoning models can think for minutes). */
 export const KEEP_ALIVE_MS = 15_000;

@@ -1,25 +1,25 @@
-import type { RequestBody } from './http/body.js';
-import type { KeyStore } from './auth/key-store.js';
-import type { RateLimiter } from './limits/rate-limiter.js';
-import type { RequestLimits } from './limits/request-lease.js';
-import type { Principal } from './auth/principal.js';
-import type { GatewayConfig } from './config/schema.js';
-import type { GatewayHooks, RequestEvent, ResponseEvent } from './observability/hooks.js';
-import type { RequestObserver } from './observability/request-observer.js';
-import type { Telemetry, TelemetryOptions } from './observability/telemetry.js';
-import type { ErrorShape } from './protocols/shared/error-bodies.js';
-import type { FetchLike, Provider } from './providers/types.js';
-import type { ModelRegistry } from './routing/model-registry.js';
-import type { DeploymentHealth } from './routing/deployment-health.js';
-import type { ConversationOptions, ConversationStore } from './conversations/conversation-store.js';
-import type { TaskStore } from './tasks/task-store.js';
-import type { VideoTaskService } from './tasks/video/video-service.js';
-import type { VideoTaskOptions } from './tasks/video/video-settings.js';
-import type { BackgroundRuns } from './conversations/background-runs.js';
-import type { LedgerRecorder } from './control/ledger/ledger-recorder.js';
-import type { ControlPlane } from './control/control-plane.js';
-import type { AdminAuth, AuthorizeAdmin } from './control/admin/admin-auth.js';
-import type { ResponseCache } from './cache/response-cache.js';
+import type { RequestBody } from '../request/body.js';
+import type { KeyStore } from '../auth/key-store.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { RequestLimits } from '../limits/request-lease.js';
+import type { Principal } from '../auth/principal.js';
+import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayHooks, RequestEvent, ResponseEvent } from '../observability/hooks.js';
+import type { RequestObserver } from '../observability/request-observer.js';
+import type { Telemetry, TelemetryOptions } from '../observability/telemetry.js';
+import type { ErrorShape } from '../protocols/shared/error-bodies.js';
+import type { FetchLike, Provider } from '../providers/types.js';
+import type { ModelRegistry } from '../routing/model-registry.js';
+import type { DeploymentHealth } from '../routing/deployment-health.js';
+import type { ConversationOptions, ConversationStore } from '../conversations/conversation-store.js';
+import type { TaskStore } from '../tasks/task-store.js';
+import type { VideoTaskService } from '../tasks/video/video-service.js';
+import type { VideoTaskOptions } from '../tasks/video/video-settings.js';
+import type { BackgroundRuns } from '../conversations/background-runs.js';
+import type { LedgerRecorder } from '../control/ledger/ledger-recorder.js';
+import type { ControlPlane } from '../control/control-plane.js';
+import type { AdminAuth, AuthorizeAdmin } from '../control/admin/admin-auth.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 
 export interface GatewayOptions {
   /** Upstream HTTP client (default: global fetch). */

@@ -1,11 +1,11 @@
-import type { Principal } from './auth/principal.js';
-import { requestSecrets } from './endpoints/common.js';
-import type { RequestBody } from './http/body.js';
-import type { RequestLimits } from './limits/request-lease.js';
-import { RequestObserver } from './observability/request-observer.js';
-import type { ErrorShape } from './protocols/shared/error-bodies.js';
-import type { GatewayRuntime, HandleContext, RequestContext } from './runtime.js';
-import { scrubContent } from './upstream/redact.js';
+import type { Principal } from '../auth/principal.js';
+import { requestSecrets } from '../endpoints/common.js';
+import type { RequestBody } from './body.js';
+import type { RequestLimits } from '../limits/request-lease.js';
+import { RequestObserver } from '../observability/request-observer.js';
+import type { ErrorShape } from '../protocols/shared/error-bodies.js';
+import type { GatewayRuntime, HandleContext, RequestContext } from '../gateway/options.js';
+import { scrubContent } from '../core/redact.js';
 
 /**
  * The context of one request. A class rather than an object literal: its `signal` getter is on the
