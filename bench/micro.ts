@@ -1,5 +1,5 @@
 /**
- * In-process micro benchmark of the gateway's own work per request: `gateway.reply()` with the
+ * In-process micro benchmark of the gateway's own work per request: `gateway.bridge.reply()` with the
  * node bridge's request object and an upstream fetch that answers at once from memory (the node
  * client's Response class), so no socket, no HTTP parser and no load generator share the numbers.
  * It tells which change moves the gateway's CPU per request; `npm run bench` tells what a
@@ -120,7 +120,7 @@ async function drain(reply: Reply): Promise<number> {
 
 async function one(): Promise<void> {
   const request = nodeRequest('POST', `http://127.0.0.1${path}`, headers, () => new AbortController().signal);
-  const reply = await gateway.reply(request, { body: requestBody, onClientGone: () => () => {} });
+  const reply = await gateway.bridge.reply(request, { body: requestBody, onClientGone: () => () => {} });
   if (reply.status !== 200) throw new Error(`status ${reply.status}: ${String(reply.body)}`);
   await drain(reply);
 }

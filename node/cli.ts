@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node.js';
+import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node-serve.js';
 import { embeddedDefault } from '../src/config/defaults.js';
 import { ConfigError, readConfigJson } from '../src/config/load.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';

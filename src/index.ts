@@ -1,5 +1,6 @@
 export { createGateway, type Gateway } from './gateway/gateway.js';
 export type { GatewayOptions, HandleContext } from './gateway/options.js';
+export type { BridgeContext, GatewayBridge } from './gateway/bridge.js';
 export type { Reply, ReplyBody, TextStream } from './reply/reply.js';
 export type { Principal } from './auth/principal.js';
 export { ConfigError, defineConfig, parseConfig, parseConfigText, interpolateEnv } from './config/load.js';

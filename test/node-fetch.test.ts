@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve } from '../adapters/node.js';
+import { serve } from '../node/index.js';
 import { createGateway } from '../src/index.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
 import { ABORT_HOOK, takesAbortHook, type AbortHook } from '../src/providers/types.js';

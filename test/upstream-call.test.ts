@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../src/core/errors.js';
 import { createProvider } from '../src/providers/registry.js';
 import { ABORT_HOOK, type AbortHook, type FetchLike } from '../src/providers/types.js';
-import { callUpstream, followClientGone, readUpstreamJson, upstreamRequest } from '../src/upstream/call.js';
-import type { RequestContext } from '../src/gateway/options.js';
+import { callUpstream, readUpstreamJson, upstreamRequest } from '../src/upstream/call.js';
+import type { RequestContext } from '../src/request/context.js';
 import { byteRelayTransform, pumpReply, sseTransform } from '../src/upstream/stream-pump.js';
 import { toResponse } from '../src/reply/reply.js';
 
@@ -246,15 +246,15 @@ describe('upstreamRequest', () => {
   it("keeps the caller's fields, follows the bridge's client-gone hook on the request's own context only", () => {
     const hook = () => () => {};
     const signal = new AbortController().signal;
-    const ctx = { rt: { config: { timeouts: { streamIdleMs: 123 } } }, obs: {}, signal, deadline: undefined } as unknown as RequestContext;
+    const ctx = { obs: {}, signal, clientGone: undefined, deadline: undefined } as unknown as RequestContext;
     const req = { url: 'http://upstream.test/a', method: 'PUT', headers: new Headers(), body: 'x', credential: 'caller', protocol: 'gemini', totalMs: 5 } as const;
-    expect(upstreamRequest(ctx, { ...req })).toEqual({ ...req, signal, onClientGone: undefined, idleMs: 123, observer: ctx.obs });
-    followClientGone(ctx, hook);
-    const own = upstreamRequest(ctx, { ...req });
+    expect(upstreamRequest(ctx, { ...req }, 123)).toEqual({ ...req, signal, onClientGone: undefined, idleMs: 123, observer: ctx.obs });
+    const following: RequestContext = { ...ctx, clientGone: hook };
+    const own = upstreamRequest(following, { ...req }, 123);
     expect([own.onClientGone, own.signal]).toEqual([hook, undefined]);
-    // A context derived by a spread (a background run) follows its own signal.
+    // A context derived as a background run derives it (its own signal, no bridge hook) follows that signal.
     const runSignal = new AbortController().signal;
-    const derived = upstreamRequest({ ...ctx, signal: runSignal, deadline: Date.now() + 60_000 }, { ...req });
+    const derived = upstreamRequest({ ...following, signal: runSignal, clientGone: undefined, deadline: Date.now() + 60_000 }, { ...req }, 123);
     expect([derived.onClientGone, derived.signal]).toEqual([undefined, runSignal]);
     expect(derived.totalMs).toBeGreaterThan(59_000);
   });

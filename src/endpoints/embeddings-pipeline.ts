@@ -34,7 +34,7 @@ import {
 import { geminiModelSegment } from '../providers/gemini/veo.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../gateway/options.js';
+import type { EndpointContext } from './services.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 import { requireCapability, upstreamJsonResponse, upstreamJsonTextResponse } from './common.js';
 import { WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
@@ -69,7 +69,7 @@ export function estimateEmbeddingTokens(ir: IREmbeddingRequest): number {
 
 const NEEDS = { capability: 'embedding' as const, image: false, pdf: false, tools: false };
 
-export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): Promise<Reply> {
+export async function runEmbeddings(ctx: EndpointContext, call: EmbeddingsCall): Promise<Reply> {
   requireCapability(call.model, 'embedding');
   ctx.event.stream = false;
   ctx.obs.requestBody(call.parsed);
@@ -80,13 +80,14 @@ export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): 
     if (hit) return hit;
   }
   const estimate = (): TokenEstimate => ({ input: estimateEmbeddingTokens(call.ir), output: 0 });
-  if (ctx.principal) await admitModelCall(ctx, ctx.principal, call.model, estimate);
+  if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, call.model, estimate);
   let model = call.model;
   try {
-    const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, fallback, estimate) : Promise.resolve());
+    const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx.services.admission, ctx, fallback, estimate) : Promise.resolve());
     const answered = await runAttempts(
+      ctx.services.routing,
       ctx,
-      candidateModels(ctx, call.model, () => NEEDS),
+      candidateModels(ctx.services.routing, ctx, call.model, () => NEEDS),
       (target) => {
         model = target;
         return attempt(ctx, { ...call, model: target });
@@ -97,7 +98,7 @@ export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): 
     const costUsd = await finishRequest(requestLimits(ctx), model.pricing, answered.usage);
     ctx.obs.report({ ...(answered.usage ? { usage: answered.usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) });
     if (plan) {
-      await writeCached(ctx.rt, plan, { kind: 'json', body: answered.text, ...(answered.usage ? { usage: answered.usage } : {}) }, costUsd);
+      await writeCached(ctx.services, plan, { kind: 'json', body: answered.text, ...(answered.usage ? { usage: answered.usage } : {}) }, costUsd);
       answered.reply.headers.set(CACHE_HEADER, 'miss');
     }
     return answered.reply;
@@ -108,10 +109,10 @@ export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): 
 }
 
 /** A hit: the stored answer, no upstream call; the limits count the request but no tokens; the (fractional) cost reported. */
-async function answerHit(ctx: RequestContext, model: ResolvedModel, plan: CachePlan): Promise<Reply | undefined> {
-  const entry = await readCached(ctx.rt, plan);
+async function answerHit(ctx: EndpointContext, model: ResolvedModel, plan: CachePlan): Promise<Reply | undefined> {
+  const entry = await readCached(ctx.services, plan);
   if (entry?.answer.kind !== 'json') return undefined;
-  if (ctx.principal) await admitModelCall(ctx, ctx.principal, model, () => ({ input: 0, output: 0 }));
+  if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, model, () => ({ input: 0, output: 0 }));
   const costUsd = hitCost(plan, entry);
   await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 }, true, costUsd);
   ctx.obs.report({ ...(entry.answer.usage ? { usage: entry.answer.usage } : {}), costUsd, cacheHit: true });
@@ -121,7 +122,7 @@ async function answerHit(ctx: RequestContext, model: ResolvedModel, plan: CacheP
   return reply;
 }
 
-async function attempt(ctx: RequestContext, call: EmbeddingsCall): Promise<Answered> {
+async function attempt(ctx: EndpointContext, call: EmbeddingsCall): Promise<Answered> {
   const provider = call.model.provider;
   switch (provider.embeddingsApi) {
     case 'openai-embeddings':
@@ -139,15 +140,15 @@ function estimatedUsage(ir: IREmbeddingRequest): IRUsage {
 }
 
 /** POST a JSON body to one of the provider's APIs; its JSON answer (and the text as it came). */
-async function post(ctx: RequestContext, model: ResolvedModel, path: string, body: string, protocol: 'openai-chat' | 'gemini', raw?: { text: string }): Promise<Record<string, unknown>> {
+async function post(ctx: EndpointContext, model: ResolvedModel, path: string, body: string, protocol: 'openai-chat' | 'gemini', raw?: { text: string }): Promise<Record<string, unknown>> {
   const provider = model.provider;
   const target = provider.apiTarget(path);
   target.headers.set('content-type', 'application/json');
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol }));
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol }, ctx.services.config.timeouts.streamIdleMs));
   return readUpstreamJson(upstream, provider.id, raw);
 }
 
-async function openAIPassthrough(ctx: RequestContext, call: EmbeddingsCall): Promise<Answered> {
+async function openAIPassthrough(ctx: EndpointContext, call: EmbeddingsCall): Promise<Answered> {
   const model = call.model;
   const body = replaceTopLevelString(call.raw, 'model', model.upstreamModel) ?? JSON.stringify({ ...call.parsed, model: model.upstreamModel });
   const raw = { text: '' };
@@ -164,7 +165,7 @@ async function openAIPassthrough(ctx: RequestContext, call: EmbeddingsCall): Pro
 }
 
 /** A Gemini caller on an OpenAI(-compatible) upstream. */
-async function viaOpenAI(ctx: RequestContext, call: EmbeddingsCall, single: boolean): Promise<Answered> {
+async function viaOpenAI(ctx: EndpointContext, call: EmbeddingsCall, single: boolean): Promise<Answered> {
   const model = call.model;
   const encoded = encodeOpenAIEmbeddingsRequest(call.ir, model.upstreamModel);
   const json = await post(ctx, model, '/embeddings', JSON.stringify(encoded.body), 'openai-chat');
@@ -173,7 +174,7 @@ async function viaOpenAI(ctx: RequestContext, call: EmbeddingsCall, single: bool
 }
 
 /** An OpenAI caller on Gemini: batches of the vendor's size, joined in order; usage estimated (Gemini reports none). */
-async function viaGemini(ctx: RequestContext, call: EmbeddingsCall, encoding: 'float' | 'base64'): Promise<Answered> {
+async function viaGemini(ctx: EndpointContext, call: EmbeddingsCall, encoding: 'float' | 'base64'): Promise<Answered> {
   const model = call.model;
   const batches = encodeGeminiBatchEmbedRequests(call.ir, model.upstreamModel);
   const path = `/v1beta/models/${geminiModelSegment(model.upstreamModel)}:batchEmbedContents`;
@@ -184,7 +185,7 @@ async function viaGemini(ctx: RequestContext, call: EmbeddingsCall, encoding: 'f
 }
 
 /** A Gemini caller on Gemini: `:embedContent` as sent; a batch with its models rewritten, split and joined in order. */
-async function geminiPassthrough(ctx: RequestContext, call: EmbeddingsCall, single: boolean): Promise<Answered> {
+async function geminiPassthrough(ctx: EndpointContext, call: EmbeddingsCall, single: boolean): Promise<Answered> {
   const model = call.model;
   const name = geminiModelName(model.upstreamModel);
   const segment = geminiModelSegment(model.upstreamModel);
@@ -207,7 +208,7 @@ async function geminiPassthrough(ctx: RequestContext, call: EmbeddingsCall, sing
 }
 
 /** A translated answer: the dropped settings in the header and the hook events. */
-function answer(ctx: RequestContext, res: IREmbeddingResponse, body: Record<string, unknown>, warnings: IRWarning[]): Answered {
+function answer(ctx: EndpointContext, res: IREmbeddingResponse, body: Record<string, unknown>, warnings: IRWarning[]): Answered {
   ctx.obs.answer({ model: res.model });
   const named: SettingWarning[] = warnings.map((w) => ({ setting: w.setting, action: w.action, message: w.message }));
   const header = warningsHeaderValue(named);

@@ -12,7 +12,7 @@ import { estimateGeminiTokens } from '../protocols/gemini/client/estimate-tokens
 import { countTokensRequestSchema, systemInstructionSchema, toolSchema } from '../protocols/gemini/gemini-api.js';
 import { geminiClient } from '../protocols/gemini/index.js';
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
-import type { RequestContext } from '../gateway/options.js';
+import type { EndpointContext } from './services.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import { countUpstream } from './count-tokens.js';
@@ -26,7 +26,7 @@ export function modelFromPath(raw: string | undefined): string {
 }
 
 /** POST /v1beta/models/{model}:{action} */
-export async function geminiModelAction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function geminiModelAction(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   if (params.action === 'countTokens') return geminiCountTokens(ctx, params);
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
@@ -52,7 +52,7 @@ export async function geminiModelAction(ctx: RequestContext, params: Record<stri
 }
 
 /** POST /v1beta/models/{model}:countTokens — counted by Gemini upstreams (count-tokens.ts), estimated otherwise. */
-async function geminiCountTokens(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+async function geminiCountTokens(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
   requireCapability(model, 'chat');

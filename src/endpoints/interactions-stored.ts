@@ -14,17 +14,17 @@ import { replayInteractionEvents } from '../protocols/gemini-interactions/client
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
 import type { Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { scrubbedStream } from '../core/redact.js';
-import type { RequestContext } from '../gateway/options.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, requestSecrets, upstreamJsonResponse } from './common.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
 import { providerForCaller, upstreamInteractionCall } from './interactions-upstream.js';
 import { textStreamReply, type Reply } from '../reply/reply.js';
 import { quoteInput } from '../core/quote-input.js';
 
-async function ownInteraction(ctx: RequestContext, params: Record<string, string>): Promise<ConversationRecord> {
+async function ownInteraction(ctx: EndpointContext, params: Record<string, string>): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);
   const id = params.id as string;
-  const record = await ctx.rt.conversations.store.get(id);
+  const record = await ctx.services.conversations.store.get(id);
   if (!record || record.ownerId !== principal.id || record.api !== INTERACTIONS_API) throw new GatewayError('not_found', `Interaction with id '${quoteInput(id)}' not found.`, { param: 'id' });
   return record;
 }
@@ -75,8 +75,8 @@ function resumeAfter(lastEventId: string | undefined): (ev: StoredEvent) => bool
  * followed live, polling the store, until it finishes), or for an interaction created without a
  * stream, events rebuilt from the stored object. Ends with `event: done`.
  */
-export async function streamStoredInteraction(ctx: RequestContext, record: ConversationRecord, lastEventId?: string): Promise<Reply> {
-  const store = ctx.rt.conversations.store;
+export async function streamStoredInteraction(ctx: EndpointContext, record: ConversationRecord, lastEventId?: string): Promise<Reply> {
+  const store = ctx.services.conversations.store;
   const signal = ctx.signal;
   const keep = resumeAfter(lastEventId);
   let finished: StoredEvent[] | undefined;
@@ -106,7 +106,7 @@ export async function streamStoredInteraction(ctx: RequestContext, record: Conve
       }
       if (text) yield text;
       if (signal.aborted) return;
-      await sleep(ctx.rt.conversations.pollIntervalMs, signal);
+      await sleep(ctx.services.conversations.pollIntervalMs, signal);
     }
   })();
   // Stored events are upstream content: they pass the secret scrubber like a live stream.
@@ -114,7 +114,7 @@ export async function streamStoredInteraction(ctx: RequestContext, record: Conve
 }
 
 /** GET /v1beta/interactions/{id} */
-export async function getInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function getInteraction(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
   const q = ctx.url.searchParams;
   if (q.get('stream') === 'true') return streamStoredInteraction(ctx, record, q.get('last_event_id') ?? undefined);
@@ -122,21 +122,21 @@ export async function getInteraction(ctx: RequestContext, params: Record<string,
 }
 
 /** POST /v1beta/interactions/{id}/cancel: only background interactions; a finished one is returned as it is. */
-export async function cancelInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function cancelInteraction(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
   if (!record.background) throw new GatewayError('invalid_request', 'Only interactions created with background: true can be cancelled.', { param: 'id' });
-  const updated = await updateRecord(ctx.rt.conversations.store, record.id, (r) =>
-    FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled', updated: isoTime(ctx.rt.now()) } },
+  const updated = await updateRecord(ctx.services.conversations.store, record.id, (r) =>
+    FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled', updated: isoTime(ctx.services.now()) } },
   );
-  ctx.rt.backgroundRuns.cancelLocal(record.id);
+  ctx.services.backgroundRuns.cancelLocal(record.id);
   return upstreamJsonResponse(ctx, timelineOf(updated ?? record, false));
 }
 
 /** DELETE /v1beta/interactions/{id} (a running background interaction is stopped first; Gemini's copy is deleted too). */
-export async function deleteInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function deleteInteraction(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
-  ctx.rt.backgroundRuns.cancelLocal(record.id);
-  await ctx.rt.conversations.store.delete(record.id);
+  ctx.services.backgroundRuns.cancelLocal(record.id);
+  await ctx.services.conversations.store.delete(record.id);
   const provider = record.upstream ? providerForCaller(ctx, record.upstream.providerId) : undefined;
   if (provider && record.upstream) await upstreamInteractionCall(ctx, provider, record.upstream.responseId, 'delete');
   return jsonResponse(ctx, {});

@@ -6,21 +6,21 @@
  * it has one; a failure is logged as a warning, never swallowed silently.
  */
 import { toGatewayError } from '../core/errors.js';
-import { providerDeps, withCallerKey } from '../providers/caller-credential.js';
+import { withCallerKey } from '../providers/caller-credential.js';
 import type { Provider } from '../providers/types.js';
-import type { RequestContext } from '../gateway/options.js';
+import type { EndpointContext } from './services.js';
 import { callUpstream } from '../upstream/call.js';
 import { scrubError } from '../core/redact.js';
 
 export type UpstreamInteractionAction = 'cancel' | 'delete';
 
 /** The configured provider `providerId`, with the caller's own key for it (bring your own key) when it has one. */
-export function providerForCaller(ctx: RequestContext, providerId: string): Provider | undefined {
-  const provider = ctx.rt.providers.get(providerId);
+export function providerForCaller(ctx: EndpointContext, providerId: string): Provider | undefined {
+  const provider = ctx.services.providers.get(providerId);
   const keys = ctx.principal?.providerKeys;
   if (!provider || !keys || !Object.hasOwn(keys, providerId)) return provider;
   const key = keys[providerId];
-  return key ? withCallerKey(provider, key, providerDeps(ctx.rt)) : provider;
+  return key ? withCallerKey(provider, key, ctx.services.routing.providerDeps) : provider;
 }
 
 /**
@@ -28,7 +28,7 @@ export function providerForCaller(ctx: RequestContext, providerId: string): Prov
  * API. Not tied to the client's connection (a cancel runs after the client that started the run may
  * be gone): bounded by the provider's timeout.
  */
-export async function upstreamInteractionCall(ctx: RequestContext, provider: Provider, upstreamId: string, action: UpstreamInteractionAction): Promise<void> {
+export async function upstreamInteractionCall(ctx: EndpointContext, provider: Provider, upstreamId: string, action: UpstreamInteractionAction): Promise<void> {
   const api = provider.interactionsApi;
   if (!api) return;
   const { url, headers } = api.chatRequest({ upstreamModel: '', stream: false, inboundHeaders: new Headers() });
@@ -41,8 +41,8 @@ export async function upstreamInteractionCall(ctx: RequestContext, provider: Pro
       result.done();
     }
   } catch (err) {
-    const safe = scrubError(toGatewayError(err), [...ctx.rt.secrets, ...(ctx.callerSecrets ?? [])]);
-    ctx.rt.logger.warn(
+    const safe = scrubError(toGatewayError(err), ctx.secrets);
+    ctx.services.logger.warn(
       `modelgate: the ${action} of the interaction '${upstreamId}' at provider '${api.id}' failed (${safe.code}: ${safe.message}); the gateway's own record was ${action === 'cancel' ? 'cancelled' : 'deleted'} regardless (trace ${ctx.traceId}).`,
     );
   }

@@ -17,7 +17,7 @@ import { interactionsError } from '../protocols/gemini-interactions/errors.js';
 import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { codecFor } from '../protocols/registry.js';
 import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../gateway/options.js';
+import type { EndpointContext } from './services.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
@@ -30,7 +30,7 @@ import { beforeEachChunk, type Reply } from '../reply/reply.js';
 import { ownValue } from '../core/own-key.js';
 
 /** The model or agent the request names; 400 for an agent on a vendor that has none. */
-function resolveTarget(ctx: RequestContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {
+function resolveTarget(ctx: EndpointContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {
   if (req.model !== undefined && req.agent !== undefined) throw new GatewayError('invalid_request', 'Send either model or agent, not both.', { param: 'agent' });
   if (req.agent !== undefined) {
     const model = resolveAgent(ctx, principal, req.agent);
@@ -75,7 +75,7 @@ function inRequestTerms(err: unknown): unknown {
 }
 
 /** runChat, with translation errors naming the Interactions fields. */
-async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Reply> {
+async function runInteraction(ctx: EndpointContext, call: ChatCall): Promise<Reply> {
   try {
     return await runChat(ctx, call);
   } catch (err) {
@@ -84,7 +84,7 @@ async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Repl
 }
 
 /** POST /v1beta/interactions */
-export async function createInteraction(ctx: RequestContext): Promise<Reply> {
+export async function createInteraction(ctx: EndpointContext): Promise<Reply> {
   try {
     return await create(ctx);
   } catch (err) {
@@ -92,7 +92,7 @@ export async function createInteraction(ctx: RequestContext): Promise<Reply> {
   }
 }
 
-async function create(ctx: RequestContext): Promise<Reply> {
+async function create(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
@@ -110,11 +110,11 @@ async function create(ctx: RequestContext): Promise<Reply> {
 }
 
 /** Stores a finished turn (and a stream's events); false when the store failed. A store failure does not take the answer away. */
-async function storeFinal(ctx: RequestContext, turn: InteractionTurn, events: StoredEvent[]): Promise<boolean> {
+async function storeFinal(ctx: EndpointContext, turn: InteractionTurn, events: StoredEvent[]): Promise<boolean> {
   const final = turn.sink.final;
   if (!final) return true;
   try {
-    const store = ctx.rt.conversations.store;
+    const store = ctx.services.conversations.store;
     await store.create(interactionRecord(ctx, turn, final));
     if (events.length) await store.appendEvents(turn.id, events);
     return true;
@@ -125,7 +125,7 @@ async function storeFinal(ctx: RequestContext, turn: InteractionTurn, events: St
 }
 
 /** The stream, with the record written before the chunk holding the terminal event goes out. */
-function persistBeforeLastEvent(ctx: RequestContext, res: Reply, turn: InteractionTurn, persist: () => Promise<boolean>): Reply {
+function persistBeforeLastEvent(ctx: EndpointContext, res: Reply, turn: InteractionTurn, persist: () => Promise<boolean>): Reply {
   let persisted = false;
   return beforeEachChunk(res, async (chunk) => {
     if (!persisted && (chunk === undefined || turn.sink.final)) {
@@ -136,7 +136,7 @@ function persistBeforeLastEvent(ctx: RequestContext, res: Reply, turn: Interacti
   });
 }
 
-function backgroundJob(ctx: RequestContext, turn: InteractionTurn, queued: Json): BackgroundJob {
+function backgroundJob(ctx: EndpointContext, turn: InteractionTurn, queued: Json): BackgroundJob<EndpointContext> {
   return {
     id: turn.id,
     queued: { ...interactionRecord(ctx, turn, queued), status: 'queued' },
@@ -151,7 +151,7 @@ function backgroundJob(ctx: RequestContext, turn: InteractionTurn, queued: Json)
       return final ? { ...interactionRecord(ctx, turn, final), version: r.version } : undefined;
     },
     transition(r, status, why) {
-      const object: Json = { ...r.object, status, updated: isoTime(ctx.rt.now()) };
+      const object: Json = { ...r.object, status, updated: isoTime(ctx.services.now()) };
       if (status === 'failed' && why) object.errors = [interactionsError(why)];
       return { ...r, status, object };
     },
@@ -165,7 +165,7 @@ function backgroundJob(ctx: RequestContext, turn: InteractionTurn, queued: Json)
 }
 
 /** Stores the interaction as in progress, starts the detached run, answers at once (or streams the run). */
-async function startBackground(ctx: RequestContext, turn: InteractionTurn): Promise<Reply> {
+async function startBackground(ctx: EndpointContext, turn: InteractionTurn): Promise<Reply> {
   if (!turn.passthrough) {
     // What the upstream cannot express is the caller's 400 now, not a failed run later.
     const call = turn.call(true);
@@ -181,13 +181,13 @@ async function startBackground(ctx: RequestContext, turn: InteractionTurn): Prom
   // Limits are checked at submission; the run holds the request's lease until it ends.
   await admitChat(ctx, turn.call(true));
   try {
-    await ctx.rt.backgroundRuns.start(ctx, backgroundJob(ctx, turn, queued));
+    await ctx.services.backgroundRuns.start(ctx, backgroundJob(ctx, turn, queued));
   } catch (err) {
     await finishRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
     throw err;
   }
   if (!turn.stream) return jsonResponse(ctx, queued);
-  const record = await ctx.rt.conversations.store.get(turn.id);
+  const record = await ctx.services.conversations.store.get(turn.id);
   if (!record) throw new GatewayError('internal', 'The background interaction vanished from the store.');
   return streamStoredInteraction(ctx, record);
 }

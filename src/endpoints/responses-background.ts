@@ -6,13 +6,13 @@
 import type { BackgroundJob } from '../conversations/background-runs.js';
 import { responseErrorCode } from '../protocols/openai-responses/errors.js';
 import type { Json } from '../protocols/openai-responses/client/response-object.js';
-import type { GatewayRuntime, RequestContext } from '../gateway/options.js';
+import type { EndpointContext, GatewayServices } from './services.js';
 import { requestLimits } from '../limits/admission.js';
 import { finishRequest } from '../limits/request-lease.js';
 import { runChat } from './chat-pipeline.js';
 import { turnRecord, type ResponsesTurn } from './responses-turn.js';
 
-function responsesJob(ctx: RequestContext, turn: ResponsesTurn, queued: Json): BackgroundJob {
+function responsesJob(ctx: EndpointContext, turn: ResponsesTurn, queued: Json): BackgroundJob<EndpointContext> {
   // A stream of the run opens at once with this event; the run's own events continue at 1.
   const created = JSON.stringify({ type: 'response.created', sequence_number: 0, response: queued });
   return {
@@ -41,10 +41,10 @@ function responsesJob(ctx: RequestContext, turn: ResponsesTurn, queued: Json): B
 }
 
 export class BackgroundResponses {
-  constructor(private readonly rt: GatewayRuntime) {}
+  constructor(private readonly rt: GatewayServices) {}
 
   /** Stores the queued record and starts the run; resolves once the record is stored. */
-  start(ctx: RequestContext, turn: ResponsesTurn, queued: Json): Promise<void> {
+  start(ctx: EndpointContext, turn: ResponsesTurn, queued: Json): Promise<void> {
     return this.rt.backgroundRuns.start(ctx, responsesJob(ctx, turn, queued));
   }
 
@@ -55,6 +55,6 @@ export class BackgroundResponses {
 }
 
 /** The Responses view of the runtime's background runner. */
-export function backgroundResponses(rt: GatewayRuntime): BackgroundResponses {
+export function backgroundResponses(rt: GatewayServices): BackgroundResponses {
   return new BackgroundResponses(rt);
 }

@@ -6,16 +6,16 @@
 import { FINAL_STATUSES, type ConversationRecord } from '../conversations/conversation-store.js';
 import { GatewayError } from '../core/errors.js';
 import { replayEvents } from '../protocols/openai-responses/client/replay-events.js';
-import type { RequestContext } from '../gateway/options.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { updateRecord } from '../conversations/update-record.js';
 import { backgroundResponses } from './responses-background.js';
 import { textStreamReply, type Reply } from '../reply/reply.js';
 import { quoteInput } from '../core/quote-input.js';
 
-async function ownRecord(ctx: RequestContext, id: string): Promise<ConversationRecord> {
+async function ownRecord(ctx: EndpointContext, id: string): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);
-  const record = await ctx.rt.conversations.store.get(id);
+  const record = await ctx.services.conversations.store.get(id);
   if (!record || record.ownerId !== principal.id) throw new GatewayError('not_found', `Response with id '${quoteInput(id)}' not found.`);
   return record;
 }
@@ -24,7 +24,7 @@ function idParam(params: Record<string, string>): string {
   return params.id as string;
 }
 
-function intParam(ctx: RequestContext, name: string, min: number, max: number): number | undefined {
+function intParam(ctx: EndpointContext, name: string, min: number, max: number): number | undefined {
   const v = ctx.url.searchParams.get(name);
   if (v === null || v === '') return undefined;
   const n = Number(v);
@@ -53,8 +53,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * followed live (polling the store) until it finishes; a response that was not recorded event by
  * event is replayed from its stored object.
  */
-export function streamStoredResponse(ctx: RequestContext, record: ConversationRecord, startingAfter = -1): Reply {
-  const store = ctx.rt.conversations.store;
+export function streamStoredResponse(ctx: EndpointContext, record: ConversationRecord, startingAfter = -1): Reply {
+  const store = ctx.services.conversations.store;
   const signal = ctx.signal;
   const gen = (async function* () {
     if (!record.background) {
@@ -72,14 +72,14 @@ export function streamStoredResponse(ctx: RequestContext, record: ConversationRe
       for (const ev of events) if (ev.seq > startingAfter) text += frame(ev.type, ev.data);
       if (text) yield text;
       if (final || signal.aborted) return;
-      await sleep(ctx.rt.conversations.pollIntervalMs, signal);
+      await sleep(ctx.services.conversations.pollIntervalMs, signal);
     }
   })();
   return textStreamReply(gen, () => undefined);
 }
 
 /** GET /v1/responses/{id} */
-export async function getResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function getResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   const stream = ctx.url.searchParams.get('stream');
   if (stream === 'true') return streamStoredResponse(ctx, record, intParam(ctx, 'starting_after', -1, Number.MAX_SAFE_INTEGER) ?? -1);
@@ -87,26 +87,26 @@ export async function getResponse(ctx: RequestContext, params: Record<string, st
 }
 
 /** DELETE /v1/responses/{id} (a running background response is stopped first). */
-export async function deleteResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function deleteResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
-  backgroundResponses(ctx.rt).cancelLocal(record.id);
-  await ctx.rt.conversations.store.delete(record.id);
+  backgroundResponses(ctx.services).cancelLocal(record.id);
+  await ctx.services.conversations.store.delete(record.id);
   return jsonResponse(ctx, { id: record.id, object: 'response', deleted: true });
 }
 
 /** POST /v1/responses/{id}/cancel: only background responses; a finished one is returned as it is. */
-export async function cancelResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function cancelResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   if (!record.background) throw new GatewayError('invalid_request', 'Only responses created with background: true can be cancelled.', { param: 'response_id' });
-  const updated = await updateRecord(ctx.rt.conversations.store, record.id, (r) =>
+  const updated = await updateRecord(ctx.services.conversations.store, record.id, (r) =>
     FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled' } },
   );
-  backgroundResponses(ctx.rt).cancelLocal(record.id);
+  backgroundResponses(ctx.services).cancelLocal(record.id);
   return upstreamJsonResponse(ctx, (updated ?? record).object);
 }
 
 /** GET /v1/responses/{id}/input_items: cursor pages as at OpenAI (after/before item ids, limit, order). */
-export async function listInputItems(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function listInputItems(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   const q = ctx.url.searchParams;
   const order = q.get('order') ?? 'desc';

@@ -11,7 +11,7 @@ import { decodeResponsesRequest, validateResponsesRequest } from '../protocols/o
 import { estimateResponsesInputTokens } from '../protocols/openai-responses/client/estimate-tokens.js';
 import { buildResponseObject } from '../protocols/openai-responses/client/response-object.js';
 import { responsesPassthrough } from '../protocols/openai-responses/passthrough.js';
-import type { RequestContext } from '../gateway/options.js';
+import type { EndpointContext } from './services.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { admitChat, runChat } from './chat-pipeline.js';
 import { requestLimits } from '../limits/admission.js';
@@ -24,7 +24,7 @@ import { countUpstream } from './count-tokens.js';
 import type { Principal } from '../auth/principal.js';
 import { beforeEachChunk, type Reply } from '../reply/reply.js';
 
-async function readResponsesCall(ctx: RequestContext) {
+async function readResponsesCall(ctx: EndpointContext) {
   const principal = await authenticate(ctx);
   const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
@@ -35,7 +35,7 @@ async function readResponsesCall(ctx: RequestContext) {
 }
 
 /** POST /v1/responses */
-export async function createResponse(ctx: RequestContext): Promise<Reply> {
+export async function createResponse(ctx: EndpointContext): Promise<Reply> {
   const { principal, ...body } = await readResponsesCall(ctx);
   const turn = await prepareResponsesTurn(ctx, principal, body);
   if (turn.background) {
@@ -57,11 +57,11 @@ export async function createResponse(ctx: RequestContext): Promise<Reply> {
  * Stores a finished turn; false when the store failed. A store failure does not take the answer
  * away from the client: it is delivered with a warning that it was not stored.
  */
-async function storeFinal(ctx: RequestContext, turn: ResponsesTurn): Promise<boolean> {
+async function storeFinal(ctx: EndpointContext, turn: ResponsesTurn): Promise<boolean> {
   const final = turn.sink.final;
   if (!final) return true;
   try {
-    await ctx.rt.conversations.store.create(turnRecord(ctx, turn, final));
+    await ctx.services.conversations.store.create(turnRecord(ctx, turn, final));
     return true;
   } catch {
     return false;
@@ -69,7 +69,7 @@ async function storeFinal(ctx: RequestContext, turn: ResponsesTurn): Promise<boo
 }
 
 /** The stream, with the record written before the chunk holding the terminal event goes out. */
-function persistBeforeLastEvent(ctx: RequestContext, res: Reply, turn: ResponsesTurn, persist: () => Promise<boolean>): Reply {
+function persistBeforeLastEvent(ctx: EndpointContext, res: Reply, turn: ResponsesTurn, persist: () => Promise<boolean>): Reply {
   let persisted = false;
   return beforeEachChunk(res, async (chunk) => {
     if (!persisted && (chunk === undefined || turn.sink.final)) {
@@ -81,21 +81,21 @@ function persistBeforeLastEvent(ctx: RequestContext, res: Reply, turn: Responses
 }
 
 /** Stores the response as queued, starts the detached run, answers at once (or streams the run). */
-async function startBackground(ctx: RequestContext, turn: ResponsesTurn): Promise<Reply> {
+async function startBackground(ctx: EndpointContext, turn: ResponsesTurn): Promise<Reply> {
   const queued = buildResponseObject(
     { responseId: turn.id, createdAt: Math.floor(turn.createdAtMs / 1000), echo: turn.echo },
     { status: 'queued', model: turn.model.upstreamModel, output: [] },
     ctx.traceId,
   );
-  await backgroundResponses(ctx.rt).start(ctx, turn, queued);
+  await backgroundResponses(ctx.services).start(ctx, turn, queued);
   if (!turn.stream) return jsonResponse(ctx, queued);
-  const record = await ctx.rt.conversations.store.get(turn.id);
+  const record = await ctx.services.conversations.store.get(turn.id);
   if (!record) throw new GatewayError('internal', 'The background response vanished from the store.');
   return streamStoredResponse(ctx, record);
 }
 
 /** POST /v1/responses/input_tokens: counted by OpenAI Responses upstreams (count-tokens.ts), estimated locally for others. */
-export async function countResponseInputTokens(ctx: RequestContext): Promise<Reply> {
+export async function countResponseInputTokens(ctx: EndpointContext): Promise<Reply> {
   const { principal, raw, parsed, req, model } = await readResponsesCall(ctx);
   const counted = responsesUpstreamOf(model) ? await countAtUpstream(ctx, principal, { raw, parsed, req, model }) : undefined;
   if (counted !== undefined) return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: counted });
@@ -107,7 +107,7 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Rep
 }
 
 /** The pass-through turn's body (history, the upstream's own previous id) to each deployment's Responses API. */
-async function countAtUpstream(ctx: RequestContext, principal: Principal, body: Parameters<typeof prepareResponsesTurn>[2]): Promise<number | undefined> {
+async function countAtUpstream(ctx: EndpointContext, principal: Principal, body: Parameters<typeof prepareResponsesTurn>[2]): Promise<number | undefined> {
   const turn = await prepareResponsesTurn(ctx, principal, { ...body, req: { ...body.req, background: null } });
   const route = turn.call(false).passthroughRoute;
   if (!route) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');

@@ -1,6 +1,6 @@
 import type { BodyKind } from '../request/guards.js';
 import type { ErrorShape } from '../protocols/shared/error-bodies.js';
-import type { RequestContext } from '../gateway/options.js';
+import type { EndpointContext } from './services.js';
 import { chatCompletions } from './chat-completions.js';
 import { createEmbeddings, geminiEmbed } from './embeddings.js';
 import { geminiModelAction } from './gemini.js';
@@ -22,8 +22,8 @@ export interface Route {
   route: string;
   /** Matched against the path; named groups become params. */
   pattern: RegExp;
-  errorShape: ErrorShape | ((ctx: RequestContext) => ErrorShape);
-  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Reply>;
+  errorShape: ErrorShape | ((ctx: EndpointContext) => ErrorShape);
+  handler: (ctx: EndpointContext, params: Record<string, string>) => Promise<Reply>;
   /** Media types a body may have (checked before authentication); default JSON only. */
   bodyKinds?: readonly BodyKind[];
 }

@@ -33,6 +33,34 @@ function hasInvalidKeyReason(bodyText: string): boolean {
   }
 }
 
+/** Marks `err` as raised by an upstream exchange, with the upstream's HTTP status (0: no answer came). */
+export function fromUpstream(err: GatewayError, status = 0): GatewayError {
+  err.upstreamStatus = status;
+  return err;
+}
+
+/** True when `err` was raised by an upstream exchange (see routing/retry-policy.ts). */
+export function isUpstreamFailure(err: GatewayError): boolean {
+  return err.upstreamStatus !== undefined;
+}
+
+/** The upstream's HTTP status behind `err` (0: no answer), or undefined for the gateway's own errors. */
+export function upstreamStatusOf(err: GatewayError): number | undefined {
+  return err.upstreamStatus;
+}
+
+/**
+ * An upstream 401/403 on the caller's own credential stays a 401/403 and says so (the gateway's
+ * own credential failing is the gateway's problem, not the caller's). `message` is already scrubbed.
+ */
+export function callerCredentialRefused(providerId: string, credential: CredentialSource | undefined, status: number, message: string): GatewayError | undefined {
+  if (credential !== 'caller' || (status !== 401 && status !== 403)) return undefined;
+  return new GatewayError(status === 401 ? 'authentication' : 'permission_denied', `The provider '${providerId}' refused your own credential for it (keys[].providerKeys), with ${status}: ${message}`, {
+    status,
+    detail: 'provider_key_refused',
+  });
+}
+
 export interface UpstreamFailure {
   providerId: string;
   status: number;

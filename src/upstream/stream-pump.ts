@@ -33,7 +33,7 @@ export interface PumpOptions {
   /** The caller's signal: a failure after the caller left is not reported. */
   clientSignal: AbortSignal;
   /** Scrubbed from every byte sent and from the in-band error. */
-  secrets: string[];
+  secrets: readonly string[];
   headers: Record<string, string>;
   /** SSE keep-alive comments while the upstream is silent (off for non-SSE bodies). */
   keepAlive?: boolean;

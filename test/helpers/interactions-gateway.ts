@@ -11,7 +11,7 @@
  *   openai-agent  an "agent" configured on OpenAI          -> 400
  */
 import { GoogleGenAI } from '@google/genai';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import type { Gateway, GatewayConfigInput, GatewayOptions } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';

@@ -4,7 +4,7 @@
  * configured (otherwise 404 like any unknown path); each one checks the caller's admin access first.
  */
 import type { Reply } from '../../reply/reply.js';
-import type { RequestContext } from '../../gateway/options.js';
+import type { EndpointContext } from '../../endpoints/services.js';
 import { GatewayError } from '../../core/errors.js';
 import { ADMIN_PREFIX, type AdminRoute } from './http.js';
 import { KEY_ROUTES } from './keys-routes.js';
@@ -43,7 +43,7 @@ export interface MountedAdminRoute {
   route: string;
   pattern: RegExp;
   errorShape: 'openai';
-  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Reply>;
+  handler: (ctx: EndpointContext, params: Record<string, string>) => Promise<Reply>;
 }
 
 function patternOf(template: string): RegExp {
@@ -59,7 +59,7 @@ export function mountAdminRoutes(routes: readonly AdminRoute[] = ADMIN_ROUTES): 
     pattern: patternOf(r.route),
     errorShape: 'openai',
     handler: async (ctx, params) => {
-      const { admin, control } = ctx.rt;
+      const { admin, control } = ctx.services;
       if (!admin || !control) throw new GatewayError('not_found', 'No such route.', { detail: 'unknown_route' });
       const actor = await admin.authorize(ctx, r.access);
       return r.handler({ ctx, control, actor }, params);

@@ -11,7 +11,7 @@ import { Reply } from '../../reply/reply.js';
 import { ReplyHeaders } from '../../reply/reply-headers.js';
 import { parseOrThrow } from '../../protocols/shared/zod-error.js';
 import { quoteInput } from '../../core/quote-input.js';
-import type { RequestContext } from '../../gateway/options.js';
+import type { EndpointContext } from '../../endpoints/services.js';
 import type { ControlPlane } from '../control-plane.js';
 import type { AdminIdentity } from './admin-auth.js';
 
@@ -22,7 +22,7 @@ export const MAX_PAGE_SIZE = 100;
 
 /** What an admin handler gets: the request, the store and who is asking. */
 export interface AdminContext {
-  ctx: RequestContext;
+  ctx: EndpointContext;
   control: ControlPlane;
   actor: AdminIdentity;
 }
@@ -56,7 +56,7 @@ export interface AdminRouteDoc {
   idempotent?: boolean;
 }
 
-export function adminJson(ctx: RequestContext, body: unknown, status = 200, headers?: Record<string, string>): Reply {
+export function adminJson(ctx: EndpointContext, body: unknown, status = 200, headers?: Record<string, string>): Reply {
   const h = new ReplyHeaders(headers);
   h.set('content-type', 'application/json');
   h.set('cache-control', 'no-store');
@@ -125,13 +125,13 @@ export function timeParam(name: string, value: string): number {
 }
 
 /** The JSON object body checked by `schema`: a 400 naming the field otherwise. */
-export async function readBody<T extends z.ZodType>(ctx: RequestContext, schema: T): Promise<z.output<T>> {
+export async function readBody<T extends z.ZodType>(ctx: EndpointContext, schema: T): Promise<z.output<T>> {
   const text = await ctx.body.text();
   return parseOrThrow(schema, parseJsonObject(text));
 }
 
 /** An optional JSON object body (a POST without one reads as `{}`). */
-export async function readOptionalBody<T extends z.ZodType>(ctx: RequestContext, schema: T): Promise<z.output<T>> {
+export async function readOptionalBody<T extends z.ZodType>(ctx: EndpointContext, schema: T): Promise<z.output<T>> {
   const text = await ctx.body.text();
   return parseOrThrow(schema, text.trim() === '' ? {} : parseJsonObject(text));
 }

@@ -7,7 +7,6 @@
 import type { GatewayError } from '../../core/errors.js';
 import { scrubContent, scrubError } from '../../core/redact.js';
 import type { Principal } from '../../auth/principal.js';
-import type { GatewayRuntime } from '../../gateway/options.js';
 import { taskProvider, type CredentialRuntime } from './video-credential.js';
 import { callbackBackoff, sendCallback } from './callback.js';
 import type { VideoTaskRecords } from './video-records.js';
@@ -16,7 +15,7 @@ import { applyPollFailure, applyUpstreamState, endTask } from './video-state.js'
 import { isTerminal, publicVideoTask, type VideoTask, type VideoTaskData } from './video-task.js';
 
 export interface VideoPollerDeps {
-  rt: CredentialRuntime & Pick<GatewayRuntime, 'secrets'>;
+  rt: CredentialRuntime & { secrets: readonly string[] };
   records: VideoTaskRecords;
   settings: VideoTaskSettings;
 }

@@ -10,10 +10,9 @@ import { GatewayError } from '../../core/errors.js';
 import type { VideoRequest } from '../../protocols/videos/index.js';
 import type { VideoAdapter, VideoJob, VideoLimits } from '../../providers/video-api.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
-import type { GatewayRuntime } from '../../gateway/options.js';
 import type { TaskStore } from '../task-store.js';
 import { callbackUrlProblem } from './callback.js';
-import { ownCredentialOf, taskProvider } from './video-credential.js';
+import { ownCredentialOf, taskProvider, type CredentialRuntime } from './video-credential.js';
 import { toVideoJob } from './video-job.js';
 import { videoApiOf } from './video-limits.js';
 import { VideoPoller } from './video-poller.js';
@@ -25,7 +24,10 @@ import { quoteInput } from '../../core/quote-input.js';
 import { videoCostUsd } from '../../limits/cost.js';
 
 /** What the service takes from the gateway. */
-export interface VideoTaskDeps extends Pick<GatewayRuntime, 'config' | 'providers' | 'fetch' | 'now' | 'newId' | 'secrets'> {
+export interface VideoTaskDeps extends CredentialRuntime {
+  newId: (prefix?: string) => string;
+  /** The gateway's secrets, scrubbed from task errors and callbacks. */
+  secrets: readonly string[];
   store: TaskStore;
   options?: VideoTaskOptions;
   /** Told after every stored status change (e.g. for a "video tasks by state" metric). */
