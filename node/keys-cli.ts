@@ -16,7 +16,7 @@ import { GatewayError } from '../src/core/errors.js';
 import { table } from './cli-table.js';
 import { openControlPlane } from './control.js';
 import { redisSharedState } from './redis.js';
-import type { Subcommand } from './subcommands.js';
+import type { Subcommand } from './subcommand.js';
 
 const HELP = `modelgate keys - platform keys in the store
 

@@ -17,7 +17,7 @@ import { finishRequest } from '../limits/request-lease.js';
 import type { ResponseMeta } from '../protocols/types.js';
 import type { EndpointContext } from './services.js';
 import { scrubContent } from '../core/redact.js';
-import type { ChatCall } from './chat-pipeline.js';
+import type { ChatCall } from './chat-call.js';
 import { requestSecrets, upstreamJsonResponse } from './common.js';
 
 const positive = (v: unknown): boolean => typeof v === 'number' && v > 1;

@@ -51,7 +51,8 @@ export function createServices(config: GatewayConfigInput, options: GatewayOptio
     ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
     ...cfg.admin.keys.map((k) => k.key),
   ];
-  const admin = new AdminAuth(cfg.admin.keys, options.authorizeAdmin);
+  const keys = new KeyStore(cfg.keys);
+  const admin = new AdminAuth(cfg.admin.keys, options.authorizeAdmin, (token) => keys.lookupSync(token) !== undefined || options.control?.keyCache.isPlatformKey(token) === true);
   // A given store is shared (Redis): every call gets a deadline, a failure is a 503.
   const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const conversations = {
@@ -74,7 +75,7 @@ export function createServices(config: GatewayConfigInput, options: GatewayOptio
   const rateLimiter = rateLimiterOf(options, cfg.rateLimitStore, now);
   const rt: GatewayServices = {
     config: cfg,
-    keys: new KeyStore(cfg.keys),
+    keys,
     models,
     providers,
     fetch: fetchImpl,

@@ -1,8 +1,8 @@
 import type { GatewayError } from '../core/errors.js';
 import type { SSEEvent } from '../wire/sse.js';
 import type { IRChatRequest, IRChatResponse, IRFinishReason, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
-import type { InteractionsEncodeOptions } from './gemini-interactions/client/interaction-object.js';
-import type { ResponsesEncodeOptions } from './openai-responses/client/response-object.js';
+import type { InteractionsEncodeOptions } from './gemini-interactions/client/encode-options.js';
+import type { ResponsesEncodeOptions } from './openai-responses/client/encode-options.js';
 
 /** What a client side's encoders and relays need from the endpoint besides the IR (one field per protocol that needs any). */
 export interface ClientOptions {

@@ -1,7 +1,8 @@
 import type { ProviderConfig, ProviderType } from '../config/schema.js';
 import type { ProtocolName } from '../ir/types.js';
 import type { UpstreamTarget } from '../protocols/types.js';
-import type { VideoAdapter } from './video-api.js';
+import type { RequestObserver } from '../observability/request-observer.js';
+import type { UpstreamVideoState, VideoJob, VideoLimits } from './video-api.js';
 
 export { ABORT_HOOK, takesAbortHook, type AbortHook, type FetchLike } from '../upstream/fetch.js';
 import type { FetchLike } from '../upstream/fetch.js';
@@ -70,4 +71,17 @@ export interface Provider extends ProviderCapabilities {
    */
   credential?: 'gateway' | 'caller';
   timeoutMs: number;
+}
+
+/** One video vendor API: submit, poll, download. Calls carry the provider's credentials. */
+export interface VideoAdapter {
+  readonly name: string;
+  defaultLimits(upstreamModel: string): VideoLimits;
+  /** `observer`: the submitting request's, so the call is a client span of it. */
+  submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits, observer?: RequestObserver): Promise<{ upstreamId: string; state: UpstreamVideoState }>;
+  poll(provider: Provider, upstreamModel: string, upstreamId: string): Promise<UpstreamVideoState>;
+  /** The result bytes as an upstream response (streamed, not buffered). */
+  download(provider: Provider, ref: string, signal: AbortSignal): Promise<Response>;
+  /** Best-effort cancellation/deletion upstream. */
+  cancel?(provider: Provider, upstreamId: string): Promise<void>;
 }

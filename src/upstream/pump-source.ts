@@ -10,7 +10,7 @@ import type { GatewayError } from '../core/errors.js';
 import { CHUNK_HOOKS } from '../reply/reply.js';
 import type { BodyReader } from './direct-body.js';
 import { createContentScrubber, scrubError } from '../core/redact.js';
-import type { PumpOptions } from './stream-pump.js';
+import type { PumpOptions } from './pump-options.js';
 
 type Result = IteratorResult<string, undefined>;
 type Step = Result | Promise<Result>;

@@ -8,7 +8,7 @@ import { timingSafeEqual } from '../../auth/key-store.js';
 import { sha256 } from '../../auth/sha256.js';
 import { extractToken } from '../../auth/extract-token.js';
 import { GatewayError } from '../../core/errors.js';
-import type { EndpointContext } from '../../endpoints/services.js';
+import type { RequestContext } from '../../request/context.js';
 
 export type AdminAccess = 'read' | 'write';
 
@@ -32,7 +32,12 @@ const encoder = new TextEncoder();
 export class AdminAuth {
   private readonly keys: Array<{ digest: Uint8Array; identity: AdminIdentity }>;
 
-  constructor(keys: readonly AdminKeyConfig[], private readonly hook?: AuthorizeAdmin) {
+  /** `isPlatformKey`: whether a token is one of the gateway's platform keys (answered with a 403 that says so). */
+  constructor(
+    keys: readonly AdminKeyConfig[],
+    private readonly hook: AuthorizeAdmin | undefined,
+    private readonly isPlatformKey: (token: string) => boolean,
+  ) {
     this.keys = keys.map((k) => ({ digest: sha256(encoder.encode(k.key)), identity: { id: k.id, access: k.access } }));
   }
 
@@ -42,7 +47,7 @@ export class AdminAuth {
   }
 
   /** The caller's admin identity; 401 without a valid admin credential, 403 for a platform key or a read-only one writing. */
-  async authorize(ctx: EndpointContext, access: AdminAccess): Promise<AdminIdentity> {
+  async authorize(ctx: RequestContext, access: AdminAccess): Promise<AdminIdentity> {
     const identity = await this.identify(ctx);
     if (access === 'write' && identity.access !== 'write') {
       throw new GatewayError('permission_denied', 'This admin credential is read-only; changes need a read-write admin key.', { detail: 'admin_read_only' });
@@ -50,7 +55,7 @@ export class AdminAuth {
     return identity;
   }
 
-  private async identify(ctx: EndpointContext): Promise<AdminIdentity> {
+  private async identify(ctx: RequestContext): Promise<AdminIdentity> {
     if (this.hook) {
       const fromHost = await this.hook(ctx.request);
       if (fromHost) return fromHost;
@@ -64,7 +69,7 @@ export class AdminAuth {
     // Every entry is compared, so the time does not tell which one matched.
     for (const k of this.keys) if (timingSafeEqual(k.digest, digest) && !found) found = k.identity;
     if (found) return found;
-    if (ctx.services.keys.lookupSync(token) || ctx.services.control?.keyCache.isPlatformKey(token)) {
+    if (this.isPlatformKey(token)) {
       throw new GatewayError('permission_denied', 'Platform API keys cannot use the admin API; use an admin key.', { detail: 'not_admin_key' });
     }
     throw new GatewayError('authentication', 'Invalid admin key.', { detail: 'invalid_admin_key' });

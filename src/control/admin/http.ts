@@ -15,6 +15,8 @@ import type { EndpointContext } from '../../endpoints/services.js';
 import type { ControlPlane } from '../control-plane.js';
 import type { AdminIdentity } from './admin-auth.js';
 
+export { conflict, notFound, pageOf, type ListPage } from '../list-page.js';
+
 export const ADMIN_PREFIX = '/admin/v1';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -61,21 +63,6 @@ export function adminJson(ctx: EndpointContext, body: unknown, status = 200, hea
   h.set('content-type', 'application/json');
   h.set('cache-control', 'no-store');
   return new Reply(status, h, JSON.stringify(body));
-}
-
-export interface ListPage<T> {
-  object: 'list';
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-
-/** `rows` fetched with limit + 1: the page, whether more follow, and the cursor of the next page. */
-export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string): ListPage<T> {
-  const hasMore = rows.length > limit;
-  const data = hasMore ? rows.slice(0, limit) : rows;
-  const last = data[data.length - 1];
-  return { object: 'list', data, hasMore, nextCursor: hasMore && last !== undefined ? cursorOf(last) : null };
 }
 
 export interface ListQuery {
@@ -134,12 +121,4 @@ export async function readBody<T extends z.ZodType>(ctx: EndpointContext, schema
 export async function readOptionalBody<T extends z.ZodType>(ctx: EndpointContext, schema: T): Promise<z.output<T>> {
   const text = await ctx.body.text();
   return parseOrThrow(schema, text.trim() === '' ? {} : parseJsonObject(text));
-}
-
-export function notFound(what: string, id: string): GatewayError {
-  return new GatewayError('not_found', `No ${what} with id '${quoteInput(id, 80)}'.`, { param: 'id', detail: 'not_found' });
-}
-
-export function conflict(message: string, detail = 'conflict'): GatewayError {
-  return new GatewayError('conflict', message, { detail });
 }

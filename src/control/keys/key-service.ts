@@ -13,7 +13,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import type { Database } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema-keys.js';
 import { timeOrderedId } from '../ids.js';
-import { conflict, notFound, pageOf, type ListPage } from '../admin/http.js';
+import { conflict, notFound, pageOf, type ListPage } from '../list-page.js';
 import { idempotencyKey, remember, replayed, type StoredAnswer } from './idempotency.js';
 import type { KeyCache } from './key-cache.js';
 import { newSecret } from './key-secret.js';

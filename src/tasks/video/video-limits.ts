@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { GatewayError } from '../../core/errors.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
-import type { VideoAdapter, VideoLimits } from '../../providers/video-api.js';
+import type { VideoLimits } from '../../providers/video-api.js';
+import type { VideoAdapter } from '../../providers/types.js';
 
 const overrideSchema = z.strictObject({
   durations: z.array(z.number().int().positive()).min(1).optional(),
