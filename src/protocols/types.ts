@@ -96,8 +96,6 @@ export interface UpstreamCodec {
   encodeRequest(req: IRChatRequest, upstreamModel: string, target?: UpstreamTarget): { body: Record<string, unknown>; warnings: IRWarning[] };
   decodeResponse(json: unknown): IRChatResponse;
   createStreamDecoder(target?: UpstreamTarget): StreamDecoder;
-  /** Message of an upstream error body (any shape), for re-rendering in the client's protocol. */
-  errorMessage(status: number, bodyText: string): string;
   /**
    * A stream tells of the vendor's web search only after the answer's text (Gemini's grounding
    * metadata comes with the last chunk), although the search ran first.

@@ -9,7 +9,7 @@ import { GatewayError, isAbortError, toGatewayError } from '../core/errors.js';
 import type { ProtocolName } from '../ir/types.js';
 import type { AttemptTarget } from '../observability/attempt.js';
 import { RequestObserver, type UpstreamAttempt } from '../observability/request-observer.js';
-import { upstreamErrorText } from './error-message.js';
+import { upstreamErrorText } from '../protocols/registry.js';
 import { callerCredentialRefused, fromUpstream, upstreamFailure, upstreamStatusOf, type CredentialSource } from './failure.js';
 import { ABORT_HOOK, takesAbortHook, type AbortHook, type FetchLike } from './fetch.js';
 import { redact } from '../core/redact.js';
