@@ -3,7 +3,7 @@ import { errorResponse, scrubError } from '../endpoints/common.js';
 import { requestBody } from '../request/body.js';
 import { Reply, toResponse } from '../reply/reply.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN } from '../request/guards.js';
-import { cachedRequestURL } from '../request/url-cache.js';
+import { requestURLCache } from '../request/url-cache.js';
 import { ROUTES, shapeForPath, type Route } from '../endpoints/routes.js';
 import { GatewayError, toGatewayError } from '../core/errors.js';
 import { applyRoutingHeaders } from '../routing/attempts.js';
@@ -50,6 +50,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
   // The admin API exists only with a store and an admin credential (otherwise its paths are 404s).
   const routes: readonly Route[] = rt.admin ? [...ROUTES, ...mountAdminRoutes()] : ROUTES;
   const methodsOn = (path: string): string[] => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+  const cachedRequestURL = requestURLCache();
   let closed = false;
 
   async function reply(request: Request, context: BridgeContext = {}): Promise<Reply> {

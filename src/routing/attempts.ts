@@ -17,7 +17,7 @@ import { upstreamStatusOf } from '../upstream/failure.js';
 import { scrubError } from '../core/redact.js';
 import { pickDeployment, weightedPick } from './balancer.js';
 import { withCallerKeys } from './caller-keys.js';
-import { deploymentKey, type DeploymentHealth } from './deployment-health.js';
+import type { DeploymentHealth } from './deployment-health.js';
 import type { ModelRegistry, ResolvedDeployment, ResolvedModel } from './model-registry.js';
 import { canServe, type RequestNeeds } from './request-needs.js';
 import { backoffDelayMs, isRetryable, sleep } from './retry-policy.js';
@@ -100,9 +100,9 @@ export async function runAttempts<T>(
     const tried = new Set<string>();
     let retries = 0;
     for (let n = 0; n < retry.attempts; n++) {
-      const d = pickDeployment(deployments, tried, health, random) ?? (lastResort ? pickAny(deployments, tried, random) : undefined);
+      const d = pickDeployment(deployments, tried, health, random) ?? (lastResort ? pickAny(deployments, tried, health, random) : undefined);
       if (!d) break;
-      const key = deploymentKey(d);
+      const key = health.keyOf(d);
       if (tried.has(key)) {
         const g = last instanceof GatewayError ? last : undefined;
         const delay = backoffDelayMs(retries++, retry, random, g?.retryAfter);
@@ -142,8 +142,8 @@ export async function runAttempts<T>(
 }
 
 /** Any deployment, cooling down or not (untried ones first). */
-function pickAny(deployments: readonly ResolvedDeployment[], tried: ReadonlySet<string>, random: () => number): ResolvedDeployment | undefined {
-  const fresh = deployments.filter((d) => !tried.has(deploymentKey(d)));
+function pickAny(deployments: readonly ResolvedDeployment[], tried: ReadonlySet<string>, health: DeploymentHealth, random: () => number): ResolvedDeployment | undefined {
+  const fresh = deployments.filter((d) => !tried.has(health.keyOf(d)));
   return weightedPick(fresh.length ? fresh : deployments, random);
 }
 
