@@ -10,7 +10,6 @@
 import { nodeRequest } from '../adapters/node-request.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import { isTextStream, type Reply } from '../src/reply/reply.js';
-import { ABORT_HOOK } from '../src/providers/types.js';
 import { UpstreamBody, upstreamResponse } from '../node/upstream-response.js';
 import { gatewayConfig, MODEL_VIA_ANTHROPIC, MODEL_VIA_OPENAI, PLATFORM_KEY, REPLY_WORDS } from './settings.js';
 import { anthropicBody, openAIBody } from './scenarios.js';
@@ -77,24 +76,23 @@ const perRound = Number(process.env.MICRO_REQUESTS ?? 20_000);
 
 const chunks = scenario.answer.map((s) => Buffer.from(s));
 const contentType = scenario.stream ? 'text/event-stream' : 'application/json';
-const fetch = Object.assign(
-  async (_url: string, init?: RequestInit): Promise<Response> => {
-    // The request body is what the real client would write.
-    if (typeof init?.body !== 'string') throw new Error('expected a string body');
-    const body = new UpstreamBody(
-      () => {},
-      () => {},
-    );
-    const res = upstreamResponse(200, [['content-type', contentType]], body);
-    // The chunks arrive on later turns, as from a socket.
-    setImmediate(() => {
-      for (const c of chunks) body.push(c);
-      body.end();
-    });
-    return res;
-  },
-  { [ABORT_HOOK]: true },
-);
+const answer = async (_url: string | URL, init?: RequestInit): Promise<Response> => {
+  // The request body is what the real client would write.
+  if (typeof init?.body !== 'string') throw new Error('expected a string body');
+  const body = new UpstreamBody(
+    () => {},
+    () => {},
+  );
+  const res = upstreamResponse(200, [['content-type', contentType]], body);
+  // The chunks arrive on later turns, as from a socket.
+  setImmediate(() => {
+    for (const c of chunks) body.push(c);
+    body.end();
+  });
+  return res;
+};
+// Taking an abort hook as createUndiciFetch does: the gateway then builds no AbortSignal per call.
+const fetch = Object.assign(answer, { fetchWithAbortHook: (url: string | URL, init: RequestInit) => answer(url, init) });
 
 const gateway = createGateway(gatewayConfig('http://127.0.0.1:9'), { fetch: fetch as unknown as typeof globalThis.fetch, env: {} });
 const anthropicClient = 'client' in scenario && scenario.client === 'anthropic';

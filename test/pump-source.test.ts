@@ -1,6 +1,6 @@
 /**
  * The stream pump's hand-written source (src/upstream/pump-source.ts) keeps an async generator's
- * contract, and the request observer's hooks (CHUNK_HOOKS, observability/finishing.ts) are told of
+ * contract, and the request observer's hooks (ObservableChunks, observability/finishing.ts) are told of
  * every chunk and of the end exactly once: ended, failed, returned mid-stream or before the start.
  */
 import { describe, expect, it } from 'vitest';

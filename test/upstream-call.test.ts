@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../src/core/errors.js';
 import { createProvider } from '../src/providers/registry.js';
-import { ABORT_HOOK, type AbortHook, type FetchLike } from '../src/providers/types.js';
+import type { AbortHook, FetchLike, HookableFetch } from '../src/providers/types.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../src/upstream/call.js';
 import type { RequestContext } from '../src/request/context.js';
 import { byteRelayTransform, pumpReply, sseTransform } from '../src/upstream/stream-pump.js';
@@ -76,22 +76,22 @@ describe('callUpstream', () => {
 });
 
 describe('callUpstream with a fetch that takes an abort hook (no AbortSignal)', () => {
-  /** A fetch marked with ABORT_HOOK that answers when told to and records how it was cut. */
+  /** A fetch that takes an abort hook (HookableFetch), answers when told to and records how it was cut. */
   function hookedFetch() {
     const seen: { signal: unknown; cuts: unknown[] } = { signal: 'unset', cuts: [] };
     let answer: ((res: Response) => void) | undefined;
-    const fetch = Object.assign(
-      (_input: Request | string | URL, init?: RequestInit) =>
-        new Promise<Response>((resolve, reject) => {
-          seen.signal = init?.signal;
-          answer = resolve;
-          (init as { [ABORT_HOOK]?: AbortHook })[ABORT_HOOK]?.((reason) => {
-            seen.cuts.push(reason);
-            reject(reason);
-          });
-        }),
-      { [ABORT_HOOK]: true },
-    );
+    const send = (init: RequestInit | undefined, hook: AbortHook | undefined) =>
+      new Promise<Response>((resolve, reject) => {
+        seen.signal = init?.signal;
+        answer = resolve;
+        hook?.((reason) => {
+          seen.cuts.push(reason);
+          reject(reason);
+        });
+      });
+    const fetch: HookableFetch = Object.assign((_input: Request | string | URL, init?: RequestInit) => send(init, undefined), {
+      fetchWithAbortHook: (_input: string | URL, init: RequestInit, hook: AbortHook) => send(init, hook),
+    });
     return { fetch, seen, answer: (res: Response) => answer?.(res) };
   }
 
@@ -146,17 +146,17 @@ describe('callUpstream timeouts (one timer for the headers and the total time)',
   /** A hooked fetch that answers at once with a body that never ends, or never answers. */
   function stalling(answers: boolean) {
     const cuts: unknown[] = [];
-    const fetch = Object.assign(
-      (_input: Request | string | URL, init?: RequestInit) =>
-        new Promise<Response>((resolve, reject) => {
-          (init as { [ABORT_HOOK]?: AbortHook })[ABORT_HOOK]?.((reason) => {
-            cuts.push(reason);
-            reject(reason);
-          });
-          if (answers) resolve(new Response(stream(['{"a":'], true)));
-        }),
-      { [ABORT_HOOK]: true },
-    );
+    const send = (hook: AbortHook | undefined) =>
+      new Promise<Response>((resolve, reject) => {
+        hook?.((reason) => {
+          cuts.push(reason);
+          reject(reason);
+        });
+        if (answers) resolve(new Response(stream(['{"a":'], true)));
+      });
+    const fetch: HookableFetch = Object.assign((_input: Request | string | URL) => send(undefined), {
+      fetchWithAbortHook: (_input: string | URL, _init: RequestInit, hook: AbortHook) => send(hook),
+    });
     const p = createProvider({ id: 'p-t', type: 'openai', baseURL: 'http://upstream.test', apiKey: SECRET, timeoutMs: 1000 }, { fetch, now: () => 0, defaultTimeoutMs: 1000 });
     return { p, cuts };
   }

@@ -4,7 +4,7 @@ import type { UpstreamTarget } from '../protocols/types.js';
 import type { RequestObserver } from '../observability/request-observer.js';
 import type { UpstreamVideoState, VideoJob, VideoLimits } from './video-api.js';
 
-export { ABORT_HOOK, takesAbortHook, type AbortHook, type FetchLike } from '../upstream/fetch.js';
+export { takesAbortHook, type AbortHook, type FetchLike, type HookableFetch } from '../upstream/fetch.js';
 import type { FetchLike } from '../upstream/fetch.js';
 
 /** What a chat model takes in. */

@@ -25,13 +25,18 @@ export interface TextStream {
 }
 
 /**
- * Optional on a text stream's `chunks`: `chunk` is called as each chunk is handed out and `finish`
- * once the source is over (ended, failed or returned), so an observer needs no wrapper (and no
- * promise hop per chunk) around it. False when the source cannot take them (already hooked or started).
+ * A text stream's `chunks` that can be observed without a wrapper (the stream pump's are):
+ * `observeChunks` has `chunk` called as each chunk is handed out and `finish` once the source is
+ * over (ended, failed or returned), so an observer adds no promise hop per chunk. It answers false
+ * when the source cannot take them (already observed or started).
  */
-export const CHUNK_HOOKS = Symbol('modelgate.chunkHooks');
-export interface HookableChunks {
-  [CHUNK_HOOKS]?(chunk: () => void, finish: () => void): boolean;
+export interface ObservableChunks extends AsyncGenerator<string> {
+  observeChunks(chunk: () => void, finish: () => void): boolean;
+}
+
+/** Whether `chunks` can be observed without a wrapper (see ObservableChunks). */
+export function isObservableChunks(chunks: AsyncGenerator<string>): chunks is ObservableChunks {
+  return typeof (chunks as Partial<ObservableChunks>).observeChunks === 'function';
 }
 
 export type ReplyBody = string | Uint8Array | ReadableStream<Uint8Array> | TextStream | null;
