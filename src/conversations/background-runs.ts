@@ -8,6 +8,7 @@
  * the API object look like in each state is the job's business.
  */
 import { GatewayError, toGatewayError } from '../core/errors.js';
+import { releaseRequest } from '../limits/request-lease.js';
 import type { RequestContext } from '../request/context.js';
 import type { ConversationRecord, ConversationStore, StoredEvent } from './conversation-store.js';
 import { updateRecord } from './update-record.js';
@@ -29,7 +30,7 @@ export interface BackgroundJob<C extends RequestContext = RequestContext> {
   finished(current: ConversationRecord): ConversationRecord | undefined;
   /** The record in a new state: `in_progress` when the run starts, `cancelled`, or `failed` with why. */
   transition(current: ConversationRecord, status: 'in_progress' | 'cancelled' | 'failed', why?: GatewayError): ConversationRecord;
-  /** Called once when the run is over, however it ended (e.g. to free the request's limit slot). */
+  /** Called once when the run is over, however it ended (e.g. to settle the request's limits; the runner then releases them). */
   settled?(): Promise<unknown>;
   /** Called once when a client cancelled the run (e.g. to stop work the upstream keeps doing). */
   onCancel?(): void | Promise<void>;
@@ -46,6 +47,8 @@ export class BackgroundRuns {
     await store.create(job.queued);
     if (job.initialEvents?.length) await store.appendEvents(job.id, job.initialEvents);
     const controller = new AbortController();
+    // The run holds the request's limits lease from here: the submission's answer leaves it alone.
+    if (ctx.limits) ctx.limits.heldByRun = true;
     const done = this.run(ctx, job, controller).finally(() => this.running.delete(job.id));
     this.running.set(job.id, { controller, done });
   }
@@ -112,6 +115,7 @@ export class BackgroundRuns {
       clearInterval(watcher);
       // A run that never reached the upstream (cancelled while queued) still frees its slot.
       await job.settled?.().catch(() => undefined);
+      await releaseRequest(ctx.limits);
     }
     await flush().catch(() => undefined);
     const reason = controller.signal.aborted ? controller.signal.reason : undefined;

@@ -13,7 +13,7 @@ import { ReplyHeaders } from '../reply/reply-headers.js';
 import { SSE_HEADERS } from '../wire/sse.js';
 import type { IRChatResponse } from '../ir/types.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import type { ResponseMeta } from '../protocols/types.js';
 import type { EndpointContext } from './services.js';
 import { scrubContent } from '../core/redact.js';
@@ -37,7 +37,7 @@ export function chatCachePlan(ctx: EndpointContext, call: ChatCall): CachePlan |
 /** A hit: the stored answer in the caller's protocol, its usage and (fractional) cost reported, no upstream call. */
 export async function answerChatHit(ctx: EndpointContext, call: ChatCall, res: IRChatResponse, costUsd: number, meta: ResponseMeta): Promise<Reply> {
   if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, call.model, () => ({ input: 0, output: 0 }));
-  await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 }, true, costUsd);
+  await settleRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 }, true, costUsd);
   ctx.obs.answer({ id: res.id, model: res.model, finishReasons: [res.finishReason.raw ?? res.finishReason.unified] });
   ctx.obs.report({ usage: res.usage, costUsd, cacheHit: true });
   if (!call.stream) return upstreamJsonResponse(ctx, call.client.encodeResponse(res, meta, []), 200, { [CACHE_HEADER]: 'hit' });

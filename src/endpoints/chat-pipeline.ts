@@ -10,7 +10,7 @@ import { chatNeeds } from '../routing/request-needs.js';
 import { responseFacts, streamStartFacts } from '../observability/genai.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { requestSecrets, scrubError, upstreamJsonResponse, upstreamJsonTextResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import type { Reply } from '../reply/reply.js';
@@ -56,10 +56,6 @@ class ChatPump implements PumpOptions {
     return this.#ctx.signal;
   }
 
-  /** The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops. */
-  onCancel(): void {
-    void this.#ctx.limits?.lease?.release();
-  }
 }
 
 /** Headers and keep-alive policy of a streamed answer; the pump scrubs every byte of it. */
@@ -95,7 +91,7 @@ export async function runChat(ctx: EndpointContext, call: ChatCall): Promise<Rep
     return reply;
   } catch (err) {
     // Nothing reached the client: the reserved tokens go back and the slot is free.
-    await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
+    await settleRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
     throw err;
   }
 }
@@ -146,7 +142,7 @@ function meta(ctx: EndpointContext, call: ChatCall): ResponseMeta {
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
 async function finishEvent(ctx: EndpointContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<number | undefined> {
-  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
+  const costUsd = await settleRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(finishReason ? { finishReason } : {}),

@@ -17,7 +17,7 @@ import type { IREmbeddingRequest, IREmbeddingResponse } from '../ir/embeddings.j
 import type { IRUsage, IRWarning } from '../ir/types.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import type { TokenEstimate } from '../limits/estimate-request.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import type { SettingWarning } from '../observability/hooks.js';
 import {
   chunked,
@@ -95,7 +95,7 @@ export async function runEmbeddings(ctx: EndpointContext, call: EmbeddingsCall):
       undefined,
       admitFallback,
     );
-    const costUsd = await finishRequest(requestLimits(ctx), model.pricing, answered.usage);
+    const costUsd = await settleRequest(requestLimits(ctx), model.pricing, answered.usage);
     ctx.obs.report({ ...(answered.usage ? { usage: answered.usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) });
     if (plan) {
       await writeCached(ctx.services, plan, { kind: 'json', body: answered.text, ...(answered.usage ? { usage: answered.usage } : {}) }, costUsd);
@@ -103,7 +103,7 @@ export async function runEmbeddings(ctx: EndpointContext, call: EmbeddingsCall):
     }
     return answered.reply;
   } catch (err) {
-    await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
+    await settleRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
     throw err;
   }
 }
@@ -114,7 +114,7 @@ async function answerHit(ctx: EndpointContext, model: ResolvedModel, plan: Cache
   if (entry?.answer.kind !== 'json') return undefined;
   if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, model, () => ({ input: 0, output: 0 }));
   const costUsd = hitCost(plan, entry);
-  await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 }, true, costUsd);
+  await settleRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 }, true, costUsd);
   ctx.obs.report({ ...(entry.answer.usage ? { usage: entry.answer.usage } : {}), costUsd, cacheHit: true });
   const text = entry.answer.body;
   const reply = upstreamJsonTextResponse(ctx, text, JSON.parse(text) as Record<string, unknown>);

@@ -14,7 +14,7 @@ import type { EndpointContext } from './services.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateInputTokens } from '../limits/estimate-request.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import type { Reply } from '../reply/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
@@ -59,7 +59,7 @@ async function runImages(ctx: EndpointContext, model: ResolvedModel, call: Image
     const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx.services.admission, ctx, fallback, () => ({ input: estimateInputTokens(prompt), output: 0 })) : Promise.resolve());
     return await runAttempts(ctx.services.routing,ctx, candidateModels(ctx.services.routing, ctx, model, () => needs), (target) => routeImages(ctx, target, call), undefined, admitFallback);
   } catch (err) {
-    await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
+    await settleRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
     throw err;
   }
 }
@@ -89,7 +89,7 @@ function usageOf(json: Record<string, unknown>): IRUsage | undefined {
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
 async function finished(ctx: EndpointContext, model: ResolvedModel, usage: IRUsage | undefined, streamCompleted?: boolean, images?: number): Promise<void> {
-  const costUsd = await finishRequest(requestLimits(ctx), model.pricing, usage);
+  const costUsd = await settleRequest(requestLimits(ctx), model.pricing, usage);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
@@ -129,7 +129,6 @@ function relayImageStream(ctx: EndpointContext, model: ResolvedModel, upstream: 
     secrets: requestSecrets(ctx),
     headers: SSE_HEADERS,
     onEnd: (_failure, completed) => finished(ctx, model, undefined, completed),
-    onCancel: () => void ctx.limits?.lease?.release(),
   });
 }
 

@@ -20,7 +20,7 @@ import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js
 import type { EndpointContext } from './services.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { requestLimits } from '../limits/admission.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { admitChat, runChat, type ChatCall } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveAgent, resolveModel } from './common.js';
 import { streamStoredInteraction } from './interactions-stored.js';
@@ -145,7 +145,7 @@ function backgroundJob(ctx: EndpointContext, turn: InteractionTurn, queued: Json
       turn.sink.onEvent = (type, data) => record({ seq: seq++, type, data });
       return runInteraction(detached, turn.call(true));
     },
-    settled: () => finishRequest(requestLimits(ctx), turn.model.pricing, undefined),
+    settled: () => settleRequest(requestLimits(ctx), turn.model.pricing, undefined),
     finished(r) {
       const final = turn.sink.final;
       return final ? { ...interactionRecord(ctx, turn, final), version: r.version } : undefined;
@@ -183,7 +183,7 @@ async function startBackground(ctx: EndpointContext, turn: InteractionTurn): Pro
   try {
     await ctx.services.backgroundRuns.start(ctx, backgroundJob(ctx, turn, queued));
   } catch (err) {
-    await finishRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
+    await settleRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
     throw err;
   }
   if (!turn.stream) return jsonResponse(ctx, queued);

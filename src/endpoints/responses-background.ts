@@ -8,7 +8,7 @@ import { responseErrorCode } from '../protocols/openai-responses/errors.js';
 import type { Json } from '../protocols/openai-responses/client/response-object.js';
 import type { EndpointContext, GatewayServices } from './services.js';
 import { requestLimits } from '../limits/admission.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { runChat } from './chat-pipeline.js';
 import { turnRecord, type ResponsesTurn } from './responses-turn.js';
 
@@ -28,7 +28,7 @@ function responsesJob(ctx: EndpointContext, turn: ResponsesTurn, queued: Json): 
       };
       return runChat(detached, turn.call(true));
     },
-    settled: () => finishRequest(requestLimits(ctx), turn.model.pricing, undefined),
+    settled: () => settleRequest(requestLimits(ctx), turn.model.pricing, undefined),
     finished(r) {
       const final = turn.sink.final;
       return final ? { ...turnRecord(ctx, turn, final, r.inputItems), version: r.version } : undefined;

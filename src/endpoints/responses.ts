@@ -15,7 +15,7 @@ import type { EndpointContext } from './services.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
 import { admitChat, runChat } from './chat-pipeline.js';
 import { requestLimits } from '../limits/admission.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { backgroundResponses } from './responses-background.js';
 import { streamStoredResponse } from './responses-stored.js';
@@ -42,7 +42,7 @@ export async function createResponse(ctx: EndpointContext): Promise<Reply> {
     // Limits are checked at submission; the run holds the request's lease until it ends.
     await admitChat(ctx, turn.call(true));
     return startBackground(ctx, turn).catch(async (err: unknown) => {
-      await finishRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
+      await settleRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
       throw err;
     });
   }

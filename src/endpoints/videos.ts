@@ -12,7 +12,7 @@ import { publicVideoTask, type VideoTask } from '../tasks/video/video-task.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import type { Principal } from '../auth/principal.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { videoCostUsd } from '../limits/cost.js';
 import { Reply } from '../reply/reply.js';
 
@@ -47,7 +47,7 @@ export async function submitVideoGeneration(ctx: EndpointContext): Promise<Reply
   } finally {
     // A submission holds its concurrency slot only until the upstream accepted (or refused) the job;
     // an accepted job costs its seconds of video at the model's price (also against budgets).
-    const costUsd = await finishRequest(requestLimits(ctx), model.pricing, undefined, true, accepted ? videoCostUsd(model.pricing, videoSeconds) : undefined);
+    const costUsd = await settleRequest(requestLimits(ctx), model.pricing, undefined, true, accepted ? videoCostUsd(model.pricing, videoSeconds) : undefined);
     if (costUsd !== undefined) ctx.obs.report({ costUsd });
   }
 }

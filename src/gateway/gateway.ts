@@ -1,7 +1,8 @@
 import type { GatewayConfigInput } from '../config/schema.js';
 import { errorResponse, scrubError } from '../endpoints/common.js';
 import { requestBody } from '../request/body.js';
-import { Reply, toResponse } from '../reply/reply.js';
+import { isStreamed, Reply, toResponse } from '../reply/reply.js';
+import { releaseRequest } from '../limits/request-lease.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN } from '../request/guards.js';
 import { requestURLCache } from '../request/url-cache.js';
 import { ROUTES, shapeForPath, type Route } from '../endpoints/routes.js';
@@ -79,6 +80,19 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     applyRoutingHeaders(ctx, response.headers);
     response.headers.set('x-trace-id', traceId);
     if (requestId) response.headers.set('request-id', requestId);
+    return answered(ctx, response);
+  }
+
+  /**
+   * The one place a request's limits lease is released, for every route: once its answer is over
+   * (a streamed one when it ends, fails or the client leaves). A lease a background run took over
+   * is the runner's to release.
+   */
+  async function answered(ctx: EndpointContext, response: Reply): Promise<Reply> {
+    const limits = ctx.limits;
+    if (!limits?.lease || limits.heldByRun) return ctx.obs.observe(response);
+    if (isStreamed(response.body)) return ctx.obs.observe(response, () => void releaseRequest(limits));
+    await releaseRequest(limits);
     return ctx.obs.observe(response);
   }
 

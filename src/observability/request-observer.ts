@@ -274,9 +274,10 @@ export class RequestObserver {
   /**
    * The reply leaves the gateway. A body that is already whole (JSON, error, empty) completes the
    * request now; a streamed body is wrapped so the request completes when it ends, fails or is
-   * cancelled.
+   * cancelled. `ended`, when given, is called once, as soon as a streamed body is over or the
+   * client cancels it (before onResponse).
    */
-  observe(reply: Reply): Reply {
+  observe(reply: Reply, ended?: () => void): Reply {
     const body = reply.body;
     const textStream = isTextStream(body);
     if (!textStream && !(body instanceof ReadableStream)) {
@@ -286,15 +287,30 @@ export class RequestObserver {
     const metrics = this.deps.telemetry.instruments;
     const streamAttrs = metrics.enabled ? this.metricBase() : undefined;
     if (streamAttrs) metrics.openStreams.add(1, streamAttrs);
+    let end = ended;
+    const over = () => {
+      const f = end;
+      end = undefined;
+      f?.();
+    };
     const finish = () => {
       if (this.finished) return;
       if (streamAttrs) metrics.openStreams.add(-1, streamAttrs);
+      over();
       this.finish(reply.status);
     };
     const chunkSeen = () => {
       if (this.firstChunkAt === undefined) this.firstChunkAt = this.deps.now();
     };
-    if (textStream) return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, chunkSeen, finish) });
+    if (textStream) {
+      const cancel = ended
+        ? () => {
+            body.cancel();
+            over();
+          }
+        : body.cancel;
+      return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, chunkSeen, finish), cancel });
+    }
     const reader = body.getReader();
     const wrapped = new ReadableStream<Uint8Array>(
       {

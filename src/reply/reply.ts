@@ -58,6 +58,11 @@ export function isTextStream(body: ReplyBody): body is TextStream {
   return body !== null && typeof body === 'object' && (body as Partial<TextStream>).kind === 'text-stream';
 }
 
+/** Whether a body is sent over time (a text stream or a byte stream) rather than whole. */
+export function isStreamed(body: ReplyBody): body is TextStream | ReadableStream<Uint8Array> {
+  return isTextStream(body) || body instanceof ReadableStream;
+}
+
 /** A streamed reply fed by `chunks`; `cancel` runs when the client leaves. */
 export function textStreamReply(chunks: AsyncGenerator<string>, cancel: () => void, headers: Record<string, string> = SSE_HEADERS, keepAlive = true): Reply {
   return new Reply(200, new ReplyHeaders(headers), { kind: 'text-stream', chunks, cancel, keepAlive });
