@@ -2,7 +2,7 @@ import type { GatewayError } from '../core/errors.js';
 import { SSE_HEADERS } from '../wire/sse.js';
 import type { IRChatRequest, IRFinishReason, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { codecFor } from '../protocols/registry.js';
-import type { ClientCodec, ClientOptions, PassthroughCodec, ResponseMeta } from '../protocols/types.js';
+import type { PassthroughCodec, ResponseMeta } from '../protocols/types.js';
 import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
 import type { EndpointContext } from './services.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
@@ -16,7 +16,7 @@ import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting
 import type { Reply } from '../reply/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { pumpReply, sseTransform, type PumpOptions, type StreamTransform } from '../upstream/stream-pump.js';
-import { CACHE_HEADER, type CachePlan } from '../cache/cache-policy.js';
+import { CACHE_HEADER } from '../cache/cache-policy.js';
 import { hitCost, readCached } from '../cache/cache-io.js';
 import { ChatAnswerRecorder } from '../cache/chat-replay.js';
 import { answerChatHit, chatCachePlan, keepChatAnswer } from './chat-cache.js';

@@ -73,7 +73,7 @@ export class VideoTaskService {
   constructor(private readonly deps: VideoTaskDeps) {
     this.settings = videoTaskSettings(deps.options);
     this.records = new VideoTaskRecords(deps.store, deps.onStatusChange);
-    this.poller = new VideoPoller({ rt: deps, records: this.records, settings: this.settings });
+    this.poller = new VideoPoller({ gateway: deps, records: this.records, settings: this.settings });
   }
 
   /** Checks a request against the model (limits, defaults) and its callback URL; 400s name the field. */

@@ -4,7 +4,7 @@
  * paths. Also the per-request options the endpoint hands the encoders (ResponseMeta.options).
  */
 import { GatewayError } from '../../../core/errors.js';
-import { totalOf, type IRFinishReason, type IRUsage, type IRWarning, type ProtocolName } from '../../../ir/types.js';
+import { totalOf, type IRFinishReason, type IRUsage, type IRWarning } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
 import type { CreateInteractionRequest, InteractionStatus, InteractionsUsageWire, Json } from '../gemini-interactions-api.js';
 

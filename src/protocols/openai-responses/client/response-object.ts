@@ -4,7 +4,7 @@
  * per-request options the endpoint hands the encoders (through ResponseMeta.options).
  */
 import { GatewayError } from '../../../core/errors.js';
-import { totalOf, type IRUsage, type IRWarning, type ProtocolName } from '../../../ir/types.js';
+import { totalOf, type IRUsage, type IRWarning } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
 import type { ResponsesRequest } from '../openai-responses-api.js';
 import type { ResponsesEncodeOptions } from './encode-options.js';
