@@ -88,12 +88,12 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
    * (a streamed one when it ends, fails or the client leaves). A lease a background run took over
    * is the runner's to release.
    */
-  async function answered(ctx: EndpointContext, response: Reply): Promise<Reply> {
+  function answered(ctx: EndpointContext, response: Reply): Reply | Promise<Reply> {
     const limits = ctx.limits;
+    // Most requests hold no lease: no promise, no closure.
     if (!limits?.lease || limits.heldByRun) return ctx.obs.observe(response);
     if (isStreamed(response.body)) return ctx.obs.observe(response, () => void releaseRequest(limits));
-    await releaseRequest(limits);
-    return ctx.obs.observe(response);
+    return (releaseRequest(limits) ?? Promise.resolve()).then(() => ctx.obs.observe(response));
   }
 
   /** Host, route, method and body headers are all checked here, before a handler authenticates or reads. */

@@ -287,16 +287,16 @@ export class RequestObserver {
     const metrics = this.deps.telemetry.instruments;
     const streamAttrs = metrics.enabled ? this.metricBase() : undefined;
     if (streamAttrs) metrics.openStreams.add(1, streamAttrs);
+    // `ended` runs once: on the client's cancel or at the finish, whichever comes first.
     let end = ended;
-    const over = () => {
-      const f = end;
-      end = undefined;
-      f?.();
-    };
     const finish = () => {
       if (this.finished) return;
       if (streamAttrs) metrics.openStreams.add(-1, streamAttrs);
-      over();
+      if (end) {
+        const f = end;
+        end = undefined;
+        f();
+      }
       this.finish(reply.status);
     };
     const chunkSeen = () => {
@@ -306,7 +306,9 @@ export class RequestObserver {
       const cancel = ended
         ? () => {
             body.cancel();
-            over();
+            const f = end;
+            end = undefined;
+            f?.();
           }
         : body.cancel;
       return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, chunkSeen, finish), cancel });
