@@ -166,7 +166,7 @@ export function importGraph(dirs: readonly string[]): ImportGraph {
   return graph;
 }
 
-/** Every import of a lower row's module from a higher row's, and of a module no row holds. */
+/** Every upward import (a module importing one of a row above its own), and every module no row holds. */
 export function upwardImports(graph: ImportGraph, layers = LAYERS): string[] {
   const out: string[] = [];
   for (const [from, targets] of graph) {
