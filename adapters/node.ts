@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
 import type { BridgeContext } from '../src/gateway/bridge.js';
-import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, pipeTextStream, Reply, type TextStream } from '../src/gateway/bridge.js';
+import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, KEEP_ALIVE_TEXT, pipeChunks, Reply, type ChunkSource } from '../src/gateway/bridge.js';
 import { DEFAULT_BODY_IDLE_MS, nodeBodyReader, receivedInFull } from './node-body.js';
 import { LINGER_DEFAULTS, lingerOnClose, type LingerBounds } from './node-linger.js';
 import { clientGone, FORBIDDEN_METHODS, nodeRequest, type ClientGone } from './node-request.js';
@@ -175,7 +175,7 @@ function nodeHeaders(from: Headers, close: boolean | undefined): Record<string, 
 
 /**
  * Writes the gateway's Reply to a node response: a text or byte body in one write with its
- * Content-Length, a text stream chunk by chunk (pipeTextStream: backpressure, keep-alive comments,
+ * Content-Length, a text stream chunk by chunk (writeStream: backpressure, keep-alive comments,
  * the source cancelled when the client goes away), a byte stream likewise; no Response and no Web
  * stream is built for the gateway's own answers. `close` as for writeFetchResponse.
  */
@@ -194,7 +194,7 @@ export async function writeReply(res: ServerResponse, reply: Reply, opts: WriteO
     res.end(body);
     return;
   }
-  if (isTextStream(body)) return writeTextStream(res, reply.status, headers, body);
+  if (isTextStream(body)) return writeStream(res, reply.status, headers, body.chunks, body.cancel, body.keepAlive ? KEEP_ALIVE_TEXT : undefined);
   const contentType = reply.headers.get('content-type') ?? '';
   // Event streams and media downloads (proxied videos) are relayed chunk by chunk, never buffered.
   const isStream = contentType.includes('text/event-stream') || !contentType || /^(video|audio)\/|^application\/octet-stream/.test(contentType);
@@ -205,31 +205,10 @@ export async function writeReply(res: ServerResponse, reply: Reply, opts: WriteO
     res.end(buf);
     return;
   }
-  res.writeHead(reply.status, headers);
   const reader = body.getReader();
-  const onClose = () => {
+  return writeStream(res, reply.status, headers, { next: () => reader.read(), return: () => reader.cancel() }, () => {
     reader.cancel().catch(() => {});
-  };
-  res.once('close', onClose);
-  const flushHeaders = headersSoon(res);
-  try {
-    let next = reader.read();
-    for (;;) {
-      const { done, value } = await next;
-      if (done) break;
-      if (res.destroyed) break;
-      flushHeaders.wrote = true;
-      const ok = res.write(value);
-      (res as ServerResponse & { flush?: () => void }).flush?.();
-      if (!ok && !res.destroyed) await drained(res);
-      next = reader.read();
-    }
-  } catch {
-    // the stream failed after headers; the protocol's error frame was already sent by the gateway
-  } finally {
-    res.off('close', onClose);
-    if (!res.destroyed) res.end();
-  }
+  });
 }
 
 /**
@@ -256,27 +235,36 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-async function writeTextStream(res: ServerResponse, status: number, headers: Record<string, string | string[]>, stream: TextStream): Promise<void> {
+/**
+ * A stream written to the socket through the one stream writer (pipeChunks: backpressure waits for
+ * `drain`, keep-alive comments for text streams), flushed per chunk (compression middleware);
+ * `cancel` stops the source at once when the client goes away.
+ */
+async function writeStream<C extends string | Uint8Array>(res: ServerResponse, status: number, headers: Record<string, string | string[]>, source: ChunkSource<C>, cancel: () => void, keepAlive?: C): Promise<void> {
   res.writeHead(status, headers);
   let closed = false;
   const onClose = () => {
     closed = true;
-    stream.cancel();
+    cancel();
   };
   res.once('close', onClose);
   const flushHeaders = headersSoon(res);
   const flush = (res as ServerResponse & { flush?: () => void }).flush;
   try {
-    await pipeTextStream(stream, {
-      write(text) {
-        flushHeaders.wrote = true;
-        const ok = res.write(text);
-        flush?.call(res);
-        return ok;
+    await pipeChunks(
+      source,
+      {
+        write(chunk) {
+          flushHeaders.wrote = true;
+          const ok = res.write(chunk);
+          flush?.call(res);
+          return ok;
+        },
+        drained: () => drained(res),
+        closed: () => closed || res.destroyed,
       },
-      drained: () => drained(res),
-      closed: () => closed || res.destroyed,
-    });
+      keepAlive,
+    );
   } catch {
     // the source failed after headers; the protocol's error frame was already written
   } finally {

@@ -10,6 +10,8 @@ import type { Pinning } from './pinning.js';
 export interface BenchChild {
   name: string;
   url: string;
+  /** A platform key the child made for itself (the control-plane server's store key), when it did. */
+  platformKey?: string;
   pid: number;
   /** CPU time (user + system, all threads) the child has used so far, in microseconds. */
   cpuMicros(): Promise<number>;
@@ -34,7 +36,7 @@ export interface ChildSpec {
 }
 
 let clockTicks: number | undefined;
-function ticksPerSecond(): number {
+export function ticksPerSecond(): number {
   if (clockTicks === undefined) {
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -96,14 +98,16 @@ export async function startChild(spec: ChildSpec, pinning: Pinning, bun?: string
   child.stderr?.on('data', (c: Buffer) => {
     stderrTail = (stderrTail + c.toString('utf8')).slice(-2000);
   });
+  let platformKey: string | undefined;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000);
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${name} exited early with code ${code}${stderrTail ? `: ${stderrTail}` : ''}`)));
     child.on('message', (msg: unknown) => {
-      const m = msg as { type?: string; url?: string };
+      const m = msg as { type?: string; url?: string; platformKey?: string };
       if (m.type === 'ready' && m.url) {
         clearTimeout(timer);
+        if (typeof m.platformKey === 'string') platformKey = m.platformKey;
         resolve(m.url);
       }
     });
@@ -124,6 +128,7 @@ export async function startChild(spec: ChildSpec, pinning: Pinning, bun?: string
   return {
     name,
     url,
+    ...(platformKey !== undefined ? { platformKey } : {}),
     pid,
     cpuMicros: () => {
       const fromProc = procCpuMicros(pid);

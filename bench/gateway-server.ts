@@ -4,9 +4,15 @@
  * - `node` (default): serve() from adapters/node-serve.ts, the standalone server's node:http bridge;
  * - `express` / `koa`: the adapters' middleware in an Express 5 / Koa 3 app on node:http.
  * BENCH_UPSTREAM_CONNECTIONS raises the upstream pool (the memory scenario holds 1,000 streams;
- * the standalone server's default is 256 per origin).
+ * the standalone server's default is 256 per origin). BENCH_CONTROL=sqlite turns the control plane
+ * on as the standalone server has it (node/control.ts on a SQLite file in a temp dir: keys from the
+ * store, the usage ledger written in batches): the config has no keys, a store key is created and
+ * its secret sent to the parent with the URL.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serve } from '../node/index.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
@@ -16,13 +22,23 @@ import { gatewayConfig } from './settings.js';
 const upstream = process.env.BENCH_UPSTREAM;
 if (!upstream) throw new Error('BENCH_UPSTREAM is required');
 const connections = process.env.BENCH_UPSTREAM_CONNECTIONS ? Number(process.env.BENCH_UPSTREAM_CONNECTIONS) : undefined;
-const gateway = createGateway(gatewayConfig(upstream), { fetch: createUndiciFetch(connections ? { connections } : {}), env: {} });
+const controlMode = process.env.BENCH_CONTROL;
+if (controlMode !== undefined && controlMode !== 'sqlite') throw new Error(`BENCH_CONTROL must be sqlite, got ${controlMode}`);
+const storeDir = controlMode ? mkdtempSync(join(tmpdir(), 'modelgate-bench-control-')) : undefined;
+// Imported only here, so the config-keys server loads exactly what it loaded before the control plane existed.
+const opened = storeDir ? await (await import('../node/control.js')).openControlPlane(join(storeDir, 'store.db'), {}) : undefined;
+const storeKey = opened ? (await opened.control.keys.create({ name: 'bench' }, 'bench', { configKeys: [] })).body.key : undefined;
+const config = opened ? { ...gatewayConfig(upstream), keys: [] } : gatewayConfig(upstream);
+const gateway = createGateway(config, { fetch: createUndiciFetch(connections ? { connections } : {}), env: {}, ...(opened ? { control: opened.control } : {}) });
 const host = process.env.BENCH_HOST ?? 'node';
 
 if (host === 'node') {
   const server = await serve(gateway, { port: 0, host: '127.0.0.1' });
-  process.send?.({ type: 'ready', url: server.url });
-  onStopMessage(() => server.server.close());
+  process.send?.({ type: 'ready', url: server.url, ...(storeKey ? { platformKey: storeKey } : {}) });
+  onStopMessage(() => {
+    server.server.close();
+    if (storeDir) rmSync(storeDir, { recursive: true, force: true });
+  });
 } else if (host === 'express') {
   // Imported only here so the node-bridge child loads exactly what the standalone server loads.
   const [{ default: express }, { modelgate }] = await Promise.all([import('express'), import('../adapters/express.js')]);

@@ -6,6 +6,8 @@
  * deployment gets. Usage:
  *   node --import tsx bench/micro.ts [scenario] [rounds]      (scenario: sync | stream | to-anthropic-sync | to-anthropic-stream | anthropic-to-openai-sync | anthropic-to-openai-stream)
  * MICRO_CONCURRENCY (default 64) requests are in flight at a time, as at 64 connections.
+ * MICRO_VIA=handle measures `gateway.handle()` instead, reading the Fetch Response's body (the
+ * path of Bun, Deno, Workers and the fetch adapter: the stream writer's ReadableStream sink).
  */
 import { nodeRequest } from '../adapters/node-request.js';
 import { createGateway } from '../src/gateway/gateway.js';
@@ -116,8 +118,25 @@ async function drain(reply: Reply): Promise<number> {
   throw new Error(`unexpected body (status ${reply.status})`);
 }
 
+const viaHandle = process.env.MICRO_VIA === 'handle';
+
+async function drainResponse(response: Response): Promise<number> {
+  if (response.status !== 200) throw new Error(`status ${response.status}: ${await response.text()}`);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return n;
+    n += value.byteLength;
+  }
+}
+
 async function one(): Promise<void> {
   const request = nodeRequest('POST', `http://127.0.0.1${path}`, headers, () => new AbortController().signal);
+  if (viaHandle) {
+    await drainResponse(await gateway.bridge.handle(request, { body: requestBody, onClientGone: () => () => {} }));
+    return;
+  }
   const reply = await gateway.bridge.reply(request, { body: requestBody, onClientGone: () => () => {} });
   if (reply.status !== 200) throw new Error(`status ${reply.status}: ${String(reply.body)}`);
   await drain(reply);
@@ -146,7 +165,7 @@ walls.length = 0;
 const results: number[] = [];
 for (let r = 0; r < rounds; r++) results.push(await round(perRound));
 results.sort((a, b) => a - b);
-console.log(`${id}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
+console.log(`${id}${viaHandle ? ' (handle)' : ''}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
 if (concurrency === 1) {
   walls.sort((a, b) => a - b);
   const at = (q: number) => (walls[Math.min(walls.length - 1, Math.floor(q * walls.length))] ?? 0).toFixed(3);

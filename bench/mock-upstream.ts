@@ -3,7 +3,8 @@
  * and Anthropic Messages (POST /v1/messages), each sync and SSE (one event per word, written as
  * separate writes). It checks only what would make a real vendor reject the call (key, required
  * fields), so translation mistakes show up as errors instead of fast garbage.
- * OpenAI streams of a model ending in `-paced` send one chunk every BENCH_PACE_MS for
+ * OpenAI JSON answers of a model ending in `-chunked` come chunked (no Content-Length), as most
+ * vendors send them. OpenAI streams of a model ending in `-paced` send one chunk every BENCH_PACE_MS for
  * BENCH_PACE_CHUNKS chunks (the memory scenario: many long-lived open streams).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -53,6 +54,22 @@ function openAIChat(req: IncomingMessage, res: ServerResponse, body: Record<stri
   const model = body.model;
   const promptTokens = 10 * body.messages.length;
   const usage = { prompt_tokens: promptTokens, completion_tokens: REPLY_WORDS.length, total_tokens: promptTokens + REPLY_WORDS.length };
+  if (body.stream !== true && model.endsWith('-chunked')) {
+    // As most vendors answer: Transfer-Encoding chunked, the JSON in two writes.
+    const text = JSON.stringify({
+      id: 'chatcmpl-bench',
+      object: 'chat.completion',
+      created: CREATED,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: TEXT, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage,
+    });
+    res.writeHead(200, JSON_HEADERS);
+    const half = text.length >> 1;
+    res.write(text.slice(0, half));
+    res.end(text.slice(half));
+    return;
+  }
   if (body.stream !== true) {
     return sendJson(res, 200, {
       id: 'chatcmpl-bench',

@@ -13,8 +13,10 @@ const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? 
 const ratio = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? `${x.toFixed(2)}x` : '-');
 
 function failed(c: Check): string {
-  const v = c.name.startsWith('throughput') ? ratio(c.value) : n2(c.value);
-  const t = c.name.startsWith('throughput') ? `${c.target}x` : String(c.target);
+  const isRatio = c.name.startsWith('throughput') || c.name.startsWith('npm start');
+  const isShare = c.name.includes('share');
+  const v = isRatio ? ratio(c.value) : isShare ? pct(c.value) : n2(c.value);
+  const t = isRatio ? `${c.target}x` : isShare ? pct(c.target) : String(c.target);
   return `${c.name} ${v} ${c.bound === 'min' ? '<' : '>'} ${t}`;
 }
 
@@ -35,7 +37,7 @@ function trio(r: ScenarioSummary, pick: (f: RoleFigures) => number | undefined, 
 
 export function mainTable(rows: ScenarioSummary[], settings: BenchSettings): string {
   const lines = [
-    `| scenario | floor req/s | peer req/s | modelgate req/s | modelgate/floor (target) | modelgate/peer (target ${TARGETS.peerRatio}x) | host/node bridge | CPU us/req floor / peer / mg | added p50 ms @1 floor / peer / mg (target ${TARGETS.addedP50Ms}) | added p99 ms @1 (target ${TARGETS.addedP99Ms}) | added TTFB ms @1, SSE (target ${TARGETS.addedTtfbMs}) | verdict |`,
+    `| scenario | floor req/s | peer req/s | modelgate req/s | modelgate/floor (target) | modelgate/peer (target ${TARGETS.peerRatio}x) | host or control plane / node bridge with config keys | CPU us/req floor / peer / mg | added p50 ms @1 floor / peer / mg (target ${TARGETS.addedP50Ms}) | added p99 ms @1 (target ${TARGETS.addedP99Ms}) | added TTFB ms @1, SSE (target ${TARGETS.addedTtfbMs}) | verdict |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
@@ -46,6 +48,45 @@ export function mainTable(rows: ScenarioSummary[], settings: BenchSettings): str
     );
   }
   return `Throughput at ${settings.connections} connections; latency at 1 connection, minus calling the mock directly.\n\n${lines.join('\n')}`;
+}
+
+/** The server as `npm start` runs it beside the in-process child and the floor (issue 21). */
+export function shippedTable(rows: ScenarioSummary[]): string {
+  const withShipped = rows.filter((r) => r.shipped);
+  if (!withShipped.length) return '';
+  const lines = [
+    '| scenario | CPU us/req floor / in-process / npm start / npm start --quiet | npm start CPU/floor (target) | npm start / in-process CPU | --quiet CPU/floor | access log share of CPU (target 5%) | req/s floor / npm start | npm start/floor req/s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of withShipped) {
+    const x = r.shipped;
+    if (!x) continue;
+    const cpu = (role: 'floor' | 'gateway' | 'shipped' | 'quiet') => n0(r.roles[role]?.cpuUs);
+    lines.push(
+      `| ${r.id} | ${cpu('floor')} / ${cpu('gateway')} / **${cpu('shipped')}** / ${cpu('quiet')} | **${ratio(x.cpuToFloor)}**${x.cpuTarget !== undefined ? ` (<= ${x.cpuTarget}x)` : ''} | ${ratio(x.cpuToInProcess)} | ${ratio(x.quietCpuToFloor)} | ${pct(x.accessLogShare)} | ` +
+        `${n0(r.roles.floor?.rps)} / ${n0(r.roles.shipped?.rps)} | ${ratio(x.rpsToFloor)} |`,
+    );
+  }
+  return [
+    'The server as it ships: `npm start -- --config FILE` (npm, its shell and node: CPU of the whole process group), the access log written to a file, the embedded SQLite control plane (usage ledger) on; "in-process" is the bench child (createGateway + serve(), no access log, no control plane). Ratios are medians of per-repetition ratios.',
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+/** The control-plane rows in words: both servers' figures and their ratio (issue 23 asks for both). */
+export function controlLines(rows: ScenarioSummary[]): string {
+  return rows
+    .filter((r) => r.kind === 'control')
+    .map((r) => {
+      const on = r.roles.gateway;
+      const off = r.roles.bridge;
+      return (
+        `${r.id}: config keys ${n0(off?.rps)} req/s (${n0(off?.cpuUs)} us CPU/req), control plane on ${n0(on?.rps)} req/s (${n0(on?.cpuUs)} us CPU/req); ` +
+        `control/config ${ratio(r.ratioBridge)} (target >= ${TARGETS.controlRatio}x)`
+      );
+    })
+    .join('\n');
 }
 
 export function conditionsTable(rows: ScenarioSummary[]): string {
@@ -125,7 +166,9 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     settingsLine(s, env),
     '',
     mainTable(report.scenarios, s),
+    ...(report.scenarios.some((r) => r.kind === 'control') ? ['', controlLines(report.scenarios)] : []),
     '',
+    ...(report.scenarios.some((r) => r.shipped) ? ['## The server as `npm start` runs it', '', shippedTable(report.scenarios), ''] : []),
     ...(report.skipped.length ? ['Not run:', '', ...report.skipped.map((k) => `- ${k.id}: ${k.reason}`), ''] : []),
     ...(report.peerSkipped.length ? ['The peer does not run:', '', ...report.peerSkipped.map((k) => `- ${k.id}: ${k.reason}`), ''] : []),
     ...(report.sweep?.length
@@ -138,7 +181,7 @@ export function writeReports(report: BenchReport, jsonPath: string, mdPath: stri
     '',
     '## How to read it',
     '',
-    '- floor = a bare node:http + undici proxy that pipes bytes (for translated scenarios it forwards the client request to the mock endpoint of the client\'s own protocol, so the ratio is the cost of translation plus the gateway); peer = Portkey\'s gateway from npm; modelgate = the standalone server\'s node:http bridge, or in host-* rows the named host (compared with the node bridge in the same repetition).',
+    '- floor = a bare node:http + undici proxy that pipes bytes (for translated scenarios it forwards the client request to the mock endpoint of the client\'s own protocol, so the ratio is the cost of translation plus the gateway); peer = Portkey\'s gateway from npm; modelgate = the standalone server\'s node:http bridge, or in host-* rows the named host (compared with the node bridge in the same repetition), or in control-* rows the server with its control plane on (SQLite store, the key from it, every request a ledger row), compared with the config-keys server in the same repetition (target >= ' + String(TARGETS.controlRatio) + 'x).',
     '- Per core: the proxy under test is pinned to one core, the load generator and the mock to the other. If the load core is near 100% in a run (see Run conditions), that run is limited by the load side, not by the proxy, and its req/s understates the proxy. If neither core is near 100% in a saturated run, other processes were using the cores (a shared machine) and the run is not a valid per-core figure.',
     '- Ratios = medians over repetitions of per-repetition ratios. "added" = latency at 1 connection minus calling the mock directly (same repetition); TTFB = time to the first body byte.',
     '- CPU us/req = CPU time (user+system, all threads) of the process under test per completed request: the least noisy figure on a shared machine.',

@@ -10,8 +10,9 @@ import type { SweepPoint } from './sweep.js';
  * Who serves a run: the bare relay, the peer gateway, modelgate (on the node:http bridge, or on
  * the host of a host scenario), and in host scenarios the node:http bridge for comparison.
  */
-export type Role = 'floor' | 'peer' | 'gateway' | 'bridge';
-export const ROLES: Role[] = ['floor', 'peer', 'gateway', 'bridge'];
+export type Role = 'floor' | 'peer' | 'gateway' | 'bridge' | 'shipped' | 'quiet';
+export const ROLES: Role[] = ['floor', 'peer', 'gateway', 'bridge', 'shipped', 'quiet'];
+/** `shipped`: the server as `npm start` runs it (process group, access log to a file); `quiet`: the same with --quiet. */
 
 export interface TargetRun {
   /** Throughput phase at `connections` connections. */
@@ -70,9 +71,25 @@ export interface ScenarioSummary {
   ratioFloor: number;
   ratioPeer?: number;
   ratioBridge?: number;
+  /** The server as shipped against the floor and the in-process child, same repetitions (medians of per-repetition ratios). */
+  shipped?: ShippedFigures;
   checks: Check[];
   errors: number;
   pass: boolean;
+}
+
+export interface ShippedFigures {
+  /** npm start CPU/request over the floor's. */
+  cpuToFloor: number;
+  /** npm start CPU/request over the in-process child's (the node bridge alone). */
+  cpuToInProcess: number;
+  /** npm start --quiet CPU/request over the floor's. */
+  quietCpuToFloor?: number;
+  /** The access log's share of the server's CPU: 1 - quiet/shipped CPU per request. */
+  accessLogShare?: number;
+  /** npm start req/s over the floor's. */
+  rpsToFloor: number;
+  cpuTarget?: number;
 }
 
 const singleOf = (r: LoadResult): SingleFigures => ({ p50: r.latency.p50, p99: r.latency.p99, ttfbP50: r.ttfb.p50 });
@@ -113,13 +130,32 @@ function roleFigures(reps: Repetition[], role: Role): RoleFigures | undefined {
   };
 }
 
-function ratio(reps: Repetition[], other: Role): number | undefined {
+function ratio(reps: Repetition[], other: Role, of: Role = 'gateway', figure: 'rps' | 'cpu' = 'rps'): number | undefined {
+  const pick = (role: Role, r: Repetition) => {
+    const loaded = r.runs[role]?.loaded;
+    return figure === 'rps' ? loaded?.rps : loaded?.cpuPerRequestUs.proxy;
+  };
   const values = reps.flatMap((r) => {
-    const g = r.runs.gateway?.loaded.rps;
-    const o = r.runs[other]?.loaded.rps;
+    const g = pick(of, r);
+    const o = pick(other, r);
     return g !== undefined && o !== undefined && o > 0 ? [g / o] : [];
   });
   return values.length ? median(values) : undefined;
+}
+
+function shippedFigures(s: Scenario, reps: Repetition[]): ShippedFigures | undefined {
+  const cpuToFloor = ratio(reps, 'floor', 'shipped', 'cpu');
+  if (cpuToFloor === undefined) return undefined;
+  const quietToShipped = ratio(reps, 'shipped', 'quiet', 'cpu');
+  const quietCpuToFloor = ratio(reps, 'floor', 'quiet', 'cpu');
+  return {
+    cpuToFloor,
+    cpuToInProcess: ratio(reps, 'gateway', 'shipped', 'cpu') ?? Number.NaN,
+    ...(quietCpuToFloor !== undefined ? { quietCpuToFloor } : {}),
+    ...(quietToShipped !== undefined ? { accessLogShare: 1 - quietToShipped } : {}),
+    rpsToFloor: ratio(reps, 'floor', 'shipped') ?? Number.NaN,
+    ...(typeof s.shippedCpuTarget === 'number' ? { cpuTarget: s.shippedCpuTarget } : {}),
+  };
 }
 
 const check = (name: string, value: number, target: number, bound: Check['bound']): Check => ({
@@ -141,12 +177,17 @@ export function summarizeScenario(s: Scenario, reps: Repetition[]): ScenarioSumm
   const ratioPeer = ratio(reps, 'peer');
   const ratioBridge = ratio(reps, 'bridge');
   const checks = [check('throughput vs floor', ratioFloor, s.targetRatio, 'min')];
+  // The control plane on vs the config-keys server of the same run (issue 23: within 5%).
+  if (s.kind === 'control') checks.push(check('throughput vs config-keys server', ratioBridge ?? Number.NaN, TARGETS.controlRatio, 'min'));
   if (ratioPeer !== undefined) checks.push(check('throughput vs peer', ratioPeer, TARGETS.peerRatio, 'min'));
   const added = roles.gateway?.added;
   if (added) {
     checks.push(check('added p50 ms @1', added.p50, TARGETS.addedP50Ms, 'max'), check('added p99 ms @1', added.p99, TARGETS.addedP99Ms, 'max'));
     if (s.stream) checks.push(check('added TTFB ms @1', added.ttfbP50, TARGETS.addedTtfbMs, 'max'));
   }
+  const shipped = shippedFigures(s, reps);
+  if (shipped?.cpuTarget !== undefined) checks.push(check('npm start CPU/req vs floor', shipped.cpuToFloor, shipped.cpuTarget, 'max'));
+  if (shipped?.accessLogShare !== undefined) checks.push(check('access log share of npm start CPU', shipped.accessLogShare, TARGETS.accessLogShare, 'max'));
   const errors = Object.values(roles).reduce((n, f) => n + f.errors, 0);
   return {
     id: s.id,
@@ -161,6 +202,7 @@ export function summarizeScenario(s: Scenario, reps: Repetition[]): ScenarioSumm
     ratioFloor,
     ...(ratioPeer !== undefined ? { ratioPeer } : {}),
     ...(ratioBridge !== undefined ? { ratioBridge } : {}),
+    ...(shipped ? { shipped } : {}),
     checks,
     errors,
     pass: errors === 0 && checks.every((c) => c.ok),

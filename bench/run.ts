@@ -22,7 +22,7 @@ import { describePinning, detectPinning, pinSelf } from './pinning.js';
 import { writeSweepPlot } from './plot.js';
 import { formatSummary, summarizeProfile } from './profile-summary.js';
 import { summarizeScenario, type BenchReport, type Repetition, type Role } from './report.js';
-import { mainTable, memoryTable, sweepTable, writeReports } from './report-md.js';
+import { controlLines, mainTable, memoryTable, shippedTable, sweepTable, writeReports } from './report-md.js';
 import { OPENAI_HEADERS, openAIBody, openAIStreamDone, SCENARIOS, type RequestSpec, type Scenario } from './scenarios.js';
 import { MODEL_PACED, readSettings, UPSTREAM_PACED_MODEL } from './settings.js';
 import { runSweep, type SweepPoint, type SweepTarget } from './sweep.js';
@@ -50,7 +50,7 @@ interface Plan {
 
 async function planScenarios(
   wanted: Scenario[],
-  c: { upstream: BenchChild; floor: BenchChild; gateway: BenchChild; peer?: BenchChild; hosts: Partial<Record<string, BenchChild>> },
+  c: { upstream: BenchChild; floor: BenchChild; gateway: BenchChild; control?: BenchChild; peer?: BenchChild; shipped?: BenchChild; quiet?: BenchChild; hosts: Partial<Record<string, BenchChild>> },
   skipped: BenchReport['skipped'],
   peerSkipped: BenchReport['peerSkipped'],
 ): Promise<Plan[]> {
@@ -70,6 +70,17 @@ async function planScenarios(
       const h = await probe(host.url, s.gateway, s.complete);
       if (!h.ok) throw new Error(`modelgate on ${s.host} fails ${s.id}: ${h.detail}`);
       roles.push({ role: 'gateway', child: host, spec: s.gateway }, { role: 'bridge', child: c.gateway, spec: s.gateway });
+    } else if (s.kind === 'control') {
+      // The same request with the store key's secret, against the config-keys server ("bridge" in the report) with the config key.
+      const control = c.control;
+      if (!control?.platformKey) {
+        skipped.push({ id: s.id, reason: 'the control-plane server did not start' });
+        continue;
+      }
+      const spec: RequestSpec = { ...s.gateway, headers: { ...s.gateway.headers, authorization: `Bearer ${control.platformKey}` } };
+      const g = await probe(control.url, spec, s.complete);
+      if (!g.ok) throw new Error(`modelgate with its control plane fails ${s.id}: ${g.detail}`);
+      roles.push({ role: 'gateway', child: control, spec }, { role: 'bridge', child: c.gateway, spec: s.gateway });
     } else {
       const g = await probe(c.gateway.url, s.gateway, s.complete);
       if (!g.ok && s.kind === 'passthrough') throw new Error(`modelgate fails the pass-through scenario ${s.id}: ${g.detail}`);
@@ -78,6 +89,14 @@ async function planScenarios(
         continue;
       }
       roles.push({ role: 'gateway', child: c.gateway, spec: s.gateway });
+      if (s.shippedCpuTarget !== false) {
+        for (const [role, child] of [['shipped', c.shipped], ['quiet', c.quiet]] as const) {
+          if (!child) continue;
+          const r = await probe(child.url, s.gateway, s.complete);
+          if (!r.ok) throw new Error(`${child.name} fails ${s.id}: ${r.detail}`);
+          roles.push({ role, child, spec: s.gateway });
+        }
+      }
     }
     if (s.peer && c.peer) {
       const spec = peerRequest(s.peer, c.upstream.url);
@@ -129,7 +148,7 @@ async function memoryPhase(launch: Launcher, upstream: BenchChild, withPeer: boo
     targets.splice(1, 0, { role: 'peer', start: () => launch.peer(), paced: peerPaced, warm: peerRequest(streaming.peer, upstream.url), warmComplete: openAIStreamDone });
   }
   // Every protocol scenario modelgate can run (memory.ts probes them on the soak's own process).
-  const soakLoads = SCENARIOS.filter((s) => s.kind !== 'host').map((s) => ({ id: s.id, spec: s.gateway, complete: s.complete }));
+  const soakLoads = SCENARIOS.filter((s) => s.kind !== 'host' && s.kind !== 'control').map((s) => ({ id: s.id, spec: s.gateway, complete: s.complete }));
   return runMemory(targets, () => launch.gateway(upstream, 'node', big), soakLoads, openAIStreamDone, settings);
 }
 
@@ -167,7 +186,7 @@ async function main(): Promise<void> {
   if (!useTsx) console.log(`compiled ${buildChildren(repoRoot, buildDir, sourceRoot)} files from ${sourceRoot} to ${buildDir}`);
   if (sourceRoot !== repoRoot) environment.commit = `src/adapters from ${sourceRoot}`;
   environment.childRuntime = `${useTsx ? 'tsx (TypeScript sources)' : 'plain node (compiled JS)'}${nodeFlags().length ? `, every node child with ${nodeFlags().join(' ')}` : ''}`;
-  const launch = launcher({ settings, pinning, peer, entryDir: useTsx ? benchDir : join(buildDir, 'bench'), extension: useTsx ? '.ts' : '.js', bun: bunBinary(repoRoot) });
+  const launch = launcher({ settings, pinning, peer, repoRoot, entryDir: useTsx ? benchDir : join(buildDir, 'bench'), extension: useTsx ? '.ts' : '.js', bun: bunBinary(repoRoot) });
   const started = async (c: Promise<BenchChild>) => {
     const child = await c;
     children.push(child);
@@ -183,8 +202,18 @@ async function main(): Promise<void> {
     const floor = await started(launch.floor(upstream, {}, process.env.BENCH_PROFILE_FLOOR ? profileArgs : []));
     if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
     const gateway = await started(launch.gateway(upstream, 'node', {}, profileArgs));
+    // The server as shipped runs from dist/, built as `npm ci` (prepare) builds it.
+    let shipped: BenchChild | undefined;
+    let quiet: BenchChild | undefined;
+    if (settings.npmStart && wanted.some((s) => s.shippedCpuTarget !== false)) {
+      execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' });
+      shipped = await started(launch.shipped(upstream, false));
+      if (settings.npmStartQuiet) quiet = await started(launch.shipped(upstream, true));
+      environment.shipped = `npm start (commit ${git(['rev-parse', '--short', 'HEAD'])} built with npm run build), access log to a file${quiet ? '; and npm start --quiet' : ''}`;
+    }
     const wantsPeer = peer.installed && (wanted.some((s) => s.peer) || settings.sweepConnections.length > 0);
     const peerChild = wantsPeer ? await started(launch.peer()) : undefined;
+    const control = wanted.some((s) => s.kind === 'control') ? await started(launch.controlGateway(upstream)) : undefined;
     const hosts: Partial<Record<string, BenchChild>> = {};
     for (const s of wanted) {
       if (s.host === 'express' || s.host === 'koa') hosts[s.host] = await started(launch.gateway(upstream, s.host));
@@ -198,7 +227,12 @@ async function main(): Promise<void> {
 
     const skipped: BenchReport['skipped'] = [];
     const peerSkipped: BenchReport['peerSkipped'] = [];
-    const plans = await planScenarios(wanted, { upstream, floor, gateway, ...(peerChild ? { peer: peerChild } : {}), hosts }, skipped, peerSkipped);
+    const plans = await planScenarios(
+      wanted,
+      { upstream, floor, gateway, ...(control ? { control } : {}), ...(peerChild ? { peer: peerChild } : {}), ...(shipped ? { shipped } : {}), ...(quiet ? { quiet } : {}), hosts },
+      skipped,
+      peerSkipped,
+    );
     for (const s of [...skipped, ...peerSkipped.map((p) => ({ ...p, id: `${p.id} (peer)` }))]) console.log(`not run: ${s.id}: ${s.reason}`);
     const reps = await repetitions(plans, upstream);
 
@@ -217,6 +251,9 @@ async function main(): Promise<void> {
 
     const summaries = plans.map((p) => summarizeScenario(p.scenario, reps.get(p.scenario.id) ?? []));
     console.log(`\n${mainTable(summaries, settings)}\n`);
+    const shippedRows = shippedTable(summaries);
+    if (shippedRows) console.log(`${shippedRows}\n`);
+    if (summaries.some((r) => r.kind === 'control')) console.log(`${controlLines(summaries)}\n`);
     if (sweep) console.log(`Connection sweep (openai-sync):\n\n${sweepTable(sweep)}\n`);
     if (memory) console.log(`Memory:\n\n${memoryTable(memory)}\n`);
     if (settings.writeResults) {

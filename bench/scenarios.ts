@@ -1,11 +1,13 @@
 /** What the benchmark sends: one request shape per scenario, for each target and for the mock itself. */
 import {
   MODEL_CACHED,
+  MODEL_CHUNKED,
   MODEL_VIA_ANTHROPIC,
   MODEL_VIA_OPENAI,
   PLATFORM_KEY,
   TARGETS,
   UPSTREAM_ANTHROPIC_MODEL,
+  UPSTREAM_CHUNKED_MODEL,
   UPSTREAM_KEY,
   UPSTREAM_OPENAI_MODEL,
 } from './settings.js';
@@ -27,8 +29,12 @@ export type HostId = 'express' | 'koa' | 'bun';
 export interface Scenario {
   id: string;
   title: string;
-  /** `host`: modelgate served by another host, compared with the node:http bridge on the same request. */
-  kind: 'passthrough' | 'translated' | 'host';
+  /**
+   * `host`: modelgate served by another host, compared with the node:http bridge on the same request.
+   * `control`: modelgate with its control plane on (a SQLite store: the usage ledger written, the
+   * platform key from the store), compared with the config-keys server on the same request.
+   */
+  kind: 'passthrough' | 'translated' | 'host' | 'control';
   stream: boolean;
   /** Minimum modelgate/floor throughput ratio the issue asks for. */
   targetRatio: number;
@@ -41,6 +47,11 @@ export interface Scenario {
   /** Portkey's form of the call; absent where the scenario is not the peer's (hosts). */
   peer?: PeerRoute;
   host?: HostId;
+  /**
+   * The server as shipped (`npm start`): the most CPU per request it may spend, as a multiple of the
+   * floor's in the same repetition (issue 21). Absent: reported without a target; `false`: not run.
+   */
+  shippedCpuTarget?: number | false;
   /** Whether a 200 body is the complete answer (guards against measuring fast failures). */
   complete(text: string): boolean;
 }
@@ -109,25 +120,67 @@ function anthropicClient(stream: boolean): Requests {
  */
 function cacheHit(): Scenario {
   const { peer: _notCached, ...requests } = openAIClient(false, false);
-  return { id: 'openai-cache-hit', title: 'OpenAI chat, response cache hit, JSON', kind: 'passthrough', targetRatio: 1, ...requests, gateway: { ...requests.gateway, body: openAIBody(MODEL_CACHED, false) } };
+  return { id: 'openai-cache-hit', title: 'OpenAI chat, response cache hit, JSON', kind: 'passthrough', targetRatio: 1, shippedCpuTarget: false, ...requests, gateway: { ...requests.gateway, body: openAIBody(MODEL_CACHED, false) } };
+}
+
+/** Pass-through JSON from an upstream that answers chunked (no Content-Length), as most vendors do. */
+function chunkedSync(): Scenario {
+  const requests = openAIClient(false, false);
+  const upstream = (spec: RequestSpec): RequestSpec => ({ ...spec, body: openAIBody(UPSTREAM_CHUNKED_MODEL, false) });
+  return {
+    id: 'openai-sync-chunked',
+    title: 'OpenAI chat, pass-through, JSON chunked by the upstream',
+    kind: 'passthrough',
+    targetRatio: TARGETS.passthroughRatio,
+    shippedCpuTarget: SHIPPED_CPU.json,
+    ...requests,
+    gateway: { ...requests.gateway, body: openAIBody(MODEL_CHUNKED, false) },
+    floor: upstream(requests.floor),
+    direct: upstream(requests.direct),
+    ...(requests.peer ? { peer: { ...requests.peer, spec: upstream(requests.peer.spec) } } : {}),
+  };
+}
+
+/**
+ * The control plane's cost (issue 23): the pass-through call through the server with its control
+ * plane on (the child opens a SQLite store as the standalone server does, creates a key there and
+ * answers with its secret; every request writes a ledger row) and through the config-keys server,
+ * in the same repetitions. The gateway request's key is replaced by the store key's secret.
+ */
+function controlScenario(stream: boolean): Scenario {
+  const { peer: _notCompared, ...requests } = openAIClient(false, stream);
+  return {
+    id: `control-openai-${stream ? 'stream' : 'sync'}`,
+    title: `OpenAI chat, pass-through, ${stream ? 'SSE' : 'JSON'}: control plane on (SQLite ledger, store key) vs config keys`,
+    kind: 'control',
+    targetRatio: TARGETS.passthroughRatio,
+    shippedCpuTarget: false,
+    ...requests,
+  };
 }
 
 function hostScenario(host: HostId, title: string): Scenario {
   const { peer: _notForHosts, ...requests } = openAIClient(false, false);
-  return { id: `host-${host}`, title, kind: 'host', targetRatio: TARGETS.passthroughRatio, host, ...requests };
+  return { id: `host-${host}`, title, kind: 'host', targetRatio: TARGETS.passthroughRatio, shippedCpuTarget: false, host, ...requests };
 }
+
+/** Issue 21's CPU-per-request targets for `npm start` against the floor: JSON, SSE pass-through, translated SSE. */
+const SHIPPED_CPU = { json: 1.25, sse: 1.0, translatedSse: 1.1 } as const;
 
 const PASS = TARGETS.passthroughRatio;
 const TRANSLATED = TARGETS.translatedRatio;
 
 export const SCENARIOS: Scenario[] = [
-  { id: 'openai-sync', title: 'OpenAI chat, pass-through, JSON', kind: 'passthrough', targetRatio: PASS, ...openAIClient(false, false) },
-  { id: 'openai-stream', title: 'OpenAI chat, pass-through, SSE', kind: 'passthrough', targetRatio: PASS, ...openAIClient(false, true) },
+  { id: 'openai-sync', title: 'OpenAI chat, pass-through, JSON', kind: 'passthrough', targetRatio: PASS, shippedCpuTarget: SHIPPED_CPU.json, ...openAIClient(false, false) },
+  chunkedSync(),
+  { id: 'openai-stream', title: 'OpenAI chat, pass-through, SSE', kind: 'passthrough', targetRatio: PASS, shippedCpuTarget: SHIPPED_CPU.sse, ...openAIClient(false, true) },
   { id: 'openai-to-anthropic-sync', title: 'OpenAI client -> Anthropic upstream, JSON', kind: 'translated', targetRatio: TRANSLATED, ...openAIClient(true, false) },
-  { id: 'openai-to-anthropic-stream', title: 'OpenAI client -> Anthropic upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, ...openAIClient(true, true) },
+  { id: 'openai-to-anthropic-stream', title: 'OpenAI client -> Anthropic upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, shippedCpuTarget: SHIPPED_CPU.translatedSse, ...openAIClient(true, true) },
   { id: 'anthropic-to-openai-sync', title: 'Anthropic client -> OpenAI upstream, JSON', kind: 'translated', targetRatio: TRANSLATED, ...anthropicClient(false) },
-  { id: 'anthropic-to-openai-stream', title: 'Anthropic client -> OpenAI upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, ...anthropicClient(true) },
+  { id: 'anthropic-to-openai-stream', title: 'Anthropic client -> OpenAI upstream, SSE', kind: 'translated', targetRatio: TRANSLATED, shippedCpuTarget: SHIPPED_CPU.translatedSse, ...anthropicClient(true) },
   cacheHit(),
+  controlScenario(false),
+  controlScenario(true),
   hostScenario('express', 'Express 5 middleware (adapters/express.ts), pass-through JSON'),
   hostScenario('koa', 'Koa 3 middleware (adapters/koa.ts), pass-through JSON'),
   hostScenario('bun', 'Bun.serve + fetch adapter (adapters/fetch.ts), pass-through JSON'),

@@ -45,6 +45,10 @@ export interface BenchSettings {
   soakMs: number;
   /** Connections of the soak load, spread over the protocol scenarios. */
   soakConnections: number;
+  /** Measure the server as it ships (`npm start` with a config file, access log to a file) beside the in-process child. */
+  npmStart: boolean;
+  /** Also `npm start --quiet` (no access log): what the access log costs. */
+  npmStartQuiet: boolean;
 }
 
 function intEnv(name: string, fallback: number, min: number): number {
@@ -81,6 +85,8 @@ export function readSettings(): BenchSettings {
     streamHoldMs: intEnv('BENCH_STREAM_HOLD_MS', 30_000, 1000),
     soakMs: intEnv('BENCH_SOAK_MS', 600_000, 0),
     soakConnections: intEnv('BENCH_SOAK_CONNECTIONS', 24, 1),
+    npmStart: process.env.BENCH_NPM_START !== '0',
+    npmStartQuiet: process.env.BENCH_NPM_START_QUIET !== '0',
   };
 }
 
@@ -105,8 +111,12 @@ export const TARGETS = {
   addedP50Ms: 0.2,
   addedP99Ms: 1,
   addedTtfbMs: 0.3,
+  /** The control plane on (SQLite ledger, a store key) against the config-keys server, same run (issue 23: within 5%). */
+  controlRatio: 0.95,
   streamsMemoryMb: 50,
   soakDriftPct: 10,
+  /** The access log's share of `npm start`'s CPU (issue 21). */
+  accessLogShare: 0.05,
 } as const;
 
 /** The platform key the load generator presents to modelgate. */
@@ -118,12 +128,16 @@ export const MODEL_VIA_OPENAI = 'bench-openai';
 export const MODEL_VIA_ANTHROPIC = 'bench-anthropic';
 /** The OpenAI upstream's model with the response cache on: after the first call, every call is a hit. */
 export const MODEL_CACHED = 'bench-cached';
+/** The OpenAI upstream's model whose JSON answers come chunked (no Content-Length), as most vendors send them. */
+export const MODEL_CHUNKED = 'bench-chunked';
 /** Model whose upstream stream is paced (a chunk every BENCH_PACE_MS): the memory scenario. */
 export const MODEL_PACED = 'bench-paced';
 /** Upstream model names; the mock paces streams of models ending in `-paced`. */
 export const UPSTREAM_OPENAI_MODEL = 'gpt-bench';
 export const UPSTREAM_ANTHROPIC_MODEL = 'claude-bench';
 export const UPSTREAM_PACED_MODEL = 'gpt-bench-paced';
+/** The mock answers models ending in `-chunked` with chunked transfer encoding and no Content-Length. */
+export const UPSTREAM_CHUNKED_MODEL = 'gpt-bench-chunked';
 /** The reply text of the mock upstream; streams send one chunk per word. */
 export const REPLY_WORDS = ['The', ' quick', ' brown', ' fox', ' jumps', ' over', ' the', ' lazy', ' dog.'];
 
@@ -138,6 +152,7 @@ export function gatewayConfig(upstreamOrigin: string): Record<string, unknown> {
       { id: MODEL_VIA_OPENAI, provider: 'up-openai', upstreamModel: UPSTREAM_OPENAI_MODEL },
       { id: MODEL_VIA_ANTHROPIC, provider: 'up-anthropic', upstreamModel: UPSTREAM_ANTHROPIC_MODEL },
       { id: MODEL_PACED, provider: 'up-openai', upstreamModel: UPSTREAM_PACED_MODEL },
+      { id: MODEL_CHUNKED, provider: 'up-openai', upstreamModel: UPSTREAM_CHUNKED_MODEL },
       { id: MODEL_CACHED, provider: 'up-openai', upstreamModel: UPSTREAM_OPENAI_MODEL, cache: { ttlSeconds: 3600 } },
     ],
     keys: [{ id: 'bench', key: PLATFORM_KEY }],

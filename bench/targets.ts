@@ -1,6 +1,7 @@
 /** Starts the benchmark's processes: the mock upstream, the floor, modelgate on each host, the peer. */
 import { join } from 'node:path';
 import { startChild, type BenchChild } from './children.js';
+import { startShipped } from './shipped.js';
 import { peerChildSpec, type PeerStatus } from './peer.js';
 import type { Pinning } from './pinning.js';
 import type { HostId } from './scenarios.js';
@@ -14,6 +15,8 @@ export interface LaunchContext {
   extension: '.js' | '.ts';
   peer: PeerStatus;
   bun?: string;
+  /** The repository, where `npm start` runs. */
+  repoRoot: string;
 }
 
 export type NodeHost = 'node' | Exclude<HostId, 'bun'>;
@@ -42,8 +45,13 @@ export function launcher(ctx: LaunchContext) {
         { name: host === 'node' ? 'modelgate' : `modelgate on ${host}`, file: entry('gateway-server'), env: { BENCH_UPSTREAM: upstream.url, BENCH_HOST: host, ...env }, nodeArgs, cpu: onTarget },
         pinning,
       ),
+    /** modelgate on the node:http bridge with its control plane on (SQLite store, keys from it, the ledger written). */
+    controlGateway: (upstream: BenchChild): Promise<BenchChild> =>
+      startChild({ name: 'modelgate (control plane on)', file: entry('gateway-server'), env: { BENCH_UPSTREAM: upstream.url, BENCH_HOST: 'node', BENCH_CONTROL: 'sqlite' }, cpu: onTarget }, pinning),
     bun: (upstream: BenchChild): Promise<BenchChild> =>
       startChild({ name: 'modelgate on Bun', file: entry('host-bun'), env: { BENCH_UPSTREAM: upstream.url }, runtime: 'bun', cpu: onTarget }, pinning, ctx.bun),
+    /** The server as shipped: `npm start` in the repository (dist/ built), pinned like the others. */
+    shipped: (upstream: BenchChild, quiet: boolean): Promise<BenchChild> => startShipped(ctx.repoRoot, upstream.url, onTarget, pinning, { quiet }),
     peer: (): Promise<BenchChild> => {
       if (!ctx.peer.installed) throw new Error(`peer ${ctx.peer.reason}`);
       return startChild(peerChildSpec(ctx.peer, onTarget), pinning);

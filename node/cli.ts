@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node-serve.js';
 import { embeddedDefault } from '../src/config/defaults.js';
-import { ConfigError, readConfigJson } from '../src/config/load.js';
+import { ConfigError, interpolateEnv, readConfigJson } from '../src/config/load.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import { SUPPORTED_PROVIDER_TYPES } from '../src/providers/registry.js';
@@ -39,10 +39,16 @@ Usage: modelgate [--config FILE] [--port N] [--host H] [--db DB] [options]
 
 Admin API (/admin/v1, only when an admin key exists):
   MODELGATE_ADMIN_KEY         an admin key with read-write access (also config admin.keys)
+  MODELGATE_SECRET            encrypts store keys' providerKeys at rest (also config
+                              control.secret; the same on every instance). Without it a
+                              SQLite file gets a generated one in <file>.secret (0600);
+                              on PostgreSQL keys cannot be given providerKeys.
+  MODELGATE_SESSION_SECRET    signs console sessions; the same on every instance (config admin.sessionSecret)
 
 Usage ledger (one row per request of a known key, written in batches):
   MODELGATE_LEDGER_QUEUE_ROWS         rows held while the database is slow or away (50000)
   MODELGATE_LEDGER_FLUSH_MS           a row waits at most this long to be written (1000)
+  MODELGATE_LEDGER_WRITE_TIMEOUT_MS   a batch write that hangs longer is given up and retried (15000)
   MODELGATE_LEDGER_RETENTION_DAYS     rows kept (90); older ones are exported, then deleted
   MODELGATE_LEDGER_ROLLUP_RETENTION_DAYS  daily rollups kept (730)
   MODELGATE_LEDGER_EXPORT_DIR         where purged rows are exported as CSV (./modelgate-exports)
@@ -103,6 +109,13 @@ function fileWriter(file: string): LineWriter {
   }
 }
 
+/** The config's `control.secret`, its `${VAR}` references filled in (the rest of the config is filled in by createGateway). */
+function controlSecretOf(config: GatewayConfigInput, env: Record<string, string | undefined> | false): string | undefined {
+  const raw = config.control?.secret;
+  if (typeof raw !== 'string') return undefined;
+  return env ? (interpolateEnv(raw, env) as string) : raw;
+}
+
 async function main(): Promise<void> {
   const command = process.argv[2];
   const sub = command === undefined ? undefined : SUBCOMMANDS[command];
@@ -160,6 +173,7 @@ async function main(): Promise<void> {
     const admin = (config.admin ??= {});
     admin.keys = [...(admin.keys ?? []), { id: 'env:MODELGATE_ADMIN_KEY', key: adminKey, access: 'write' }];
   }
+  if (env.MODELGATE_SESSION_SECRET) (config.admin ??= {}).sessionSecret = env.MODELGATE_SESSION_SECRET;
   const logFormat = (values['log-format'] ?? env.MODELGATE_LOG_FORMAT ?? 'json') as LogFormat;
   if (logFormat !== 'json' && logFormat !== 'text') throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
   const rawMetricsPort = values['metrics-port'] ?? (env.MODELGATE_METRICS_PORT || undefined);
@@ -182,8 +196,9 @@ async function main(): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   const metrics = metricsPort === undefined ? undefined : await serveMetrics(metricsPort, host);
   if (metrics) say(`modelgate: metrics at ${metrics.url}`);
-  const controlPlane = await openControlPlane(values.db, env, { ...(shared ? { notifier: shared.notifier } : {}), ...(metrics ? { meterProvider: metrics.meterProvider } : {}) });
-  say(`modelgate: store: ${controlPlane.database.description}`);
+  const configSecret = controlSecretOf(config, configEnv);
+  const controlPlane = await openControlPlane(values.db, env, { ...(configSecret ? { configSecret } : {}), ...(shared ? { notifier: shared.notifier } : {}), ...(metrics ? { meterProvider: metrics.meterProvider } : {}) });
+  say(`modelgate: store: ${controlPlane.database.description}; providerKeys secret: ${controlPlane.secretSource}`);
   // Task records live in the database when it is shared (PostgreSQL) or when nothing else is
   // (no Redis): the task center lists them. With Redis and a per-instance SQLite file, Redis keeps
   // them, so instances still share their tasks.

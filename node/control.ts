@@ -1,13 +1,17 @@
 /** Node-only: the standalone server's control plane: the database from --db / MODELGATE_DB / DATABASE_URL, migrated, and the services on it. */
 import type { ChangeNotifier } from '../src/control/change-notifier.js';
 import { createControlPlane, type ControlPlane, type ControlPlaneOptions } from '../src/control/control-plane.js';
+import { hostname } from 'node:os';
 import { ledgerSettings } from './ledger-settings.js';
+import { resolveControlSecret } from './control-secret.js';
 import { resolveDatabaseTarget } from './db/database-target.js';
 import { openDatabase, type OpenedDatabase } from './db/open-database.js';
 
 export interface NodeControlPlane {
   control: ControlPlane;
   database: OpenedDatabase;
+  /** Where the secret that encrypts providerKeys came from (never its value); see control-secret.ts. */
+  secretSource: string;
   /** Stops the control plane's background work, then closes the database. */
   close(): Promise<void>;
 }
@@ -15,13 +19,19 @@ export interface NodeControlPlane {
 export async function openControlPlane(
   dbFlag: string | undefined,
   env: Record<string, string | undefined>,
-  options: { notifier?: ChangeNotifier } & Pick<ControlPlaneOptions, 'background' | 'meterProvider'> = {},
+  options: { notifier?: ChangeNotifier; configSecret?: string } & Pick<ControlPlaneOptions, 'background' | 'meterProvider'> = {},
 ): Promise<NodeControlPlane> {
   const ledger = ledgerSettings(env).queue;
-  const database = await openDatabase(resolveDatabaseTarget(dbFlag, env));
+  const target = resolveDatabaseTarget(dbFlag, env);
+  const { configSecret, ...rest } = options;
+  const database = await openDatabase(target);
   let control: ControlPlane;
+  let secretSource: string;
   try {
-    control = await createControlPlane({ db: database.db, dialect: database.dialect, ledger, ...options });
+    // After the database opened: a SQLite file exists, and its generated secret goes beside it.
+    const { secret, source } = resolveControlSecret(target, env, configSecret);
+    secretSource = source;
+    control = await createControlPlane({ db: database.db, dialect: database.dialect, ledger, instanceName: `${hostname()}:${process.pid}`, ...rest, ...(secret !== undefined ? { secret } : {}) });
   } catch (err) {
     await database.close().catch(() => undefined);
     throw err;
@@ -29,6 +39,7 @@ export async function openControlPlane(
   return {
     control,
     database,
+    secretSource,
     async close() {
       await control.close();
       await database.close();

@@ -144,10 +144,10 @@ function details(r: KeyRecord): string {
   );
 }
 
-function configView(file: string | undefined): KeysConfigView {
+function configView(file: string | undefined): KeysConfigView & { secret?: string } {
   if (!file) return { configKeys: [] };
   const cfg: GatewayConfig = parseConfig(readConfigJson(readFileSync(file, 'utf8')), process.env);
-  return { configKeys: cfg.keys, providerIds: new Set(cfg.providers.map((p) => p.id)) };
+  return { configKeys: cfg.keys, providerIds: new Set(cfg.providers.map((p) => p.id)), ...(cfg.control.secret ? { secret: cfg.control.secret } : {}) };
 }
 
 export const runKeys: Subcommand = async (args, env) => {
@@ -179,7 +179,7 @@ export const runKeys: Subcommand = async (args, env) => {
   try {
     if (shared) await shared.ready();
     const view = configView(v.config);
-    opened = await openControlPlane(v.db, env, { background: false, ...(shared ? { notifier: shared.notifier } : {}) });
+    opened = await openControlPlane(v.db, env, { background: false, ...(view.secret ? { configSecret: view.secret } : {}), ...(shared ? { notifier: shared.notifier } : {}) });
     const keys = opened.control.keys;
     const actor = `cli:${userInfo().username}`;
     const keyId = id as string;

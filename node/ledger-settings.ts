@@ -1,9 +1,9 @@
 /**
  * The standalone server's ledger settings from the environment: the write queue's bound and
- * flush interval, and the retention (days of rows, days of rollups, where purged rows are exported).
+ * flush interval and per-batch write timeout, and the retention (days of rows, days of rollups, where purged rows are exported).
  */
 export interface LedgerSettings {
-  queue: { maxRows?: number; flushIntervalMs?: number; closeDeadlineMs?: number };
+  queue: { maxRows?: number; flushIntervalMs?: number; writeTimeoutMs?: number; closeDeadlineMs?: number };
   retention: { rowDays: number; rollupDays: number; exportDir: string; intervalMs: number };
 }
 
@@ -17,6 +17,7 @@ function whole(env: Record<string, string | undefined>, name: string, min: numbe
 export function ledgerSettings(env: Record<string, string | undefined>): LedgerSettings {
   const maxRows = whole(env, 'MODELGATE_LEDGER_QUEUE_ROWS', 1);
   const flushIntervalMs = whole(env, 'MODELGATE_LEDGER_FLUSH_MS', 1);
+  const writeTimeoutMs = whole(env, 'MODELGATE_LEDGER_WRITE_TIMEOUT_MS', 0);
   const closeDeadlineMs = whole(env, 'MODELGATE_SHUTDOWN_MS', 0);
   const rowDays = whole(env, 'MODELGATE_LEDGER_RETENTION_DAYS', 1) ?? 90;
   const rollupDays = whole(env, 'MODELGATE_LEDGER_ROLLUP_RETENTION_DAYS', 1) ?? 730;
@@ -24,6 +25,7 @@ export function ledgerSettings(env: Record<string, string | undefined>): LedgerS
     queue: {
       ...(maxRows !== undefined ? { maxRows } : {}),
       ...(flushIntervalMs !== undefined ? { flushIntervalMs } : {}),
+      ...(writeTimeoutMs !== undefined ? { writeTimeoutMs } : {}),
       ...(closeDeadlineMs !== undefined ? { closeDeadlineMs } : {}),
     },
     retention: {

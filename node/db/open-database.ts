@@ -1,8 +1,9 @@
-/** Node-only: opens the control plane's store (better-sqlite3 or pg) and brings it to the latest version. */
+/** Node-only: opens the control plane's store (SQLite, see sqlite-engine.ts, or pg) and brings it to the latest version. */
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database, DatabaseDialect } from '../../src/control/db/database.js';
 import { migrateToLatest } from '../../src/control/db/migrate.js';
 import { describeTarget, type DatabaseTarget } from './database-target.js';
+import { openSqliteFile, type SqliteHandle } from './sqlite-engine.js';
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
@@ -35,19 +36,18 @@ interface Opening extends OpenedDatabase {
 }
 
 async function openSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' | 'memory' }>): Promise<Opening> {
-  const { default: BetterSqlite3 } = await import('better-sqlite3');
   const file = target.kind === 'memory' ? ':memory:' : target.file;
-  let sqlite: InstanceType<typeof BetterSqlite3>;
+  let sqlite: SqliteHandle;
   try {
-    sqlite = new BetterSqlite3(file);
+    sqlite = await openSqliteFile(file);
   } catch (err) {
     throw new Error(`cannot open the SQLite database ${file}: ${(err as Error).message}`);
   }
   // WAL: the server and the CLI (or a backup) read and write the same file at once; a writer waits for another instead of failing.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  sqlite.exec('PRAGMA journal_mode = WAL');
+  sqlite.exec('PRAGMA busy_timeout = 5000');
+  sqlite.exec('PRAGMA foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite.database }) });
   return {
     db,
     dialect: 'sqlite',
@@ -60,7 +60,7 @@ async function openSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' | 'me
         await migrateToLatest(db);
         sqlite.exec('COMMIT');
       } catch (err) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        if (sqlite.inTransaction()) sqlite.exec('ROLLBACK');
         throw err;
       }
     },
@@ -103,7 +103,11 @@ async function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
         try {
           if (schema) await client.query(`create schema if not exists "${schema}"`);
-          await migrateToLatest(db, schema ? { schema } : {});
+          // Kysely looks for its bookkeeping tables in every schema unless told which one: with
+          // another schema holding them (a second store in the same database), it would skip
+          // creating them here and fail. Always name the schema the store's tables go to.
+          const current = schema ?? ((await client.query<{ s: string }>('select current_schema() as s')).rows[0]?.s || 'public');
+          await migrateToLatest(db, { schema: current });
         } finally {
           await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
         }

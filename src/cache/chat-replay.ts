@@ -2,7 +2,11 @@
  * A chat answer in the cache is an IR response: recorded from the upstream's stream events (or its
  * whole answer) on a miss, and replayed as IR stream events on a hit, so any client protocol gets
  * it in its own shape, streamed or not. Only complete answers are kept: a finish reason of stop,
- * length or tool calls (not a refusal, a filtered or failed answer) and no media parts.
+ * length or tool calls (not a refusal, a filtered or failed answer: Anthropic's `refusal`, Gemini's
+ * SAFETY, OpenAI's `content_filter` all arrive as content-filter), no refusal text (OpenAI
+ * Responses' `refusal` content; Chat Completions' `message.refusal` leaves no text at all), some
+ * answer (text that is not blank, or a tool call: an answer of only reasoning or whitespace is
+ * empty) and no media parts.
  */
 import type { IRChatResponse, IRContentPart, IRStreamEvent, IRUsage } from '../ir/types.js';
 
@@ -11,7 +15,9 @@ const REPLAYABLE = new Set(['text', 'reasoning', 'tool-call', 'web-search']);
 
 /** Whether an answer may be cached. */
 export function cacheableResponse(res: IRChatResponse): boolean {
-  return KEPT_FINISH.has(res.finishReason.unified) && res.content.length > 0 && res.content.every((p) => REPLAYABLE.has(p.type));
+  if (!KEPT_FINISH.has(res.finishReason.unified)) return false;
+  if (!res.content.every((p) => REPLAYABLE.has(p.type) && !(p.type === 'text' && p.refusal))) return false;
+  return res.content.some((p) => (p.type === 'text' && p.text.trim() !== '') || p.type === 'tool-call');
 }
 
 /** The stream events that tell `res` from start to finish. */
@@ -61,7 +67,7 @@ export class ChatAnswerRecorder {
         if (ev.usage) this.usage = { ...this.usage, ...ev.usage };
         return;
       case 'text-start':
-        return this.open(ev.id, { type: 'text', text: '' });
+        return this.open(ev.id, { type: 'text', text: '', ...(ev.refusal ? { refusal: true as const } : {}) });
       case 'text-delta': {
         const b = this.blocks.get(ev.id);
         if (b?.type === 'text') b.text += ev.delta;

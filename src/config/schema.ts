@@ -150,7 +150,20 @@ export const configSchema = z
     models: z.array(modelSchema).default([]),
     keys: z.array(keySchema).default([]),
     /** The admin API (/admin/v1): without a credential here, MODELGATE_ADMIN_KEY or the host's authorizeAdmin it does not exist. */
-    admin: z.strictObject({ keys: z.array(adminKeySchema).default([]) }).prefault({}),
+    admin: z
+      .strictObject({
+        keys: z.array(adminKeySchema).default([]),
+        /** Signs the console's session cookies; the same value on every instance behind one address (random per process otherwise). */
+        sessionSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+        /** How long a console sign-in lasts (default 12 hours). */
+        sessionTtlSeconds: z.number().int().min(60).max(30 * 86_400).default(12 * 3600),
+      })
+      .prefault({}),
+    /**
+     * The control plane (the standalone server's store). `secret`: from it the key that encrypts
+     * store keys' providerKeys at rest is derived; the same on every instance (else MODELGATE_SECRET).
+     */
+    control: z.strictObject({ secret: z.string().min(16, 'must be at least 16 characters').optional() }).prefault({}),
     limits: z
       .object({
         /** Largest request body accepted, in bytes (default 32 MiB). */

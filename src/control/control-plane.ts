@@ -10,10 +10,13 @@ import type { ChangeNotifier } from './change-notifier.js';
 import type { Database, DatabaseDialect } from './db/database.js';
 import { KeyCache } from './keys/key-cache.js';
 import { KeyService } from './keys/key-service.js';
+import { providerKeyCipher, sealLegacyProviderKeys } from './keys/provider-key-cipher.js';
 import { LedgerQueue, type LedgerQueueOptions, type LedgerSink } from './ledger/ledger-queue.js';
 import { ledgerMetrics } from './ledger/ledger-metrics.js';
 import { SqlLedgerStore } from './ledger/sql-ledger-store.js';
 import { SqlTaskStore } from './tasks/sql-task-store.js';
+import { HEARTBEAT_MS, InstanceRegistry } from './instances/instance-registry.js';
+import { OverviewQueries } from './ledger/ledger-hourly.js';
 
 /** Without a notifier, how often instances look for key changes: a change reaches them within a second. */
 export const KEY_POLL_MS = 500;
@@ -31,8 +34,8 @@ export interface ControlPlaneOptions {
   now?: () => number;
   /** Where background failures are reported (default console), at most once a minute. */
   logger?: { warn(message: string): void };
-  /** The ledger's write queue: its bound, batch size, flush interval (see LedgerQueueOptions). */
-  ledger?: Pick<LedgerQueueOptions, 'maxRows' | 'batchSize' | 'flushIntervalMs' | 'retryMaxMs' | 'warnEveryMs'> & {
+  /** The ledger's write queue: its bound, batch size, flush interval, write timeout (see LedgerQueueOptions). */
+  ledger?: Pick<LedgerQueueOptions, 'maxRows' | 'batchSize' | 'flushIntervalMs' | 'retryMaxMs' | 'writeTimeoutMs' | 'warnEveryMs'> & {
     /** Where batches go instead of the database's ledger tables (a host's own sink; tests). */
     sink?: LedgerSink;
     /** Longest wait for queued rows at close() (default 10 000 ms). */
@@ -46,6 +49,14 @@ export interface ControlPlaneOptions {
   keyPollMs?: number;
   /** No timers (a one-shot CLI command): the cache is loaded on demand only. */
   background?: boolean;
+  /**
+   * The operator's secret (at least 16 characters, the same on every instance) from which the key
+   * that encrypts store keys' providerKeys at rest is derived (HKDF, AES-256-GCM). Without it a key
+   * cannot be given providerKeys (409), and encrypted ones cannot be read (such keys are refused).
+   */
+  secret?: string;
+  /** This instance's name in the console's instance list (default `instance`; the CLI passes the host name). */
+  instanceName?: string;
 }
 
 export interface ControlPlane {
@@ -63,6 +74,10 @@ export interface ControlPlane {
   keyCache: KeyCache;
   /** Key lifecycle for the admin API and the CLI. */
   keys: KeyService;
+  /** The console overview's reads (hourly and daily rollups). */
+  overview: OverviewQueries;
+  /** The instances sharing the store (heartbeats), for the console. */
+  instances: InstanceRegistry;
   /**
    * Requests a key made since an instant (the usage ledger's count), for GET /v1/key's
    * `usage.requestsToday`; absent without a ledger (then null there).
@@ -89,10 +104,16 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     warnedAt = t;
     logger.warn(`modelgate: ${message} (repeats at most once a minute)`);
   };
-  const keyCache = new KeyCache(options.db, now);
+  const cipher = options.secret === undefined ? undefined : await providerKeyCipher(options.secret);
+  // Rows from before providerKeys were encrypted: encrypted now, once (a no-op afterwards).
+  if (cipher) await sealLegacyProviderKeys(options.db, cipher);
+  const keyCache = new KeyCache(options.db, now, {
+    ...(cipher ? { cipher } : {}),
+    onUnreadable: (id, reason) => warn(`the providerKeys of key ${id} cannot be read (${reason}); the key is refused until they can be`),
+  });
   await keyCache.refresh();
   const notifier = options.notifier;
-  const keys = new KeyService({ db: options.db, cache: keyCache, now, ...(notifier ? { announce: () => notifier.publish() } : {}) });
+  const keys = new KeyService({ db: options.db, cache: keyCache, now, ...(cipher ? { cipher } : {}), ...(notifier ? { announce: () => notifier.publish() } : {}) });
   const refresh = (): void => {
     keyCache.refresh().catch((err: unknown) => warn(`could not reload keys from the store: ${(err as Error).message}`));
   };
@@ -113,6 +134,19 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   const ledger = new LedgerQueue(sink ?? usage, { ...queueOptions, now, warn: (m) => logger.warn(m), onDrop: metrics.dropped });
   metrics.watch(ledger);
   closers.push(() => ledger.close(closeDeadlineMs));
+  const instances = new InstanceRegistry(options.db, now, options.instanceName ?? 'instance');
+  if (options.background !== false) {
+    let beating: Promise<void> = Promise.resolve();
+    const beat = (): void => {
+      beating = instances.heartbeat({ ledger: ledger.stats() }).catch((err: unknown) => warn(`could not write this instance's heartbeat: ${(err as Error).message}`));
+    };
+    beat();
+    closers.push(every(HEARTBEAT_MS, beat));
+    closers.push(async () => {
+      await beating;
+      await instances.remove();
+    });
+  }
   return {
     db: options.db,
     dialect: options.dialect,
@@ -123,6 +157,8 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     ledger,
     usage,
     tasks: new SqlTaskStore(options.db, now),
+    overview: new OverviewQueries(options.db),
+    instances,
     // Whole UTC days from the rollups (GET /v1/key asks from the start of today).
     requestCount: async (keyId, since) => (await usage.spendSince(keyId, since)).requests,
     async close() {

@@ -29,6 +29,8 @@ export function chatCachePlan(ctx: EndpointContext, call: ChatCall): CachePlan |
   if (protocol === 'gemini-interactions') return undefined;
   // A stored response or one continuing stored state is not an exact repeat of a request.
   if (protocol === 'openai-responses' && (body.store !== false || body.background === true || body.previous_response_id != null || body.conversation != null)) return undefined;
+  // A hit is encoded in the caller's protocol: a Responses turn whose encoder options could not be worked out is not cached.
+  if (protocol === 'openai-responses' && !call.clientOptions?.responses) return undefined;
   const gen = (body.generationConfig ?? body.generation_config) as Record<string, unknown> | undefined;
   if (positive(body.n) || positive(gen?.candidateCount) || positive(gen?.candidate_count)) return undefined;
   return cachePlan(ctx.principal, call.model, ctx.request.headers, `chat:${protocol}`, body);

@@ -121,7 +121,7 @@ export function errorResponse(ctx: EndpointContext, err: GatewayError): Reply {
   return new Reply(safe.status, headers, JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)));
 }
 
-/** The gateway's secrets plus this caller's own upstream credentials (RequestContext.secrets). */
+/** The gateway's secrets plus this caller's own upstream credentials (EndpointContext.secrets). */
 export function requestSecrets(ctx: EndpointContext): readonly string[] {
   return ctx.secrets;
 }

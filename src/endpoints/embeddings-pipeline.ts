@@ -40,6 +40,7 @@ import { requireCapability, upstreamJsonResponse, upstreamJsonTextResponse } fro
 import { WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import { cachePlan, CACHE_HEADER, type CachePlan } from '../cache/cache-policy.js';
 import { hitCost, readCached, writeCached } from '../cache/cache-io.js';
+import { cacheableEmbeddings } from '../cache/embeddings-answer.js';
 
 /** How the caller wants its answer. */
 export type EmbeddingsClient = { kind: 'openai'; encoding: 'float' | 'base64' } | { kind: 'gemini'; single: boolean };
@@ -98,7 +99,8 @@ export async function runEmbeddings(ctx: EndpointContext, call: EmbeddingsCall):
     const costUsd = await settleRequest(requestLimits(ctx), model.pricing, answered.usage);
     ctx.obs.report({ ...(answered.usage ? { usage: answered.usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) });
     if (plan) {
-      await writeCached(ctx.services, plan, { kind: 'json', body: answered.text, ...(answered.usage ? { usage: answered.usage } : {}) }, costUsd);
+      // Only a complete answer is kept (every vector there and not empty); errors were thrown above.
+      if (cacheableEmbeddings(answered.text)) await writeCached(ctx.services, plan, { kind: 'json', body: answered.text, ...(answered.usage ? { usage: answered.usage } : {}) }, costUsd);
       answered.reply.headers.set(CACHE_HEADER, 'miss');
     }
     return answered.reply;

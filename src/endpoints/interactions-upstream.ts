@@ -6,13 +6,11 @@
  * it has one; a failure is logged as a warning, never swallowed silently.
  */
 import { toGatewayError } from '../core/errors.js';
-import { withCallerKey } from '../providers/caller-credential.js';
-import type { Provider } from '../providers/types.js';
+import { providerDeps, withCallerKey } from '../providers/caller-credential.js';
+import type { Provider, StoredObjectAction } from '../providers/types.js';
 import type { EndpointContext } from './services.js';
 import { callUpstream } from '../upstream/call.js';
 import { scrubError } from '../core/redact.js';
-
-export type UpstreamInteractionAction = 'cancel' | 'delete';
 
 /** The configured provider `providerId`, with the caller's own key for it (bring your own key) when it has one. */
 export function providerForCaller(ctx: EndpointContext, providerId: string): Provider | undefined {
@@ -24,17 +22,16 @@ export function providerForCaller(ctx: EndpointContext, providerId: string): Pro
 }
 
 /**
- * `POST {interactions}/{id}/cancel` or `DELETE {interactions}/{id}` at the provider's Interactions
- * API. Not tied to the client's connection (a cancel runs after the client that started the run may
- * be gone): bounded by the provider's timeout.
+ * A cancel or a delete at the provider's Interactions API, where the provider says
+ * (Provider.storedObjectRequest). Not tied to the client's connection (a cancel runs after the
+ * client that started the run may be gone): bounded by the provider's timeout.
  */
-export async function upstreamInteractionCall(ctx: EndpointContext, provider: Provider, upstreamId: string, action: UpstreamInteractionAction): Promise<void> {
+export async function upstreamInteractionCall(ctx: EndpointContext, provider: Provider, upstreamId: string, action: StoredObjectAction): Promise<void> {
   const api = provider.interactionsApi;
-  if (!api) return;
-  const { url, headers } = api.chatRequest({ upstreamModel: '', stream: false, inboundHeaders: new Headers() });
-  const target = `${url}/${encodeURIComponent(upstreamId)}${action === 'cancel' ? '/cancel' : ''}`;
+  const target = api?.storedObjectRequest?.(upstreamId, action);
+  if (!api || !target) return;
   try {
-    const result = await callUpstream(api, { url: target, method: action === 'cancel' ? 'POST' : 'DELETE', headers, protocol: 'gemini-interactions', observer: ctx.obs });
+    const result = await callUpstream(api, { ...target, protocol: 'gemini-interactions', observer: ctx.obs });
     try {
       await result.response.body?.cancel();
     } finally {

@@ -3,14 +3,13 @@
  * `DELETE /v1/responses/{id}`, `POST /v1/responses/{id}/cancel`,
  * `GET /v1/responses/{id}/input_items`. A key sees only its own responses (404 otherwise).
  */
-import { FINAL_STATUSES, type ConversationRecord } from '../conversations/conversation-store.js';
+import type { ConversationRecord } from '../conversations/conversation-store.js';
 import { GatewayError } from '../core/errors.js';
-import { replayEvents } from '../protocols/openai-responses/client/replay-events.js';
 import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
-import { updateRecord } from '../conversations/update-record.js';
-import { backgroundResponses } from './responses-background.js';
-import { textStreamReply, type Reply } from '../reply/reply.js';
+import { RESPONSES_TURNS } from './responses-encoding.js';
+import { cancelStoredTurn, deleteStoredTurn, streamStoredTurn } from './stateful-turn.js';
+import type { Reply } from '../reply/reply.js';
 import { quoteInput } from '../core/quote-input.js';
 
 async function ownRecord(ctx: EndpointContext, id: string): Promise<ConversationRecord> {
@@ -32,65 +31,21 @@ function intParam(ctx: EndpointContext, name: string, min: number, max: number):
   return n;
 }
 
-function frame(type: string, data: string): string {
-  return `event: ${type}\ndata: ${data}\n\n`;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-/**
- * The events of a stored response after `startingAfter`: a background run's recorded events,
- * followed live (polling the store) until it finishes; a response that was not recorded event by
- * event is replayed from its stored object.
- */
-export function streamStoredResponse(ctx: EndpointContext, record: ConversationRecord, startingAfter = -1): Reply {
-  const store = ctx.services.conversations.store;
-  const signal = ctx.signal;
-  const gen = (async function* () {
-    if (!record.background) {
-      for (const ev of replayEvents(record.object)) if (ev.seq > startingAfter) yield frame(ev.type, ev.data);
-      return;
-    }
-    let from = 0;
-    for (;;) {
-      const current = await store.get(record.id);
-      const final = !current || FINAL_STATUSES.includes(current.status);
-      // Events are appended before the final status is written: after seeing it, one more read has them all.
-      const events = await store.events(record.id, from);
-      from += events.length;
-      let text = '';
-      for (const ev of events) if (ev.seq > startingAfter) text += frame(ev.type, ev.data);
-      if (text) yield text;
-      if (final || signal.aborted) return;
-      await sleep(ctx.services.conversations.pollIntervalMs, signal);
-    }
-  })();
-  return textStreamReply(gen, () => undefined);
-}
-
 /** GET /v1/responses/{id} */
 export async function getResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   const stream = ctx.url.searchParams.get('stream');
-  if (stream === 'true') return streamStoredResponse(ctx, record, intParam(ctx, 'starting_after', -1, Number.MAX_SAFE_INTEGER) ?? -1);
+  if (stream === 'true') {
+    const startingAfter = intParam(ctx, 'starting_after', -1, Number.MAX_SAFE_INTEGER) ?? -1;
+    return streamStoredTurn(ctx, record, RESPONSES_TURNS, { keep: (ev) => ev.seq > startingAfter });
+  }
   return upstreamJsonResponse(ctx, record.object);
 }
 
 /** DELETE /v1/responses/{id} (a running background response is stopped first). */
 export async function deleteResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
-  backgroundResponses(ctx.services).cancelLocal(record.id);
-  await ctx.services.conversations.store.delete(record.id);
+  await deleteStoredTurn(ctx, record);
   return jsonResponse(ctx, { id: record.id, object: 'response', deleted: true });
 }
 
@@ -98,11 +53,7 @@ export async function deleteResponse(ctx: EndpointContext, params: Record<string
 export async function cancelResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   if (!record.background) throw new GatewayError('invalid_request', 'Only responses created with background: true can be cancelled.', { param: 'response_id' });
-  const updated = await updateRecord(ctx.services.conversations.store, record.id, (r) =>
-    FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: { ...r.object, status: 'cancelled' } },
-  );
-  backgroundResponses(ctx.services).cancelLocal(record.id);
-  return upstreamJsonResponse(ctx, (updated ?? record).object);
+  return upstreamJsonResponse(ctx, (await cancelStoredTurn(ctx, record, RESPONSES_TURNS)).object);
 }
 
 /** GET /v1/responses/{id}/input_items: cursor pages as at OpenAI (after/before item ids, limit, order). */

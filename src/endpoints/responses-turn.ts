@@ -115,6 +115,12 @@ export async function prepareResponsesTurn(ctx: EndpointContext, principal: Prin
     if (sameUpstream) plan.upstreamPreviousId = sameUpstream;
     else if (chain.length) plan.historyItems = historyItems(chain, model.id);
     const codec = responsesPassthrough(plan);
+    // A response-cache hit on this turn is encoded here, with no upstream to relay: it needs the
+    // encoder's options, as a translated turn has them (only worked out when the cache may answer).
+    const cached = !store && !background && (principal.cache ?? model.cache) !== undefined;
+    const names = cached ? toolNamesOrUndefined(req, model.id) : undefined;
+    const hitOptions = (): ResponsesEncodeOptions | undefined =>
+      names && { responseId: id, createdAt: Math.floor(createdAtMs / 1000), echo, names, origin: 'openai-responses', sink, webSearchSources: req.include?.includes('web_search_call.action.sources') === true, holdTextForSearch: false, background: false, now: rt.now };
     return {
       ...base,
       passthrough: true,
@@ -124,7 +130,8 @@ export async function prepareResponsesTurn(ctx: EndpointContext, principal: Prin
           if (sameUpstream && m.provider.id !== holder) return undefined;
           return responsesUpstreamOf(m)?.chatRequest({ upstreamModel: m.upstreamModel, stream, inboundHeaders: ctx.request.headers });
         };
-        return { client: openAIResponsesClient, model, raw, parsed, stream, passthroughRoute: { codec, target } };
+        const responses = hitOptions();
+        return { client: openAIResponsesClient, model, raw, parsed, stream, passthroughRoute: { codec, target }, ...(responses ? { clientOptions: { responses } } : {}) };
       },
     };
   }
@@ -149,6 +156,15 @@ export async function prepareResponsesTurn(ctx: EndpointContext, principal: Prin
     decoded: { names: decoded.names, turn: decoded.turn },
     call: (stream) => ({ client: openAIResponsesClient, model, raw, parsed, stream, ir: { ...decoded.ir, stream }, clientOptions: { responses: options(stream) } }),
   };
+}
+
+/** The tool names of a request for the Responses encoder; undefined when its tools cannot be read as IR. */
+function toolNamesOrUndefined(req: ResponsesRequest, model: string): ToolNames | undefined {
+  try {
+    return decodeTools(req, model, { skipHosted: true }).names;
+  } catch {
+    return undefined;
+  }
 }
 
 /** This turn as IR (its input, then the output of `final`), or why it cannot be. */

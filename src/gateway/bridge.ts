@@ -51,6 +51,7 @@ export interface GatewayBridge {
 }
 
 export { isTextStream, pipeTextStream, Reply, toResponse, type ReplyBody, type TextSink, type TextStream } from '../reply/reply.js';
+export { KEEP_ALIVE_TEXT, pipeChunks, type ChunkSink, type ChunkSource } from '../reply/stream-writer.js';
 export { FIXED_ORIGIN, hasDotSegment, requestURL } from '../request/guards.js';
 export { tooLarge as bodyTooLarge, type BodyReader } from '../request/body.js';
 export { allowedMethods };

@@ -16,6 +16,7 @@ import { createServices } from './services.js';
 import { quoteInput } from '../core/quote-input.js';
 import { GatewayRequestContext } from './request-context.js';
 import { mountAdminRoutes } from '../control/admin/admin-router.js';
+import { consoleRoutes } from '../console/console-routes.js';
 
 export interface Gateway {
   /** Serves one request: a Fetch-API Request in, a Response out. Never throws. */
@@ -49,7 +50,7 @@ function pathParams(m: RegExpExecArray): Record<string, string> {
 export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway & { readonly bridge: GatewayBridge } {
   const rt = createServices(config, options);
   // The admin API exists only with a store and an admin credential (otherwise its paths are 404s).
-  const routes: readonly Route[] = rt.admin ? [...ROUTES, ...mountAdminRoutes()] : ROUTES;
+  const routes: readonly Route[] = rt.admin ? [...ROUTES, ...mountAdminRoutes(), ...consoleRoutes()] : ROUTES;
   const methodsOn = (path: string): string[] => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
   const cachedRequestURL = requestURLCache();
   let closed = false;

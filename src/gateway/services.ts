@@ -50,9 +50,18 @@ export function createServices(config: GatewayConfigInput, options: GatewayOptio
     ...cfg.keys.map((k) => k.key),
     ...cfg.keys.flatMap((k) => Object.values(k.providerKeys ?? {})),
     ...cfg.admin.keys.map((k) => k.key),
+    ...(cfg.admin.sessionSecret ? [cfg.admin.sessionSecret] : []),
   ];
   const keys = new KeyStore(cfg.keys);
-  const admin = new AdminAuth(cfg.admin.keys, options.authorizeAdmin, (token) => keys.lookupSync(token) !== undefined || options.control?.keyCache.isPlatformKey(token) === true);
+  const admin = new AdminAuth(
+    cfg.admin.keys,
+    options.authorizeAdmin,
+    {
+      isPlatformKey: (token) => keys.lookupSync(token) !== undefined || options.control?.keyCache.isPlatformKey(token) === true,
+      ...(options.control ? { db: options.control.db } : {}),
+    },
+    { sessionSecret: cfg.admin.sessionSecret, sessionTtlSeconds: cfg.admin.sessionTtlSeconds, now },
+  );
   // A given store is shared (Redis): every call gets a deadline, a failure is a 503.
   const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const conversations = {

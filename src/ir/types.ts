@@ -14,6 +14,8 @@ export interface IRTextPart {
   text: string;
   /** Sources the text cites (web search results). */
   citations?: IRCitation[];
+  /** The model declined to answer and this text says so (OpenAI Responses' `refusal` content): never cached. */
+  refusal?: true;
   /** e.g. Anthropic cache_control, OpenAI annotations. */
   providerOptions?: ProviderOptions;
 }
@@ -207,7 +209,8 @@ export interface IRChatResponse {
 
 export type IRStreamEvent =
   | { type: 'message-start'; id: string; model: string; usage?: IRUsage }
-  | { type: 'text-start'; id: string }
+  /** `refusal`: the block is the model declining to answer (see IRTextPart). */
+  | { type: 'text-start'; id: string; refusal?: true }
   | { type: 'text-delta'; id: string; delta: string }
   | { type: 'text-end'; id: string }
   | { type: 'reasoning-start'; id: string }

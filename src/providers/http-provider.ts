@@ -5,7 +5,7 @@
  */
 import type { ProviderConfig } from '../config/schema.js';
 import type { ProtocolName } from '../ir/types.js';
-import type { FetchLike, Provider, ProviderCapabilities, UpstreamCall } from './types.js';
+import type { FetchLike, Provider, ProviderCapabilities, StoredObjectAction, UpstreamCall } from './types.js';
 
 export interface HttpVendor extends ProviderCapabilities {
   /** Base URL when the config has none (as the vendor's own SDK uses it). */
@@ -14,11 +14,13 @@ export interface HttpVendor extends ProviderCapabilities {
   authorize(headers: Headers, apiKey: string): void;
 }
 
-/** One API of a vendor: its protocol and the URL (and per-call headers) of a chat call, and of its token count if it has one. */
+/** One API of a vendor: its protocol and the URL (and per-call headers) of a chat call, of its token count and of actions on its stored objects if it has them. */
 export interface HttpApi {
   chatProtocol: ProtocolName;
   chatUrl(base: string, headers: Headers, call: UpstreamCall): string;
   countTokensUrl?(base: string, headers: Headers, call: UpstreamCall): string;
+  /** URL and method of an action on an object the vendor keeps for this API (Provider.storedObjectRequest). */
+  storedObject?(base: string, id: string, action: StoredObjectAction): { url: string; method: 'POST' | 'DELETE' };
 }
 
 /** A configured provider speaking `api`, with the vendor's credential and capabilities. */
@@ -62,5 +64,7 @@ export function httpProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: n
       return { url: countTokensUrl(base, h, call), headers: h };
     };
   }
+  const storedObject = api.storedObject;
+  if (storedObject) provider.storedObjectRequest = (id, action) => ({ ...storedObject(base, id, action), headers: headers() });
   return provider;
 }

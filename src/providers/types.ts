@@ -35,6 +35,9 @@ export interface ProviderCapabilities {
   responsesForEveryModel?: boolean;
 }
 
+/** What the gateway does to an object a vendor keeps (see Provider.storedObjectRequest). */
+export type StoredObjectAction = 'cancel' | 'delete';
+
 /** A configured upstream vendor, ready to call. */
 export interface Provider extends ProviderCapabilities {
   id: string;
@@ -52,6 +55,12 @@ export interface Provider extends ProviderCapabilities {
    * `/responses/input_tokens`); absent where the API has no counting endpoint (Chat Completions).
    */
   countTokensRequest?(call: UpstreamCall): { url: string; headers: Headers };
+  /**
+   * URL, method + headers of an action on an object the vendor keeps for this API (Gemini
+   * Interactions: cancel a background interaction, delete a stored one); absent where the gateway
+   * acts on no such object.
+   */
+  storedObjectRequest?(id: string, action: StoredObjectAction): { url: string; method: 'POST' | 'DELETE'; headers: Headers };
   /**
    * URL + credential headers (no content type) of another of the vendor's REST APIs (images,
    * videos): `path` under the base URL as the vendor's SDK uses it (`/videos` for OpenAI, whose

@@ -61,6 +61,12 @@ export class DeploymentHealth {
     return 'probe';
   }
 
+  /** What the console shows of a deployment: its state, failures in a row and the end of its cooldown (ms, 0 when none). */
+  describe(key: string): { state: DeploymentState; failures: number; cooldownUntil: number } {
+    const c = this.circuits.get(key);
+    return { state: this.state(key), failures: c?.failures ?? 0, cooldownUntil: c?.openUntil ?? 0 };
+  }
+
   /** Marks the start of a probe of a cooled-down deployment (other requests skip it meanwhile). */
   startProbe(key: string): void {
     const c = this.circuits.get(key);

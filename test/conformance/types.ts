@@ -97,8 +97,7 @@ export type Driver = Record<ScenarioName, (run: ScenarioRun) => Promise<TurnResu
 
 // ---- scenario inputs (the same conversation in every protocol) ----
 
-export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-export const PDF = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
+export { PDF, PNG } from '../helpers/samples.js';
 
 export const INPUT = {
   plain: 'hello world',

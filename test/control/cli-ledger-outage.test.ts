@@ -3,8 +3,11 @@
  * server reaches the database through a relay that goes down and comes back. While it is down,
  * requests are answered as fast as before (the ledger only queues); once it is back, every queued
  * row is written; rows beyond the queue's bound are dropped, and the count is exact (in the
- * `modelgate_ledger_dropped_rows_total` metric and the warning). Runs when DATABASE_URL is set,
- * and then fails if PostgreSQL cannot be reached.
+ * `modelgate_ledger_dropped_rows_total` metric and the warning). And a database that stops
+ * answering without closing anything (its open connections silently dead, as after a failover):
+ * the hanging write is given up after the write timeout and retried on a new connection, so the
+ * rows queued meanwhile are written once the database answers again. Runs when DATABASE_URL is
+ * set, and then fails if PostgreSQL cannot be reached.
  */
 import OpenAI from 'openai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -95,6 +98,51 @@ describe.skipIf(!DATABASE_URL)('a database restart under load (PostgreSQL throug
       const after = await call();
       await waitFor(async () => (await stored()) === 11 + BOUND);
       expect((await store.rows({ keyId: 'team-o' }, { limit: 1 })).rows[0]?.traceId).toBe(after.trace);
+    } finally {
+      await stopChild(server.child);
+    }
+  }, 120_000);
+
+  it('a database that stops answering (connections silently dead): hanging writes are given up and retried; every queued row is written after', async () => {
+    const viaRelay = new URL(t.target);
+    viaRelay.hostname = '127.0.0.1';
+    viaRelay.port = String(relay.port);
+    relay.up();
+    const server = await spawnCli(['--config', configFile, '--db', viaRelay.toString(), '--quiet', '--metrics-port', '0'], { MODELGATE_LEDGER_FLUSH_MS: '50', MODELGATE_LEDGER_WRITE_TIMEOUT_MS: '1000' });
+    const metricsUrl = /metrics at (http\S+)/.exec(server.output())?.[1] as string;
+    const store = new SqlLedgerStore(t.db);
+    const mine = new Set<string>();
+    const stored = async () => (await store.rows({ keyId: 'team-o' }, { limit: 1000 })).rows.filter((r) => mine.has(r.traceId)).length;
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const call = async (): Promise<void> => {
+      const r = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      mine.add(r.response.headers.get('x-trace-id') as string);
+    };
+    const waitFor = async (cond: () => Promise<boolean>, ms = 30_000) => {
+      const end = Date.now() + ms;
+      while (!(await cond())) {
+        if (Date.now() > end) throw new Error(`timed out; server output:\n${server.output()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    try {
+      for (let i = 0; i < 5; i++) await call();
+      await waitFor(async () => (await stored()) === 5);
+
+      relay.freeze();
+      for (let i = 0; i < 15; i++) await call();
+      // The write on a dead connection is given up (not waited on for ever) and retried.
+      await waitFor(async () => /the database did not answer within 1000 ms/.test(server.output()));
+      expect(await stored()).toBe(5);
+
+      relay.up();
+      await waitFor(async () => (await stored()) === 20);
+      const scrape = async () => Number(/^modelgate_ledger_dropped_rows_total(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(metricsUrl)).text())?.[1] ?? '0');
+      expect(await scrape()).toBe(0);
+      // Each row once, however many times its batch was tried.
+      const traces = (await store.rows({ keyId: 'team-o' }, { limit: 1000 })).rows.map((r) => r.traceId).filter((id) => mine.has(id));
+      expect(new Set(traces).size).toBe(traces.length);
+      expect(new Set(traces)).toEqual(mine);
     } finally {
       await stopChild(server.child);
     }

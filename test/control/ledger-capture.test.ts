@@ -10,6 +10,7 @@ import { createGateway, type Gateway } from '../../src/index.js';
 import type { LedgerRow } from '../../src/control/ledger/ledger-row.js';
 import { KEY_ALL, KEY_GPT, openAIConfig, readSSEData } from '../helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';
+import { jsonRequest } from '../helpers/requests.js';
 
 let mock: MockOpenAI;
 let gateway: Gateway;
@@ -35,13 +36,7 @@ afterAll(async () => {
 });
 
 function chat(body: Record<string, unknown>, key: string = KEY_ALL): Promise<Response> {
-  return gateway.handle(
-    new Request('http://gw.test/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'request-id': 'rid-ledger' },
-      body: JSON.stringify(body),
-    }),
-  );
+  return gateway.handle(jsonRequest('/v1/chat/completions', body, { key, headers: { 'request-id': 'rid-ledger' } }));
 }
 
 const rowOf = (res: Response): LedgerRow => {

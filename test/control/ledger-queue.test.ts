@@ -2,9 +2,11 @@
  * The ledger's bounded queue against a sink that fails and recovers: nothing is written on the
  * request path, rows queued while the sink is away are written after, rows past the bound are
  * dropped and counted exactly (metric and a rate-limited warning), close() writes every queued row.
+ * A sink that hangs (a write that never settles) is given up after the write timeout and retried,
+ * so the queue never waits for ever, and close() keeps its deadline with it.
  */
 import { describe, expect, it } from 'vitest';
-import { LedgerQueue, type LedgerSink } from '../../src/control/ledger/ledger-queue.js';
+import { LedgerQueue, MAX_ABANDONED_WRITES, type LedgerSink } from '../../src/control/ledger/ledger-queue.js';
 import type { LedgerRow } from '../../src/control/ledger/ledger-row.js';
 
 function row(i: number): LedgerRow {
@@ -29,6 +31,23 @@ class FlakySink implements LedgerSink {
   }
 }
 
+/** A sink whose writes never settle while `hung` is true (a database that stopped answering). */
+class HangingSink implements LedgerSink {
+  hung = true;
+  calls = 0;
+  pending = 0;
+  readonly written: LedgerRow[] = [];
+  write(rows: readonly LedgerRow[]): Promise<void> {
+    this.calls++;
+    if (this.hung) {
+      this.pending++;
+      return new Promise<void>(() => undefined);
+    }
+    this.written.push(...rows);
+    return Promise.resolve();
+  }
+}
+
 const until = async (cond: () => boolean, ms = 5000): Promise<void> => {
   const end = Date.now() + ms;
   while (!cond()) {
@@ -46,7 +65,7 @@ describe('ledger queue', () => {
     await until(() => sink.written.length === 10);
     expect(sink.written.map((r) => r.traceId)).toEqual(Array.from({ length: 10 }, (_, i) => `t${i}`));
     expect(sink.calls).toBe(3);
-    expect(q.stats()).toEqual({ queued: 0, written: 10, dropped: 0, failures: 0 });
+    expect(q.stats()).toEqual({ queued: 0, written: 10, dropped: 0, failures: 0, timeouts: 0 });
   });
 
   it('a sink that is down and comes back: queued rows are written after, past the bound they are dropped and counted exactly', async () => {
@@ -108,5 +127,53 @@ describe('ledger queue', () => {
     await q.close(80);
     expect(q.stats()).toMatchObject({ queued: 0, written: 0, dropped: 12 });
     expect(warnings.join('\n')).toContain('12 rows could not be written before shutdown');
+  });
+
+  it('a write that hangs is given up after writeTimeoutMs and retried with backoff; the rows are written once the sink answers', async () => {
+    const sink = new HangingSink();
+    const warnings: string[] = [];
+    const q = new LedgerQueue(sink, { batchSize: 10, flushIntervalMs: 5, retryMaxMs: 20, writeTimeoutMs: 30, warn: (m) => warnings.push(m) });
+    for (let i = 0; i < 25; i++) q.enqueue(row(i));
+    await until(() => q.stats().timeouts >= 3);
+    // Each hung attempt was given up, not waited on: the queue kept trying (and kept every row).
+    expect(sink.calls).toBeGreaterThanOrEqual(3);
+    expect(q.stats()).toMatchObject({ queued: 25, written: 0, dropped: 0 });
+    expect(warnings.join('\n')).toContain('the database did not answer within 30 ms');
+    sink.hung = false;
+    await until(() => q.stats().written === 25);
+    expect(sink.written.map((r) => r.traceId)).toEqual(Array.from({ length: 25 }, (_, i) => `t${i}`));
+    expect(q.stats()).toMatchObject({ queued: 0, dropped: 0 });
+  });
+
+  it('without a write timeout a hanging write holds the queue (the default is a bounded one)', async () => {
+    const sink = new HangingSink();
+    const q = new LedgerQueue(sink, { batchSize: 10, flushIntervalMs: 5, retryMaxMs: 20, writeTimeoutMs: 0 });
+    for (let i = 0; i < 5; i++) q.enqueue(row(i));
+    await until(() => sink.calls === 1);
+    await new Promise((r) => setTimeout(r, 150));
+    sink.hung = false;
+    await new Promise((r) => setTimeout(r, 150));
+    expect(sink.calls).toBe(1);
+    expect(q.stats()).toMatchObject({ queued: 5, written: 0, timeouts: 0 });
+  });
+
+  it('given-up writes still pending are capped: beyond MAX_ABANDONED_WRITES the queue waits instead of piling up writes', async () => {
+    const sink = new HangingSink();
+    const q = new LedgerQueue(sink, { batchSize: 10, flushIntervalMs: 1, retryMaxMs: 2, writeTimeoutMs: 2 });
+    for (let i = 0; i < 5; i++) q.enqueue(row(i));
+    await until(() => q.stats().failures >= MAX_ABANDONED_WRITES + 5);
+    expect(sink.pending).toBe(MAX_ABANDONED_WRITES);
+    expect(q.stats().timeouts).toBe(MAX_ABANDONED_WRITES);
+  });
+
+  it('close() with a hanging sink returns by its deadline and counts the rows as dropped', async () => {
+    const sink = new HangingSink();
+    const warnings: string[] = [];
+    const q = new LedgerQueue(sink, { flushIntervalMs: 60_000, writeTimeoutMs: 60_000, warn: (m) => warnings.push(m) });
+    for (let i = 0; i < 7; i++) q.enqueue(row(i));
+    await q.close(100);
+    expect(q.stats()).toMatchObject({ queued: 0, written: 0, dropped: 7 });
+    expect(q.stats().timeouts).toBeGreaterThanOrEqual(1);
+    expect(warnings.join('\n')).toContain('7 rows could not be written before shutdown');
   });
 });

@@ -32,7 +32,7 @@ function anthropicGatewayConfig(anthropic: MockAnthropic, openai: MockOpenAI): G
       { id: 'claude-gpt', provider: 'openai', upstreamModel: 'gpt-4o' },
       { id: 'gpt-4o', provider: 'openai' },
     ],
-    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/routing/resilience.test.ts).
     retry: { attempts: 1 },
     keys: [
       { id: 'all', key: KEY_ALL, models: ['*'] },
@@ -73,8 +73,9 @@ export function postRaw(h: AnthropicHarness, path: string, body: string, headers
   });
 }
 
-export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-export const PDF = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
+import { PDF, PNG } from './samples.js';
+
+export { PDF, PNG };
 
 /** Two function tools: `get_weather(city: string, days: integer)` and `get_time(utc: boolean)`. */
 export const WEATHER_TOOLS: Anthropic.Tool[] = [

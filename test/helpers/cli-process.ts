@@ -3,7 +3,7 @@
  * build of dist/ when it is missing or older than the sources (`npm test` does not rebuild; `npm ci`
  * builds through `prepare`), shared by suites that run in parallel, and a child started on port 0.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,11 @@ import { promisify } from 'node:util';
 import { ROOT, spawnListening } from './hosts.js';
 
 export const CLI = join(ROOT, 'dist/node/cli.js');
+
+/** `node scripts/build-console.mjs` (a no-op when its output is newer than console/). */
+export function buildConsoleAssets(): void {
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build-console.mjs')], { cwd: ROOT, stdio: 'pipe' });
+}
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -30,6 +35,8 @@ const isFresh = () => existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(newes
  * builds, the other waits for it and then finds dist fresh).
  */
 export async function ensureCliBuilt(): Promise<void> {
+  // The console's assets module (src/console/assets.generated.ts) first: rewritten only when console/ changed.
+  buildConsoleAssets();
   if (isFresh()) return;
   const lock = join(tmpdir(), `modelgate-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
   for (;;) {
@@ -55,16 +62,25 @@ export async function ensureCliBuilt(): Promise<void> {
 }
 
 /**
+ * The machine's env without vendor keys, Redis, modelgate settings or the port (and, with
+ * `dropDatabaseUrl`, a database URL), plus `extra`.
+ */
+export function envWithoutSettings(extra: Record<string, string> = {}, dropDatabaseUrl = false): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$/.test(k)) continue;
+    if (dropDatabaseUrl && k === 'DATABASE_URL') continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+/**
  * Env without vendor keys, Redis, a database URL or modelgate settings, so only what a test passes
  * applies; the store is in memory unless the test names one (no modelgate.db left in the repo).
  */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE)_API_KEY$|^MODELGATE_|^PORT$|^REDIS_URL$|^DATABASE_URL$/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, MODELGATE_DB: 'memory', ...extra };
+  return envWithoutSettings({ MODELGATE_DB: 'memory', ...extra }, true);
 }
 
 /** `node dist/node/cli.js --port 0 --host 127.0.0.1 ...args`, resolved once it prints its URL. */

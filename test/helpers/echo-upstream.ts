@@ -2,7 +2,7 @@
  * A leaky upstream on 127.0.0.1 that speaks OpenAI chat, Anthropic Messages, Gemini and the OpenAI
  * Images API, and puts a given text (a credential, in the tests) into its answers: inside the
  * normal content of a stream or a JSON body, or inside an error event in the middle of a stream.
- * For the secret-scrubbing tests (test/secrets-redaction.test.ts).
+ * For the secret-scrubbing tests (test/errors/secrets-redaction.test.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

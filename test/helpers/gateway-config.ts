@@ -18,7 +18,7 @@ export function openAIConfig(mock: MockVendor, extra: Partial<GatewayConfigInput
       { id: 'gpt-4o-mini', provider: 'openai' },
       { id: 'fast', provider: 'local', upstreamModel: 'llama-3.1-8b' },
     ],
-    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/routing/resilience.test.ts).
     retry: { attempts: 1 },
     keys: [
       { id: 'team-all', key: KEY_ALL, models: ['*'] },

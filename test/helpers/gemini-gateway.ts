@@ -40,7 +40,7 @@ function geminiTestConfig(gemini: MockGemini, openai: MockOpenAI, anthropic: Moc
       { id: 'gpt-4o', provider: 'openai' },
       { id: 'claude-sonnet', provider: 'anthropic', upstreamModel: 'claude-sonnet-4-5' },
     ],
-    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/routing/resilience.test.ts).
     retry: { attempts: 1 },
     keys: [
       { id: 'all', key: GEMINI_KEY_ALL, models: ['*'] },

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import Koa from 'koa';
+import supertest from 'supertest';
 import { modelgate as expressModelgate, principalFromUser } from '../../adapters/express.js';
 import { modelgate as koaModelgate } from '../../adapters/koa.js';
 import { serve } from '../../node/index.js';
@@ -38,11 +39,20 @@ export interface RunningHost {
   origin: string;
   /** origin + prefix; the OpenAI SDK's baseURL is `${baseURL}/v1`. */
   baseURL: string;
+  /** The mount path (`/ai`, or '' at the root). */
+  prefix: string;
+  /**
+   * supertest for requests that read the whole answer: on Express and Koa it is given the host app
+   * itself (`supertest(app)`), elsewhere the running host's origin. Paths include the prefix.
+   */
+  http(): supertest.Agent;
   stop(): Promise<void>;
 }
 
+type Started = Omit<RunningHost, 'name' | 'prefix' | 'http'> & { app?: RequestListener };
+
 /** Serves a host app (Express, Koa) on node:http at 127.0.0.1:0; stopping closes the server, then the gateway. */
-async function serveHostApp(app: RequestListener, prefix: string, gateway: Gateway): Promise<Omit<RunningHost, 'name'>> {
+async function serveHostApp(app: RequestListener, prefix: string, gateway: Gateway): Promise<Started> {
   const server = createServer(app);
   const origin = await new Promise<string>((resolve, reject) => {
     server.once('error', reject);
@@ -51,6 +61,7 @@ async function serveHostApp(app: RequestListener, prefix: string, gateway: Gatew
   return {
     origin,
     baseURL: origin + prefix,
+    app,
     stop: async () => {
       await new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -68,7 +79,7 @@ function userFrom(header: string | string[] | undefined): { id: string; models?:
   return { id: id ?? header, ...(models ? { models: models.split(',') } : {}) };
 }
 
-async function startExpress(setup: HostSetup, withJson: boolean): Promise<Omit<RunningHost, 'name'>> {
+async function startExpress(setup: HostSetup, withJson: boolean): Promise<Started> {
   const gateway = createGateway(setup.config, setup.options);
   const prefix = setup.prefix ?? '/ai';
   const app = express();
@@ -92,7 +103,7 @@ async function startExpress(setup: HostSetup, withJson: boolean): Promise<Omit<R
   return serveHostApp(app, prefix, gateway);
 }
 
-async function startKoa(setup: HostSetup): Promise<Omit<RunningHost, 'name'>> {
+async function startKoa(setup: HostSetup): Promise<Started> {
   const gateway = createGateway(setup.config, setup.options);
   const prefix = setup.prefix ?? '/ai';
   const app = new Koa();
@@ -121,7 +132,7 @@ async function startKoa(setup: HostSetup): Promise<Omit<RunningHost, 'name'>> {
   return serveHostApp(app.callback(), prefix, gateway);
 }
 
-async function startNode(setup: HostSetup): Promise<Omit<RunningHost, 'name'>> {
+async function startNode(setup: HostSetup): Promise<Started> {
   const gateway = createGateway(setup.config, setup.options);
   const prefix = setup.prefix ?? '/ai';
   const running = await serve(gateway, {
@@ -175,7 +186,7 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function startChild(host: 'bun' | 'deno', setup: HostSetup): Promise<Omit<RunningHost, 'name'>> {
+async function startChild(host: 'bun' | 'deno', setup: HostSetup): Promise<Started> {
   if (setup.options || setup.principalFromHeader) throw new Error(`${host} host: options cannot cross the process boundary`);
   const prefix = setup.prefix ?? '/ai';
   const { cmd, args } = childCommand(host, `test/hosts/${host}-server.ts`);
@@ -184,7 +195,7 @@ async function startChild(host: 'bun' | 'deno', setup: HostSetup): Promise<Omit<
 }
 
 export async function startHost(name: HostName, setup: HostSetup): Promise<RunningHost> {
-  let started: Omit<RunningHost, 'name'>;
+  let started: Started;
   switch (name) {
     case 'node':
       started = await startNode(setup);
@@ -203,5 +214,6 @@ export async function startHost(name: HostName, setup: HostSetup): Promise<Runni
       started = await startChild(name, setup);
       break;
   }
-  return { name, ...started };
+  const { app, ...running } = started;
+  return { name, ...running, prefix: setup.prefix ?? '/ai', http: () => supertest(app ?? running.origin) };
 }

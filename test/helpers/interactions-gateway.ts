@@ -11,6 +11,7 @@
  *   openai-agent  an "agent" configured on OpenAI          -> 400
  */
 import { GoogleGenAI } from '@google/genai';
+import { afterAll, beforeAll } from 'vitest';
 import { serve, type RunningServer } from '../../node/index.js';
 import type { Gateway, GatewayConfigInput, GatewayOptions } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
@@ -18,6 +19,7 @@ import { startMockGemini, type MockGemini } from './mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';
 import { startMockOpenAIResponses, type MockOpenAIResponses } from './mock-openai-responses.js';
 import { createShippedGateway } from './shipped-gateway.js';
+import { eventually as poll } from './poll.js';
 
 export const IX_KEY_A = 'mg-interactions-key-a-0001';
 export const IX_KEY_B = 'mg-interactions-key-b-0002';
@@ -51,7 +53,7 @@ function interactionsConfig(m: InteractionsMocks): GatewayConfigInput {
       { id: AGENT, provider: 'google' },
       { id: 'openai-agent', provider: 'openai', upstreamModel: 'gpt-4o' },
     ],
-    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/routing/resilience.test.ts).
     retry: { attempts: 1 },
     keys: [
       { id: 'team-a', key: IX_KEY_A, models: ['*'] },
@@ -92,12 +94,7 @@ export async function startInteractionsGateway(mocks: InteractionsMocks, options
   };
 }
 
-/** Collects a stream's events. */
-export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const ev of stream) out.push(ev);
-  return out;
-}
+export { collect } from './poll.js';
 
 /** Raw HTTP to the gateway (for what the SDK cannot send or does not show). */
 export async function rawCall(base: string, method: string, path: string, body?: unknown, key: string | null = IX_KEY_A): Promise<Response> {
@@ -107,8 +104,7 @@ export async function rawCall(base: string, method: string, path: string, body?:
   return fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) });
 }
 
-export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-export const PDF = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
+export { PDF, PNG } from './samples.js';
 
 export const WEATHER_TOOL = {
   type: 'function' as const,
@@ -117,13 +113,27 @@ export const WEATHER_TOOL = {
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
 
-/** Resolves when `done` holds for a probe's value (polling; no timing assertions, only progress). */
-export async function eventually<T>(probe: () => Promise<T>, done: (v: T) => boolean, tries = 300): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < tries; i++) {
-    last = await probe();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`condition not reached; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+/** Resolves when `done` holds for a probe's value (polling every 20 ms; no timing assertions, only progress). */
+export const eventually = <T>(probe: () => Promise<T>, done: (v: T) => boolean, tries = 300): Promise<T> => poll(probe, done, tries, 20);
+
+/** A suite's gateway over the Interactions mocks, with its genai client. */
+export interface InteractionsSuite {
+  mocks: InteractionsMocks;
+  gw: InteractionsGateway;
+  ai: GoogleGenAI;
+}
+
+/** Starts the mocks and a gateway before the suite's tests and closes both after them. */
+export function useInteractionsGateway(options: GatewayOptions = {}): InteractionsSuite {
+  const suite = {} as InteractionsSuite;
+  beforeAll(async () => {
+    suite.mocks = await startInteractionMocks();
+    suite.gw = await startInteractionsGateway(suite.mocks, options);
+    suite.ai = suite.gw.client();
+  });
+  afterAll(async () => {
+    await suite.gw?.close();
+    if (suite.mocks) await closeInteractionMocks(suite.mocks);
+  });
+  return suite;
 }

@@ -3,12 +3,13 @@
  * message and the exact SSE event sequence the real API streams for it.
  */
 import { mockSignature } from './mock-anthropic-validate.js';
+import { wordChunksKeepingSpace } from './mock-reply-parts.js';
 
 type Json = Record<string, unknown>;
 
 export interface AnthropicReply {
   content: Json[];
-  stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
+  stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
   stopSequence: string | null;
   inputTokens: number;
   outputTokens: number;
@@ -116,6 +117,8 @@ export function planAnthropicReply(body: Json): AnthropicReply {
 /** A reply scripted by a test (`scriptNext`): these blocks after the computed thinking. */
 export interface ScriptedAnthropicReply {
   content: Json[];
+  /** `refusal`: the model declined (Claude's streaming classifiers), with what it said so far. */
+  stopReason?: 'refusal';
 }
 
 /** The computed reply with scripted blocks in place of its text or calls; usage counted the same way. */
@@ -126,7 +129,7 @@ export function applyScript(computed: AnthropicReply, script: ScriptedAnthropicR
   return {
     ...computed,
     content: [...thinking, ...script.content],
-    stopReason: calls > 0 ? 'tool_use' : 'end_turn',
+    stopReason: script.stopReason ?? (calls > 0 ? 'tool_use' : 'end_turn'),
     stopSequence: null,
     outputTokens: words(text).length + 5 * calls,
   };
@@ -158,9 +161,6 @@ export function messageJson(reply: AnthropicReply, id: string, model: string): J
 }
 
 /** Splits a text into one chunk per word, keeping the spaces (`"a b"` -> `["a", " b"]`). */
-function wordChunks(text: string): string[] {
-  return text.match(/\s*\S+|\s+/g) ?? [text];
-}
 
 /** The stream as [event name, data] pairs in the real wire order. */
 export function streamEvents(reply: AnthropicReply, id: string, model: string): Array<[string, Json]> {
@@ -176,10 +176,10 @@ export function streamEvents(reply: AnthropicReply, id: string, model: string): 
       start({ type: 'text', text: '' });
       // A cited block announces its citations before its text, one citations_delta each.
       for (const c of Array.isArray(block.citations) ? (block.citations as Json[]) : []) delta({ type: 'citations_delta', citation: c });
-      for (const w of wordChunks(String(block.text))) delta({ type: 'text_delta', text: w });
+      for (const w of wordChunksKeepingSpace(String(block.text))) delta({ type: 'text_delta', text: w });
     } else if (block.type === 'thinking') {
       start({ type: 'thinking', thinking: '', signature: '' });
-      for (const w of wordChunks(String(block.thinking))) delta({ type: 'thinking_delta', thinking: w });
+      for (const w of wordChunksKeepingSpace(String(block.thinking))) delta({ type: 'thinking_delta', thinking: w });
       delta({ type: 'signature_delta', signature: String(block.signature) });
     } else if (block.type === 'web_search_tool_result') {
       // Search results arrive whole in the block's start, with no deltas.

@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { MOCK_AGENTS, inputSteps, mockThoughtSignature, validateCreate, validateSteps } from './mock-gemini-interactions-validate.js';
 import { GoogleError, isObj, type Json } from './mock-gemini-validate.js';
 import type { MockExchange } from './mock-vendor-base.js';
+import { argsFromSchema } from './mock-reply-parts.js';
 
 const TAG = '[gemini-interactions]';
 
@@ -38,15 +39,6 @@ export interface InteractionsMock {
   handle(ex: MockExchange, send: (res: ServerResponse, status: number, body: unknown) => void): Promise<void>;
 }
 
-function argsFromSchema(schema: unknown): Json {
-  const out: Json = {};
-  const props = isObj(schema) && isObj(schema.properties) ? schema.properties : {};
-  for (const [k, s] of Object.entries(props)) {
-    const t = isObj(s) ? String(s.type) : '';
-    out[k] = t === 'number' || t === 'integer' ? 1 : t === 'boolean' ? true : 'Paris';
-  }
-  return out;
-}
 
 function textOf(step: Json | undefined): string {
   const content = Array.isArray(step?.content) ? (step.content as Json[]) : [];
@@ -89,7 +81,7 @@ function answer(body: Json, conversation: Json[], input: Json[], seq: number): {
     input_tokens_by_modality: [{ modality: 'text', tokens: inputTokens }],
   });
   if (!results.length && tools.length && g.tool_choice !== 'none') {
-    tools.slice(0, 2).forEach((t, i) => steps.push({ type: 'function_call', id: `fc_${seq}_${i + 1}`, name: t.name, arguments: argsFromSchema(t.parameters) }));
+    tools.slice(0, 2).forEach((t, i) => steps.push({ type: 'function_call', id: `fc_${seq}_${i + 1}`, name: t.name, arguments: argsFromSchema(t.parameters, { otherTypes: 'string' }) }));
     return { steps, status: 'requires_action', usage: usage(5 * Math.min(2, tools.length)) };
   }
   let text: string;

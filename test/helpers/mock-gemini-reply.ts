@@ -1,12 +1,13 @@
 /** The deterministic answers of the mock Gemini upstream (shared mock-vendor contract). */
 import { isObj, type Json } from './mock-gemini-validate.js';
+import { argsFromSchema, wordChunks } from './mock-reply-parts.js';
 
 const VENDOR = 'gemini';
 
 export interface GeminiReply {
   /** Parts of the answer in order (thought summary, text, function calls). */
   parts: Json[];
-  finishReason: 'STOP' | 'MAX_TOKENS';
+  finishReason: 'STOP' | 'MAX_TOKENS' | 'SAFETY';
   promptTokens: number;
   candidatesTokens: number;
   thoughtsTokens: number;
@@ -19,6 +20,8 @@ export interface GeminiReply {
 /** A reply scripted by a test (`scriptNext`): these parts after the computed thoughts. */
 export interface ScriptedGeminiReply {
   parts: Json[];
+  /** `SAFETY`: the answer was blocked by the safety filters. */
+  finishReason?: 'SAFETY';
   groundingMetadata?: Json;
 }
 
@@ -31,28 +34,13 @@ export function applyScript(computed: GeminiReply, script: ScriptedGeminiReply):
   return {
     ...computed,
     parts: [...thoughts, ...script.parts],
-    finishReason: 'STOP',
+    finishReason: script.finishReason ?? 'STOP',
     candidatesTokens: words + 5 * calls,
     text: calls === 0 && texts.length ? texts.join('') : null,
     ...(script.groundingMetadata ? { groundingMetadata: script.groundingMetadata } : {}),
   };
 }
 
-function typeOf(schema: unknown): string {
-  return isObj(schema) && typeof schema.type === 'string' ? schema.type.toLowerCase() : '';
-}
-
-function argsFromSchema(schema: unknown): Json {
-  const out: Json = {};
-  const props = isObj(schema) && isObj(schema.properties) ? schema.properties : {};
-  for (const [k, s] of Object.entries(props)) {
-    const t = typeOf(s);
-    if (t === 'string') out[k] = 'Paris';
-    else if (t === 'number' || t === 'integer') out[k] = 1;
-    else if (t === 'boolean') out[k] = true;
-  }
-  return out;
-}
 
 /** The text a function result stands for: `{result: "x"}` -> `x`, anything else -> its JSON. */
 function resultText(response: unknown): string {
@@ -99,7 +87,7 @@ export function computeReply(req: Json): GeminiReply {
   const callable = allowed ? decls.filter((d) => allowed.includes(String(d.name))) : decls;
   if (callable.length && fcc.mode !== 'NONE' && !carriesResults) {
     const calls = callable.slice(0, 2).map((d, i): Json => {
-      const part: Json = { functionCall: { name: d.name, args: argsFromSchema(d.parameters ?? d.parametersJsonSchema) } };
+      const part: Json = { functionCall: { name: d.name, args: argsFromSchema(d.parameters ?? d.parametersJsonSchema, { caseInsensitive: true }) } };
       if (thinking.on && i === 0) part.thoughtSignature = signatureFor(String(d.name));
       return part;
     });
@@ -151,9 +139,6 @@ export function usageOf(r: GeminiReply, final: boolean): Json {
 }
 
 /** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
-function wordChunks(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? (text ? [text] : []);
-}
 
 /**
  * The chunks of a streamed answer: thoughts first, then each text one word per chunk and every

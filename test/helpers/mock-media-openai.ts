@@ -167,7 +167,8 @@ function videoObject(job: VideoJob): Json {
   return { ...base, status: 'completed', progress: 100, completed_at: 1767225700, expires_at: 4102444800, error: null, quality: 'standard' };
 }
 
-export async function startMockMediaOpenAI(opts: { apiKey?: string } = {}): Promise<MockMediaOpenAI> {
+/** `video`: what GET /v1/videos/{id}/content serves instead of the fake MP4 bytes (a real, playable clip for a browser test). */
+export async function startMockMediaOpenAI(opts: { apiKey?: string; video?: { contentType: string; bytes: Buffer } } = {}): Promise<MockMediaOpenAI> {
   const apiKey = opts.apiKey ?? 'upstream-secret-openai-0123456789';
   const jobs = new Map<string, VideoJob>();
   const videoIds: string[] = [];
@@ -223,6 +224,7 @@ export async function startMockMediaOpenAI(opts: { apiKey?: string } = {}): Prom
         const variant = req.query.get('variant') ?? 'video';
         if (!['video', 'thumbnail', 'spritesheet'].includes(variant)) return err(400, `Invalid value for 'variant': '${variant}'.`, 'variant', 'invalid_value');
         if (videoObject(job).status !== 'completed') return err(400, 'Video is not ready yet; wait until its status is completed.', null, 'video_not_ready');
+        if (opts.video) return { status: 200, headers: { 'content-type': opts.video.contentType }, bytes: opts.video.bytes };
         return { status: 200, headers: { 'content-type': 'video/mp4' }, bytes: fakeVideoBytes(job.id) };
       }
       if (req.method === 'DELETE') {
@@ -235,5 +237,5 @@ export async function startMockMediaOpenAI(opts: { apiKey?: string } = {}): Prom
     }
     return err(404, `Invalid URL (${req.method} ${p})`, null, null);
   });
-  return Object.assign(vendor, { videoIds, videoBytes: (id: string) => fakeVideoBytes(id) });
+  return Object.assign(vendor, { videoIds, videoBytes: (id: string) => opts.video?.bytes ?? fakeVideoBytes(id) });
 }

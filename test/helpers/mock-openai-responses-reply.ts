@@ -5,6 +5,7 @@
  * the full typed event sequence with `sequence_number`.
  */
 import { isObj, isReasoningModel } from './mock-openai-responses-validate.js';
+import { argsFromSchema, wordChunks } from './mock-reply-parts.js';
 
 type Json = Record<string, unknown>;
 
@@ -14,6 +15,8 @@ const CREATED_AT = 1767225600;
 /** One output item of a scripted reply. `encrypted_content: true` asks for a mock-issued value. */
 type OutputSpec =
   | { type: 'text'; text: string }
+  /** The model declining: a message whose content is a `refusal` part. */
+  | { type: 'refusal'; refusal: string }
   | { type: 'function_call'; name: string; arguments: string; call_id?: string }
   | { type: 'reasoning'; summary?: string[]; encrypted_content?: string | true };
 
@@ -47,9 +50,6 @@ export interface PlannedReply {
 }
 
 /** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
-function wordChunks(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? (text ? [text] : []);
-}
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 function partsText(content: unknown): string {
@@ -61,17 +61,6 @@ function partsText(content: unknown): string {
     .join(' ');
 }
 
-function argsFromSchema(params: unknown): string {
-  const out: Json = {};
-  const props = isObj(params) && isObj(params.properties) ? params.properties : {};
-  for (const [k, s] of Object.entries(props)) {
-    const type = isObj(s) ? s.type : undefined;
-    if (type === 'string') out[k] = 'Paris';
-    else if (type === 'number' || type === 'integer') out[k] = 1;
-    else if (type === 'boolean') out[k] = true;
-  }
-  return JSON.stringify(out);
-}
 
 /** Items that count toward the prompt (10 tokens each); instructions and system messages do not. */
 export function countedItems(history: Json[]): number {
@@ -117,7 +106,7 @@ export function planReply(ctx: PlanContext): PlannedReply {
   if (functionTools.length && choice !== 'none' && last?.type !== 'function_call_output') {
     const forced = isObj(choice) && choice.type === 'function' ? functionTools.filter((t) => t.name === choice.name) : functionTools;
     const calls = forced.slice(0, body.parallel_tool_calls === false ? 1 : 2);
-    calls.forEach((t, i) => output.push({ type: 'function_call', name: String(t.name), arguments: argsFromSchema(t.parameters), call_id: `call_${i + 1}` }));
+    calls.forEach((t, i) => output.push({ type: 'function_call', name: String(t.name), arguments: JSON.stringify(argsFromSchema(t.parameters)), call_id: `call_${i + 1}` }));
     return { output, status: 'completed', usage: usage(0, 5 * calls.length) };
   }
 
@@ -182,6 +171,8 @@ export function outputItems(plan: PlannedReply, respKey: string, issue: (itemId:
           role: 'assistant',
           content: [{ type: 'output_text', text: spec.text, annotations: [], logprobs: [] }],
         };
+      case 'refusal':
+        return { id: `msg_${respKey}_${i}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'refusal', refusal: spec.refusal }] };
       case 'function_call':
         callNo++;
         return { id: `fc_${respKey}_${i}`, type: 'function_call', status: 'completed', arguments: spec.arguments, call_id: spec.call_id ?? `call_${respKey}_${callNo}`, name: spec.name };
@@ -264,6 +255,14 @@ export function streamEvents(final: Json, opts: { obfuscate: boolean }): StreamE
     if (item.type === 'message') {
       emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
       (item.content as Json[]).forEach((part, content_index) => {
+        if (part.type === 'refusal') {
+          const refusal = String(part.refusal);
+          emit('response.content_part.added', { ...base, content_index, part: { type: 'refusal', refusal: '' } });
+          for (const delta of wordChunks(refusal)) emit('response.refusal.delta', { ...base, content_index, delta, ...pad(delta) });
+          emit('response.refusal.done', { ...base, content_index, refusal });
+          emit('response.content_part.done', { ...base, content_index, part });
+          return;
+        }
         const text = String(part.text ?? '');
         emit('response.content_part.added', { ...base, content_index, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
         for (const delta of wordChunks(text)) emit('response.output_text.delta', { ...base, content_index, delta, logprobs: [], ...pad(delta) });

@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { jsonSchemaProblem } from './json-schema-check.js';
 import { answerEmbeddings } from './mock-openai-embeddings.js';
 import { startMockVendorServer, type MockExchange, type MockVendorServer } from './mock-vendor-base.js';
+import { argsFromSchema, wordChunks } from './mock-reply-parts.js';
 
 export type { MockVendor, RecordedRequest } from './mock-vendor-base.js';
 
@@ -25,6 +26,18 @@ export interface MockOpenAI extends MockVendorServer {
    * as some OpenAI-compatible servers end their streams).
    */
   endStreamEarlyNext(at: 'content' | 'done'): void;
+  /**
+   * The next chat completion answers as scripted instead: `text` as its content ('' for an empty
+   * answer), or `refusal` (content null, like the API's refusals), with `finish` as finish_reason
+   * (default stop).
+   */
+  scriptNext(script: ChatScript): void;
+}
+
+export interface ChatScript {
+  text?: string;
+  refusal?: string;
+  finish?: 'stop' | 'content_filter';
 }
 
 export interface MockOpenAIOptions {
@@ -205,22 +218,13 @@ interface ToolCallOut {
 interface Reply {
   text: string | null;
   toolCalls: ToolCallOut[];
-  finish: 'stop' | 'length' | 'tool_calls';
+  finish: 'stop' | 'length' | 'tool_calls' | 'content_filter';
+  /** The model declined: `message.refusal` (content null), streamed as `delta.refusal`. */
+  refusal?: string;
   promptTokens: number;
   completionTokens: number;
 }
 
-function argsFromSchema(params: unknown): string {
-  const out: Json = {};
-  const props = isObj(params) && isObj(params.properties) ? params.properties : {};
-  for (const [k, s] of Object.entries(props)) {
-    const type = isObj(s) ? s.type : undefined;
-    if (type === 'string') out[k] = 'Paris';
-    else if (type === 'number' || type === 'integer') out[k] = 1;
-    else if (type === 'boolean') out[k] = true;
-  }
-  return JSON.stringify(out);
-}
 
 /** The deterministic answer of the shared mock contract. */
 function computeReply(body: Json): Reply {
@@ -231,7 +235,7 @@ function computeReply(body: Json): Reply {
   if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
     const toolCalls = tools.slice(0, 2).map((t, i) => {
       const fn = t.function as Json;
-      return { id: `call_${i + 1}`, name: String(fn.name), arguments: argsFromSchema(fn.parameters) };
+      return { id: `call_${i + 1}`, name: String(fn.name), arguments: JSON.stringify(argsFromSchema(fn.parameters)) };
     });
     return { text: null, toolCalls, finish: 'tool_calls', promptTokens, completionTokens: 5 * toolCalls.length };
   }
@@ -272,9 +276,6 @@ function usageOf(r: Reply): Json {
 }
 
 /** Words with their leading spaces kept: "a b  c" -> ["a", " b", "  c"]. */
-function wordChunks(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? (text ? [text] : []);
-}
 
 export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<MockOpenAI> {
   const apiKey = opts.apiKey ?? `upstream-secret-${VENDOR}-0123456789`;
@@ -283,6 +284,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
   let breakNext = false;
   let endEarly: 'content' | 'done' | undefined;
   let pauseNext: Promise<void> | undefined;
+  let scriptedNext: ChatScript | undefined;
 
   function sendJson(res: ServerResponse, seq: number, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -328,6 +330,17 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       throw e;
     }
     const reply = computeReply(body);
+    const script = scriptedNext;
+    scriptedNext = undefined;
+    if (script) {
+      reply.toolCalls = [];
+      reply.finish = script.finish ?? 'stop';
+      if (script.refusal !== undefined) {
+        reply.text = null;
+        reply.refusal = script.refusal;
+      } else if (script.text !== undefined) reply.text = script.text;
+      reply.completionTokens = wordChunks(script.refusal ?? reply.text ?? '').length;
+    }
     const id = `chatcmpl-mock${seq}`;
     const model = `${String(body.model)}${suffix}`;
     const n = typeof body.n === 'number' ? body.n : 1;
@@ -377,6 +390,9 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
               return;
             }
           }
+        } else if (reply.refusal !== undefined) {
+          send(chunk(c, { role: 'assistant', content: null, refusal: '' }));
+          for (const w of wordChunks(reply.refusal)) send(chunk(c, { refusal: w }));
         } else {
           send(chunk(c, { role: 'assistant', content: null }));
           reply.toolCalls.forEach((tc, k) => {
@@ -399,7 +415,7 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
       if (!ex.closed()) res.end();
       return;
     }
-    const message: Json = { role: 'assistant', content: reply.text, refusal: null, annotations: [] };
+    const message: Json = { role: 'assistant', content: reply.text, refusal: reply.refusal ?? null, annotations: [] };
     if (reply.toolCalls.length) {
       message.tool_calls = reply.toolCalls.map((tc) => ({ id: tc.id, type: 'function', function: { name: tc.name, arguments: tc.arguments } }));
     }
@@ -432,6 +448,9 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
     },
     endStreamEarlyNext(at: 'content' | 'done') {
       endEarly = at;
+    },
+    scriptNext(script: ChatScript) {
+      scriptedNext = script;
     },
     pauseStreamNext() {
       let release = () => {};

@@ -1,7 +1,10 @@
 /**
  * A TCP relay in front of a real service (PostgreSQL in the ledger tests) that can go down and come
  * back on the same port, as a database restart looks to its clients: `down()` drops every relayed
- * connection and resets new ones at once; `up()` relays again.
+ * connection and resets new ones at once; `up()` relays again. `freeze()` is the other kind of
+ * outage, a database that stops answering without closing anything (a failover that leaves the old
+ * connections silently dead): every open connection stops carrying bytes for good (it is never
+ * closed, so its client waits for ever), and new connections are held unanswered until `up()`.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -9,22 +12,33 @@ import type { AddressInfo } from 'node:net';
 export interface OutageRelay {
   port: number;
   down(): void;
+  /** Open connections go silent for good; new ones wait, unanswered, until up(). */
+  freeze(): void;
   up(): void;
   close(): Promise<void>;
 }
 
 export async function startOutageRelay(host: string, port: number): Promise<OutageRelay> {
   const sockets = new Set<Socket>();
-  let isDown = false;
+  /** Frozen connections and the ones held while frozen: closed only by close() (frozen) or up() (held). */
+  const frozen = new Set<Socket>();
+  const held = new Set<Socket>();
+  let state: 'up' | 'down' | 'frozen' = 'up';
   const server: Server = createServer((client) => {
-    if (isDown) {
+    client.on('error', () => undefined);
+    if (state === 'down') {
       client.resetAndDestroy();
+      return;
+    }
+    if (state === 'frozen') {
+      held.add(client);
       return;
     }
     const upstream = connect(port, host);
     sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
     const drop = () => {
+      if (frozen.has(client)) return;
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
@@ -37,15 +51,28 @@ export async function startOutageRelay(host: string, port: number): Promise<Outa
   return {
     port: (server.address() as AddressInfo).port,
     down() {
-      isDown = true;
+      state = 'down';
       for (const s of sockets) s.destroy();
       sockets.clear();
     },
+    freeze() {
+      state = 'frozen';
+      for (const s of sockets) {
+        // Nothing more crosses in either direction, and nothing is closed.
+        s.unpipe();
+        s.pause();
+        s.removeAllListeners('data');
+        frozen.add(s);
+      }
+      sockets.clear();
+    },
     up() {
-      isDown = false;
+      state = 'up';
+      for (const s of held) s.destroy();
+      held.clear();
     },
     close() {
-      for (const s of sockets) s.destroy();
+      for (const s of [...sockets, ...frozen, ...held]) s.destroy();
       return new Promise<void>((r) => server.close(() => r()));
     },
   };

@@ -16,6 +16,7 @@ import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';
 import { startMockOpenAIResponses, type MockOpenAIResponses } from './mock-openai-responses.js';
+import { eventually as poll } from './poll.js';
 
 export const RESP_KEY_A = 'mg-responses-key-a-0001';
 export const RESP_KEY_B = 'mg-responses-key-b-0002';
@@ -56,7 +57,7 @@ export function responsesConfig(m: ResponsesMocks): GatewayConfigInput {
       { id: 'compat', provider: 'compat', upstreamModel: 'gpt-4o' },
       { id: 'mock', provider: 'mock', upstreamModel: 'mock-chat' },
     ],
-    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/resilience.test.ts).
+    // One upstream call per request: these suites assert what a single upstream failure does (retries: test/routing/resilience.test.ts).
     retry: { attempts: 1 },
     keys: [
       { id: 'team-a', key: RESP_KEY_A, models: ['*'] },
@@ -103,16 +104,7 @@ export const WEATHER_TOOLS: OpenAI.Responses.FunctionTool[] = [
   { type: 'function', name: 'get_time', parameters: { type: 'object', properties: { utc: { type: 'boolean' } }, required: ['utc'], additionalProperties: false }, strict: true },
 ];
 
-export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-export const PDF = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
+export { PDF, PNG } from './samples.js';
 
-/** Resolves when `check` passes, polling; fails after `tries` (no timing assertions: only progress). */
-export async function eventually<T>(probe: () => Promise<T>, done: (v: T) => boolean, tries = 200): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < tries; i++) {
-    last = await probe();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`condition not reached; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
-}
+/** Resolves when `done` holds for a probe's value (polling every 25 ms; no timing assertions, only progress). */
+export const eventually = <T>(probe: () => Promise<T>, done: (v: T) => boolean, tries = 200): Promise<T> => poll(probe, done, tries, 25);

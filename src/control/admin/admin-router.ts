@@ -12,6 +12,9 @@ import { AUDIT_ROUTES } from './audit-routes.js';
 import { REQUESTS_ROUTES } from './requests-routes.js';
 import { TASKS_ROUTES } from './tasks-routes.js';
 import { USAGE_ROUTES } from './usage-routes.js';
+import { SESSION_ROUTES } from './session-routes.js';
+import { OVERVIEW_ROUTES } from './overview-routes.js';
+import { MODELS_ROUTES } from './models-routes.js';
 import { openApiDocument } from './openapi.js';
 import { adminJson } from './http.js';
 
@@ -22,6 +25,9 @@ const RESOURCES: ReadonlyArray<readonly AdminRoute[]> = [
   USAGE_ROUTES,
   REQUESTS_ROUTES,
   TASKS_ROUTES,
+  SESSION_ROUTES,
+  OVERVIEW_ROUTES,
+  MODELS_ROUTES,
 ];
 
 const RESOURCE_ROUTES: readonly AdminRoute[] = RESOURCES.flat();
@@ -61,7 +67,8 @@ export function mountAdminRoutes(routes: readonly AdminRoute[] = ADMIN_ROUTES): 
     handler: async (ctx, params) => {
       const { admin, control } = ctx.services;
       if (!admin || !control) throw new GatewayError('not_found', 'No such route.', { detail: 'unknown_route' });
-      const actor = await admin.authorize(ctx, r.access);
+      // A public route (the console's sign-in) acts for nobody until it has checked the admin key itself.
+      const actor = r.access === 'public' ? { id: 'anonymous', access: 'read' as const } : await admin.authorize(ctx, r.access);
       return r.handler({ ctx, control, actor }, params);
     },
   }));

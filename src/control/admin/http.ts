@@ -33,8 +33,8 @@ export interface AdminRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path template under /admin/v1 (`/keys/{id}`), as in the OpenAPI document. */
   route: string;
-  /** Read routes take any admin credential; write routes a read-write one (403 otherwise). */
-  access: 'read' | 'write';
+  /** Read routes take any admin credential; write routes a read-write one (403 otherwise); public ones none (console sign-in). */
+  access: 'read' | 'write' | 'public';
   handler: (admin: AdminContext, params: Record<string, string>) => Promise<Reply>;
   /** What the OpenAPI document says of it (/admin/v1/openapi.json), from the zod schemas the route uses. */
   doc: AdminRouteDoc;

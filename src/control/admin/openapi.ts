@@ -52,6 +52,7 @@ export function openApiDocument(routes: readonly AdminRoute[]): Record<string, u
         ...(r.access === 'write' ? { '409': errors } : {}),
       },
       'x-access': r.access,
+      ...(r.access === 'public' ? { security: [] } : {}),
     };
     (paths[ADMIN_PREFIX + r.route] ??= {})[r.method.toLowerCase()] = op;
   }
@@ -59,8 +60,13 @@ export function openApiDocument(routes: readonly AdminRoute[]): Record<string, u
     openapi: '3.1.0',
     info: { title: 'modelgate admin API', version: '1' },
     servers: [{ url: '/' }],
-    components: { securitySchemes: { adminKey: { type: 'http', scheme: 'bearer', description: 'An admin key (config admin.keys or MODELGATE_ADMIN_KEY).' } } },
-    security: [{ adminKey: [] }],
+    components: {
+      securitySchemes: {
+        adminKey: { type: 'http', scheme: 'bearer', description: 'An admin key (config admin.keys or MODELGATE_ADMIN_KEY).' },
+        consoleSession: { type: 'apiKey', in: 'cookie', name: 'modelgate_session', description: 'The console session from POST /admin/v1/session; changes also need its CSRF token in X-CSRF-Token.' },
+      },
+    },
+    security: [{ adminKey: [] }, { consoleSession: [] }],
     paths,
   };
 }

@@ -2,6 +2,7 @@ import type { AuditLogTable } from './schema-audit.js';
 import type { ApiKeySecretsTable, ApiKeysTable, ControlStateTable, IdempotencyKeysTable } from './schema-keys.js';
 import type { LedgerRowsTable, UsageDailyTable } from './schema-ledger.js';
 import type { TasksTable } from './schema-tasks.js';
+import type { ConsoleSessionsTable, InstancesTable, UsageHourlyTable } from './schema-console.js';
 
 /** Every table of the control plane's store (SQLite or PostgreSQL), for Kysely's typed queries. */
 export interface Database {
@@ -13,6 +14,9 @@ export interface Database {
   ledger_rows: LedgerRowsTable;
   usage_daily: UsageDailyTable;
   tasks: TasksTable;
+  usage_hourly: UsageHourlyTable;
+  console_sessions: ConsoleSessionsTable;
+  instances: InstancesTable;
 }
 
 export type DatabaseDialect = 'sqlite' | 'postgres';

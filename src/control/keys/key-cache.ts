@@ -8,6 +8,10 @@
  * Lookups hash the presented token once (SHA-256, synchronous) and confirm the digest with a
  * constant-time comparison, like the config's keys. Disabled, revoked, expired and rotated-out
  * secrets stay known so the caller gets a clear 401 rather than "invalid key".
+ *
+ * A key's providerKeys are decrypted here, once per change (see provider-key-cipher.ts). A key
+ * whose providerKeys this instance cannot decrypt (no secret, or another one) is refused rather
+ * than served with the gateway's own credentials instead of the holder's.
  */
 import type { Kysely } from 'kysely';
 import { digestOf, keyOf, timingSafeEqual } from '../../auth/key-store.js';
@@ -16,6 +20,7 @@ import type { LimitsConfig } from '../../config/schema.js';
 import type { Database } from '../db/database.js';
 import type { ApiKeySecretsTable, ApiKeysTable } from '../db/schema-keys.js';
 import { digestWords } from './key-secret.js';
+import { openProviderKeys, type ProviderKeyCipher, type ProviderKeys } from './provider-key-cipher.js';
 
 export interface CachedKey {
   row: ApiKeysTable;
@@ -33,6 +38,15 @@ interface Secret {
 /** Secrets are read for at most this many changed keys per query. */
 const CHUNK = 500;
 
+export interface KeyCacheOptions {
+  /** Decrypts providerKeys (absent: only legacy plain ones can be read). */
+  cipher?: ProviderKeyCipher;
+  /** Told when a key's providerKeys cannot be decrypted (the key is refused meanwhile). */
+  onUnreadable?: (keyId: string, reason: string) => void;
+}
+
+type OpenedKeys = { ok: true; keys: ProviderKeys | undefined } | { ok: false; reason: string };
+
 export class KeyCache {
   private revision = -1;
   private readonly keys = new Map<string, CachedKey>();
@@ -43,7 +57,14 @@ export class KeyCache {
   private running: Promise<void> | undefined;
   private again = false;
 
-  constructor(private readonly db: Kysely<Database>, private readonly now: () => number) {}
+  /** Keys whose providerKeys could not be decrypted: refused until they can be. */
+  private readonly unreadable = new Set<string>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => number,
+    private readonly options: KeyCacheOptions = {},
+  ) {}
 
   /** Brings the cache up to the store's revision; concurrent calls share a run (and one more after it). */
   refresh(): Promise<void> {
@@ -78,7 +99,17 @@ export class KeyCache {
         secrets.push(...(await this.db.selectFrom('api_key_secrets').selectAll().where('key_id', 'in', ids).execute()));
       }
     }
-    for (const row of rows) this.put(row);
+    // Decrypted first, so the cache changes in one synchronous step (a lookup never sees half a change).
+    const opened = await Promise.all(rows.map((row) => this.providerKeysOf(row)));
+    rows.forEach((row, i) => {
+      const found = opened[i] as OpenedKeys;
+      if (found.ok) this.unreadable.delete(row.id);
+      else {
+        this.unreadable.add(row.id);
+        this.options.onUnreadable?.(row.id, found.reason);
+      }
+      this.put(row, found.ok ? found.keys : undefined);
+    });
     const byKey = new Map<string, ApiKeySecretsTable[]>();
     for (const s of secrets) {
       const list = byKey.get(s.key_id) ?? [];
@@ -89,9 +120,18 @@ export class KeyCache {
     this.revision = revision;
   }
 
-  private put(row: ApiKeysTable): void {
+  /** A row's providerKeys in the clear, or why they cannot be read. */
+  private async providerKeysOf(row: ApiKeysTable): Promise<OpenedKeys> {
+    if (!row.provider_keys) return { ok: true, keys: undefined };
+    try {
+      return { ok: true, keys: await openProviderKeys(this.options.cipher, row.id, row.provider_keys) };
+    } catch (err) {
+      return { ok: false, reason: (err as Error).message };
+    }
+  }
+
+  private put(row: ApiKeysTable, providerKeys: ProviderKeys | undefined): void {
     const limits = row.limits ? (JSON.parse(row.limits) as LimitsConfig) : undefined;
-    const providerKeys = row.provider_keys ? (JSON.parse(row.provider_keys) as Record<string, string>) : undefined;
     const principal: Principal = {
       id: row.id,
       models: JSON.parse(row.models) as string[],
@@ -148,6 +188,7 @@ export class KeyCache {
     if (row.status === 'disabled') return { refused: 'This API key is disabled.' };
     if (row.expires_at !== null && row.expires_at <= now) return { refused: `This API key expired at ${new Date(row.expires_at).toISOString()}.` };
     if (secret.expiresAt !== null && secret.expiresAt <= now) return { refused: "This API key was replaced by a rotation and its grace period has ended; use the key's new secret." };
+    if (this.unreadable.has(row.id)) return { refused: "This API key's own provider credentials (providerKeys) cannot be read by this server; the operator must configure the secret they were stored with." };
     this.used.set(row.id, now);
     return { principal: key.principal, key };
   }

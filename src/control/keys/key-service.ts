@@ -17,6 +17,7 @@ import { conflict, notFound, pageOf, type ListPage } from '../list-page.js';
 import { idempotencyKey, remember, replayed, type StoredAnswer } from './idempotency.js';
 import type { KeyCache } from './key-cache.js';
 import { newSecret } from './key-secret.js';
+import type { ProviderKeyCipher, ProviderKeys } from './provider-key-cipher.js';
 import { recordOfConfigKey, recordOfRow, type CreateKeyInput, type KeyRecord, type KeyStatus, type KeyWithSecret, type UpdateKeyInput } from './key-wire.js';
 
 /** What the gateway's config adds: its read-only keys and the provider ids `providerKeys` may name (unchecked when absent). */
@@ -41,6 +42,8 @@ export interface KeyServiceOptions {
   now: () => number;
   /** Tells the other instances that keys changed (Redis pub/sub); they also poll. */
   announce?: () => Promise<void>;
+  /** Encrypts providerKeys at rest; without it a key cannot be given providerKeys (409). */
+  cipher?: ProviderKeyCipher;
 }
 
 const CONFIG_CURSOR = 'config:';
@@ -50,17 +53,34 @@ export class KeyService {
   private readonly cache: KeyCache;
   private readonly now: () => number;
   private readonly announce: (() => Promise<void>) | undefined;
+  private readonly cipher: ProviderKeyCipher | undefined;
 
   constructor(options: KeyServiceOptions) {
     this.db = options.db;
     this.cache = options.cache;
     this.now = options.now;
     this.announce = options.announce;
+    this.cipher = options.cipher;
+  }
+
+  /** The stored form of providerKeys: encrypted; none (null) when empty; 409 when there is no secret to encrypt them with. */
+  private async sealed(keyId: string, keys: ProviderKeys | null | undefined): Promise<string | null> {
+    if (!keys || !Object.keys(keys).length) return null;
+    if (!this.cipher) {
+      throw new GatewayError(
+        'conflict',
+        'providerKeys cannot be stored: this server has no secret to encrypt them at rest. Set MODELGATE_SECRET (or control.secret in the config) to the same value on every instance, then try again.',
+        { param: 'providerKeys', detail: 'provider_keys_need_secret' },
+      );
+    }
+    return this.cipher.seal(keyId, keys);
   }
 
   async create(input: CreateKeyInput, actor: string, view: KeysConfigView, idempotency?: string): Promise<StoredAnswer & { body: KeyWithSecret }> {
     checkProviders(input.providerKeys, view);
     const expiresAt = futureInstant(input.expiresAt, this.now());
+    // Refused before anything is written (and before an Idempotency-Key is spent).
+    if (input.providerKeys && !this.cipher) await this.sealed('', input.providerKeys);
     const idem = idempotency ? await idempotencyKey('key.create', idempotency, input) : undefined;
     return this.write(async (trx, revision) => {
       const now = this.now();
@@ -69,14 +89,15 @@ export class KeyService {
         if (earlier) return earlier as StoredAnswer & { body: KeyWithSecret };
       }
       const secret = await newSecret();
+      const id = timeOrderedId('key_', now);
       const row: ApiKeysTable = {
-        id: timeOrderedId('key_', now),
+        id,
         name: input.name,
         owner: input.owner ?? null,
         models: JSON.stringify(input.models ?? ['*']),
         limits: input.limits ? JSON.stringify(input.limits) : null,
         metadata: JSON.stringify(input.metadata ?? {}),
-        provider_keys: input.providerKeys ? JSON.stringify(input.providerKeys) : null,
+        provider_keys: await this.sealed(id, input.providerKeys),
         expires_at: expiresAt,
         status: 'active',
         prefix: secret.prefix,
@@ -141,8 +162,10 @@ export class KeyService {
     readOnlyIfConfig(id, view, 'changed');
     checkProviders(patch.providerKeys ?? undefined, view);
     const expiresAt = patch.expiresAt === undefined ? undefined : futureInstant(patch.expiresAt, this.now());
+    if (patch.providerKeys && !this.cipher) await this.sealed(id, patch.providerKeys);
     return this.write(async (trx, revision) => {
       const row = await this.current(trx, id);
+      const providerKeys = patch.providerKeys === undefined ? undefined : await this.sealed(id, patch.providerKeys);
       if (row.status === 'revoked') throw conflict(`The key '${id}' is revoked; a revoked key cannot be changed.`, 'key_revoked');
       const next: ApiKeysTable = {
         ...row,
@@ -151,7 +174,7 @@ export class KeyService {
         ...(patch.models !== undefined ? { models: JSON.stringify(patch.models) } : {}),
         ...(patch.limits !== undefined ? { limits: patch.limits === null ? null : JSON.stringify(patch.limits) } : {}),
         ...(patch.metadata !== undefined ? { metadata: JSON.stringify(patch.metadata) } : {}),
-        ...(patch.providerKeys !== undefined ? { provider_keys: patch.providerKeys === null ? null : JSON.stringify(patch.providerKeys) } : {}),
+        ...(providerKeys !== undefined ? { provider_keys: providerKeys } : {}),
         ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
         updated_at: this.now(),
         revision,

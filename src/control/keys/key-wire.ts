@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { limitsSchema, type KeyConfig, type LimitsConfig } from '../../config/schema.js';
 import type { ApiKeysTable } from '../db/schema-keys.js';
 import { displayParts } from './key-secret.js';
+import { providerIdsOf } from './provider-key-cipher.js';
 
 export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
@@ -73,7 +74,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 export type ApiKeyRow = ApiKeysTable;
 
 export function recordOfRow(row: ApiKeyRow): KeyRecord {
-  const providerKeys = row.provider_keys ? Object.keys(JSON.parse(row.provider_keys) as Record<string, string>) : [];
+  const providerKeys = providerIdsOf(row.provider_keys);
   return {
     object: 'key',
     id: row.id,

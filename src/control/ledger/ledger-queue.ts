@@ -1,9 +1,13 @@
 /**
  * The ledger's bounded queue: requests only enqueue a row (no I/O, no await); rows are written in
  * batches off the request path. A slow or unreachable database never slows or fails a request:
- * rows wait in the queue (retried with backoff) and are written once the sink answers again. Only
- * when the queue is full are new rows dropped; each one is counted exactly, reported to the
- * `onDrop` metric and, at most once a minute, in a warning. `close()` writes every queued row.
+ * rows wait in the queue (retried with backoff) and are written once the sink answers again. A
+ * write that hangs (a database that stopped answering, a connection silently dead after a
+ * failover) is given up after `writeTimeoutMs` and retried like a failed one, so the queue never
+ * waits on it for ever; its rows stay queued until a write of them succeeds (the sink must take a
+ * batch twice without counting it twice: the SQL store skips rows it already has). Only when the
+ * queue is full are new rows dropped; each one is counted exactly, reported to the `onDrop` metric
+ * and, at most once a minute, in a warning. `close()` writes every queued row.
  */
 import type { LedgerRow } from './ledger-row.js';
 
@@ -22,6 +26,12 @@ export interface LedgerQueueOptions {
   flushIntervalMs?: number;
   /** Longest wait between retries of a failing sink (default 30 000 ms; the first retry comes after 250 ms). */
   retryMaxMs?: number;
+  /**
+   * A write that has not finished after this long is given up and retried (default 15 000 ms;
+   * 0: wait for ever). At most MAX_ABANDONED_WRITES given-up writes are left pending at once;
+   * beyond that the queue waits for one of them to settle before it tries again.
+   */
+  writeTimeoutMs?: number;
   /** At most one warning per kind (rows dropped, sink failing) this often (default 60 000 ms). */
   warnEveryMs?: number;
   now?: () => number;
@@ -37,8 +47,10 @@ export interface LedgerQueueStats {
   written: number;
   /** Rows dropped because the queue was full (or still queued when close() gave up). */
   dropped: number;
-  /** Writes that failed (each retried). */
+  /** Writes that failed or timed out (each retried). */
   failures: number;
+  /** Of the failures, writes given up after writeTimeoutMs. */
+  timeouts: number;
 }
 
 type Timer = ReturnType<typeof setTimeout>;
@@ -51,22 +63,40 @@ function unref(t: Timer): Timer {
 
 const FIRST_RETRY_MS = 250;
 
+/**
+ * Given-up writes still pending at most (each may hold a database connection; a database pool's
+ * size, 10 for the server's PostgreSQL, fits under it, so retries still get a fresh connection).
+ */
+export const MAX_ABANDONED_WRITES = 16;
+
+class WriteTimeout extends Error {
+  constructor(ms: number) {
+    super(`the database did not answer within ${ms} ms`);
+  }
+}
+
 export class LedgerQueue {
   private rows: LedgerRow[] = [];
   private written = 0;
   private dropped = 0;
   private failures = 0;
+  private timeouts = 0;
   private consecutiveFailures = 0;
+  /** Given-up writes that have not settled yet. */
+  private abandoned = 0;
   private timer: Timer | undefined;
   private running: Promise<void> | undefined;
   private retryAt = 0;
   private closed = false;
+  /** Wall-clock end of close()'s deadline (writes during close are given up by then). */
+  private closeAt = Infinity;
   private readonly lastWarn = { drop: -Infinity, fail: -Infinity };
   private droppedSinceWarn = 0;
   private readonly maxRows: number;
   private readonly batchSize: number;
   private readonly flushIntervalMs: number;
   private readonly retryMaxMs: number;
+  private readonly writeTimeoutMs: number;
   private readonly warnEveryMs: number;
   private readonly now: () => number;
 
@@ -75,6 +105,7 @@ export class LedgerQueue {
     this.batchSize = options.batchSize ?? 500;
     this.flushIntervalMs = options.flushIntervalMs ?? 1000;
     this.retryMaxMs = options.retryMaxMs ?? 30_000;
+    this.writeTimeoutMs = options.writeTimeoutMs ?? 15_000;
     this.warnEveryMs = options.warnEveryMs ?? 60_000;
     this.now = options.now ?? Date.now;
   }
@@ -91,7 +122,7 @@ export class LedgerQueue {
   }
 
   stats(): LedgerQueueStats {
-    return { queued: this.rows.length, written: this.written, dropped: this.dropped, failures: this.failures };
+    return { queued: this.rows.length, written: this.written, dropped: this.dropped, failures: this.failures, timeouts: this.timeouts };
   }
 
   /** Writes what is queued now; resolves when the queue is empty or a write failed (the rows stay queued). */
@@ -106,10 +137,12 @@ export class LedgerQueue {
 
   /**
    * Stops taking rows and writes every queued one, retrying a failing sink until `deadlineMs`
-   * (default 10 000 ms) has passed; rows still queued then are counted as dropped.
+   * (default 10 000 ms) has passed (a hanging write is given up at the deadline too); rows still
+   * queued then are counted as dropped.
    */
   async close(deadlineMs = 10_000): Promise<void> {
     const end = this.now() + deadlineMs;
+    this.closeAt = Date.now() + deadlineMs;
     this.closed = true;
     this.clearTimer();
     while (this.rows.length || this.running) {
@@ -131,9 +164,11 @@ export class LedgerQueue {
     while (this.rows.length) {
       const batch = this.rows.slice(0, this.batchSize);
       try {
-        await this.sink.write(batch);
+        if (this.abandoned >= MAX_ABANDONED_WRITES) throw new Error(`${this.abandoned} earlier writes have not answered yet`);
+        await this.writeWithin(batch);
       } catch (err) {
         this.failures++;
+        if (err instanceof WriteTimeout) this.timeouts++;
         this.consecutiveFailures++;
         this.retryAt = this.now() + this.backoffMs();
         this.warnOnce('fail', `modelgate: ledger: writing usage rows failed (${(err as Error)?.message ?? String(err)}); ${this.rows.length} rows queued, retrying.`);
@@ -144,6 +179,33 @@ export class LedgerQueue {
       // Rows queued meanwhile were pushed after the batch: it is still at the front.
       this.rows.splice(0, batch.length);
     }
+  }
+
+  /** One write, given up (rejecting with WriteTimeout) when it takes longer than writeTimeoutMs or runs past close()'s deadline. */
+  private writeWithin(batch: readonly LedgerRow[]): Promise<void> {
+    const write = Promise.resolve().then(() => this.sink.write(batch));
+    const limit = Math.min(this.writeTimeoutMs > 0 ? this.writeTimeoutMs : Infinity, Math.max(0, this.closeAt - Date.now()));
+    if (!Number.isFinite(limit)) return write;
+    let timer: Timer | undefined;
+    let settled = false;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        if (settled) return;
+        // Given up: it may still finish (then its rows are already stored; the retry skips them).
+        this.abandoned++;
+        write.then(
+          () => this.abandoned--,
+          () => this.abandoned--,
+        );
+        reject(new WriteTimeout(Math.round(limit)));
+      }, limit);
+      // While running normally a pending write does not keep a process alive; during close() it does.
+      if (!this.closed) unref(timer);
+    });
+    return Promise.race([write, timeout]).finally(() => {
+      settled = true;
+      clearTimeout(timer);
+    });
   }
 
   private backoffMs(): number {

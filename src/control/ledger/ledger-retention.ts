@@ -16,7 +16,12 @@ export interface RetentionStore {
   oldestBefore(cutoff: number, limit: number): Promise<LedgerRow[]>;
   deleteRows(traceIds: readonly string[]): Promise<number>;
   deleteRollupsBefore(cutoff: number): Promise<number>;
+  /** The hourly rollups (the console's overview): kept HOURLY_ROLLUP_DAYS. */
+  deleteHourlyBefore?(cutoff: number): Promise<number>;
 }
+
+/** The overview charts read hourly lines of the last 7 days; a day more is kept. */
+export const HOURLY_ROLLUP_DAYS = 8;
 
 export interface RetentionOptions {
   now: number;
@@ -55,5 +60,6 @@ export async function purgeLedger(store: RetentionStore, options: RetentionOptio
     if (rows.length < batch) break;
   }
   const rollupsDeleted = await store.deleteRollupsBefore(options.now - rollupDays * DAY_MS);
+  await store.deleteHourlyBefore?.(options.now - HOURLY_ROLLUP_DAYS * DAY_MS);
   return { rowsDeleted, rollupsDeleted, rowCutoff };
 }

@@ -11,6 +11,7 @@ import type { LedgerRow } from './ledger-row.js';
 import { dayOf, rollupOf, type UsageBucket } from './ledger-rollup.js';
 import type { LedgerFilter, RowPage, UsageQuery } from './ledger-filter.js';
 import { NANO_PER_USD } from '../../limits/cost.js';
+import { addHourlyRollups } from './ledger-hourly.js';
 
 /** Rows per INSERT statement (29 parameters each: well inside SQLite's and PostgreSQL's limits). */
 const INSERT_CHUNK = 200;
@@ -108,7 +109,9 @@ export class SqlLedgerStore implements LedgerSink {
           .execute();
         for (const r of inserted) fresh.add(r.trace_id);
       }
-      await addRollups(trx, rows.filter((r) => fresh.has(r.traceId)));
+      const added = rows.filter((r) => fresh.has(r.traceId));
+      await addRollups(trx, added);
+      await addHourlyRollups(trx, added);
     });
   }
 
@@ -212,6 +215,12 @@ export class SqlLedgerStore implements LedgerSink {
   /** Drops rollup lines of days before `cutoff`'s day. */
   async deleteRollupsBefore(cutoff: number): Promise<number> {
     const r = await this.db.deleteFrom('usage_daily').where('day', '<', dayOf(cutoff)).executeTakeFirst();
+    return num(r.numDeletedRows);
+  }
+
+  /** Drops hourly rollup lines before `cutoff` (the overview reads at most the last 7 days of them). */
+  async deleteHourlyBefore(cutoff: number): Promise<number> {
+    const r = await this.db.deleteFrom('usage_hourly').where('hour', '<', cutoff).executeTakeFirst();
     return num(r.numDeletedRows);
   }
 

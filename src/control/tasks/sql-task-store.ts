@@ -67,10 +67,8 @@ export interface TaskListFilter {
   status?: string;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /unique constraint/i.test(String(e?.message ?? ''));
-}
+/** Rounds of "release an expired holder, insert, read the holder" before create gives up. */
+const CREATE_ATTEMPTS = 3;
 
 export class SqlTaskStore implements TaskStore {
   constructor(
@@ -83,28 +81,34 @@ export class SqlTaskStore implements TaskStore {
     return row ? toRecord(row) : undefined;
   }
 
+  /**
+   * With an idempotency key, one statement decides: INSERT ... ON CONFLICT (idempotency_key) DO
+   * NOTHING. Of any number of creators on any number of instances, exactly one inserts (the
+   * unique index serialises them; PostgreSQL makes a second inserter wait for the first one's
+   * commit); every other reads the winner's task. A key held only by an expired task is released
+   * first, and only such a one: a live holder is never robbed of its key.
+   */
   async create(task: TaskRecord, idempotencyKey?: string): Promise<CreateTaskResult> {
     const stored: TaskRecord = { ...task, version: 1 };
-    if (idempotencyKey !== undefined) {
-      const existing = await this.byIdempotencyKey(idempotencyKey);
-      if (existing) return { task: existing, created: false };
-      // An expired task that still holds the key gives it up.
-      await this.db.updateTable('tasks').set({ idempotency_key: null }).where('idempotency_key', '=', idempotencyKey).execute();
+    const values = { id: stored.id, kind: stored.kind, owner_id: stored.ownerId, version: 1, due_at: stored.dueAt, lease_until: null, expires_at: stored.expiresAt, idempotency_key: idempotencyKey ?? null, data: JSON.stringify(stored.data), ...listColumns(stored) };
+    if (idempotencyKey === undefined) {
+      await this.db.insertInto('tasks').values(values).execute();
+      return { task: structuredClone(stored), created: true };
     }
-    try {
-      await this.db
+    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+      await this.db.updateTable('tasks').set({ idempotency_key: null }).where('idempotency_key', '=', idempotencyKey).where('expires_at', '<=', this.now()).execute();
+      const inserted = await this.db
         .insertInto('tasks')
-        .values({ id: stored.id, kind: stored.kind, owner_id: stored.ownerId, version: 1, due_at: stored.dueAt, lease_until: null, expires_at: stored.expiresAt, idempotency_key: idempotencyKey ?? null, data: JSON.stringify(stored.data), ...listColumns(stored) })
-        .execute();
-    } catch (err) {
-      // Another instance stored the same request first: its task is the answer.
-      if (idempotencyKey !== undefined && isUniqueViolation(err)) {
-        const winner = await this.byIdempotencyKey(idempotencyKey);
-        if (winner) return { task: winner, created: false };
-      }
-      throw err;
+        .values(values)
+        .onConflict((oc) => oc.column('idempotency_key').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (inserted) return { task: structuredClone(stored), created: true };
+      const holder = await this.byIdempotencyKey(idempotencyKey);
+      if (holder) return { task: holder, created: false };
+      // The holder expired or released the key between the two statements: decide again.
     }
-    return { task: structuredClone(stored), created: true };
+    throw new Error('the task store could not settle an idempotency key held by a task that keeps expiring or being released');
   }
 
   private async byIdempotencyKey(key: string): Promise<TaskRecord | undefined> {

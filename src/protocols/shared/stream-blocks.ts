@@ -7,11 +7,12 @@
 import { GatewayError } from '../../core/errors.js';
 import type { IRStreamEvent } from '../../ir/types.js';
 
-type OpenBlock = { kind: 'text' | 'reasoning'; id: string } | { kind: 'tool'; id: string; index: number };
+type OpenBlock = { kind: 'text'; id: string; refusal?: true } | { kind: 'reasoning'; id: string } | { kind: 'tool'; id: string; index: number };
 
 function startOf(b: OpenBlock, name: string): IRStreamEvent {
   if (b.kind === 'tool') return { type: 'tool-call-start', id: b.id, index: b.index, name };
-  return { type: b.kind === 'text' ? 'text-start' : 'reasoning-start', id: b.id };
+  if (b.kind === 'text') return b.refusal ? { type: 'text-start', id: b.id, refusal: true } : { type: 'text-start', id: b.id };
+  return { type: 'reasoning-start', id: b.id };
 }
 
 function endOf(b: OpenBlock): IRStreamEvent {
@@ -22,6 +23,8 @@ function endOf(b: OpenBlock): IRStreamEvent {
 /** The one text block and the one reasoning block of a single-choice answer (OpenAI chat, Gemini): shared, never changed. */
 export const TEXT_BLOCK: OpenBlock = Object.freeze({ kind: 'text', id: 't0' });
 export const REASONING_BLOCK: OpenBlock = Object.freeze({ kind: 'reasoning', id: 'r0' });
+/** The text block of a refusal (OpenAI's `refusal` in place of content): text, marked as the model declining. */
+export const REFUSAL_BLOCK: OpenBlock = Object.freeze({ kind: 'text', id: 't0', refusal: true });
 
 export interface OpenBlocks<K> {
   get(key: K): OpenBlock | undefined;

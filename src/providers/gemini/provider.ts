@@ -28,6 +28,11 @@ export function createGeminiProvider(cfg: ProviderConfig, fetch: FetchLike, time
     },
     countTokensUrl: (base, _headers, call) => `${base}/v1beta/models/${geminiModelSegment(call.upstreamModel)}:countTokens`,
   });
-  provider.interactionsApi = httpProvider(cfg, fetch, timeoutMs, gemini, { chatProtocol: 'gemini-interactions', chatUrl: (base) => `${base}/v1beta/interactions` });
+  provider.interactionsApi = httpProvider(cfg, fetch, timeoutMs, gemini, {
+    chatProtocol: 'gemini-interactions',
+    chatUrl: (base) => `${base}/v1beta/interactions`,
+    storedObject: (base, id, action) =>
+      action === 'cancel' ? { url: `${base}/v1beta/interactions/${encodeURIComponent(id)}/cancel`, method: 'POST' } : { url: `${base}/v1beta/interactions/${encodeURIComponent(id)}`, method: 'DELETE' },
+  });
   return provider;
 }

@@ -15,7 +15,7 @@ export function decodeOpenAIChatResponse(json: unknown): IRChatResponse {
   const content: IRContentPart[] = [];
   if (choice.message.reasoning_content) content.push({ type: 'reasoning', text: choice.message.reasoning_content });
   if (choice.message.content) content.push({ type: 'text', text: choice.message.content });
-  else if (choice.message.refusal) content.push({ type: 'text', text: choice.message.refusal });
+  else if (choice.message.refusal) content.push({ type: 'text', text: choice.message.refusal, refusal: true });
   for (const call of choice.message.tool_calls ?? []) {
     content.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments || '{}' });
   }

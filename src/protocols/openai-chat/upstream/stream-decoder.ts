@@ -6,7 +6,7 @@
 import { GatewayError } from '../../../core/errors.js';
 import type { SSEEvent } from '../../../wire/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
-import { createOpenBlocks, REASONING_BLOCK, streamEndedEarly, TEXT_BLOCK } from '../../shared/stream-blocks.js';
+import { createOpenBlocks, REASONING_BLOCK, REFUSAL_BLOCK, streamEndedEarly, TEXT_BLOCK } from '../../shared/stream-blocks.js';
 import type { StreamDecoder, UpstreamTarget } from '../../types.js';
 import { isChatChunk } from '../openai-chat-api.js';
 import { openAIChunkError } from '../errors.js';
@@ -39,9 +39,9 @@ export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): Stre
     done = true;
     return [{ type: 'error', error }];
   };
-  const textDelta = (out: IRStreamEvent[], text: string): IRStreamEvent[] => {
+  const textDelta = (out: IRStreamEvent[], text: string, refusal = false): IRStreamEvent[] => {
     blocks.close(out, 'r0');
-    blocks.open(out, 't0', TEXT_BLOCK);
+    blocks.open(out, 't0', refusal ? REFUSAL_BLOCK : TEXT_BLOCK);
     out.push({ type: 'text-delta', id: 't0', delta: text });
     return out;
   };
@@ -78,7 +78,7 @@ export function createOpenAIChatStreamDecoder(target: UpstreamTarget = {}): Stre
           out.push({ type: 'reasoning-delta', id: 'r0', delta: reasoning });
         }
         const text = delta?.content ?? delta?.refusal;
-        if (text) textDelta(out, text);
+        if (text) textDelta(out, text, !delta?.content);
         for (const tc of delta?.tool_calls ?? NONE) {
           const index = tc.index ?? 0;
           let call = blocks.get(index);

@@ -55,7 +55,7 @@ export function partsOfItem(item: OutputItemWire): IRContentPart[] {
         if (c.type === 'output_text' && typeof c.text === 'string') {
           const annotations = Array.isArray(c.annotations) && c.annotations.length ? { providerOptions: { 'openai-responses': { annotations: c.annotations } } } : {};
           parts.push({ type: 'text', text: c.text, ...annotations });
-        } else if (c.type === 'refusal' && typeof c.refusal === 'string') parts.push({ type: 'text', text: c.refusal });
+        } else if (c.type === 'refusal' && typeof c.refusal === 'string') parts.push({ type: 'text', text: c.refusal, refusal: true });
       }
       return parts;
     }

@@ -56,12 +56,12 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     return st;
   };
 
-  const openText = (out: IRStreamEvent[], st: ItemState, contentIndex: number): { id: string; open: boolean; streamed: boolean } => {
+  const openText = (out: IRStreamEvent[], st: ItemState, contentIndex: number, refusal = false): { id: string; open: boolean; streamed: boolean } => {
     let t = st.texts.get(contentIndex);
     if (!t) {
       t = { id: `${st.itemId}:${contentIndex}`, open: true, streamed: false };
       st.texts.set(contentIndex, t);
-      out.push({ type: 'text-start', id: t.id });
+      out.push({ type: 'text-start', id: t.id, ...(refusal ? { refusal: true as const } : {}) });
     }
     return t;
   };
@@ -94,7 +94,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
         const text = c.type === 'output_text' ? (c as { text: string }).text : c.type === 'refusal' ? (c as { refusal: string }).refusal : undefined;
         const seen = st.texts.get(ci);
         if (text && !seen?.streamed) {
-          const t = openText(out, st, ci);
+          const t = openText(out, st, ci, c.type === 'refusal');
           out.push({ type: 'text-delta', id: t.id, delta: text });
           t.streamed = true;
         }
@@ -154,7 +154,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
       case 'response.content_part.added': {
         const e = ev as StreamEventWire<'response.content_part.added'>;
         const st = stateFor(e.output_index, { id: e.item_id, type: 'message' });
-        if (st.kind === 'message' && (e.part.type === 'output_text' || e.part.type === 'refusal')) openText(out, st, e.content_index);
+        if (st.kind === 'message' && (e.part.type === 'output_text' || e.part.type === 'refusal')) openText(out, st, e.content_index, e.part.type === 'refusal');
         return;
       }
       case 'response.content_part.done': {
@@ -168,7 +168,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
       case 'response.refusal.delta': {
         const e = ev as StreamEventWire<'response.output_text.delta'>;
         const st = stateFor(e.output_index, { id: e.item_id, type: 'message' });
-        const t = openText(out, st, e.content_index);
+        const t = openText(out, st, e.content_index, type === 'response.refusal.delta');
         if (e.delta) {
           t.streamed = true;
           out.push({ type: 'text-delta', id: t.id, delta: e.delta });

@@ -1,0 +1,70 @@
+/** What the pages read from the admin API (the shapes of /admin/v1/openapi.json). */
+export interface PageProps {
+  canWrite: boolean;
+}
+
+export interface SeriesPoint {
+  time: string;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  avgLatencyMs: number | null;
+}
+
+export interface Series {
+  window: string;
+  step: 'hour' | 'day';
+  points: SeriesPoint[];
+}
+
+export interface TopEntry {
+  id: string;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export interface KeyRecord {
+  id: string;
+  prefix: string;
+  last4: string;
+  name: string;
+  owner: string | null;
+  models: string[];
+  limits: { requestsPerMinute?: number; tokensPerMinute?: number; concurrentRequests?: number; budget?: { usd: number; period: 'day' | 'week' | 'month' } } | null;
+  expiresAt: string | null;
+  metadata: Record<string, string>;
+  status: 'active' | 'disabled' | 'revoked';
+  source: 'store' | 'config';
+  createdAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface LedgerRow {
+  traceId: string;
+  time: string;
+  keyId: string;
+  route: string;
+  model: string | null;
+  provider: string | null;
+  status: number;
+  errorCode: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  latencyMs: number;
+  stream: boolean;
+}
+
+export interface UsageBucket {
+  bucket: string;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}

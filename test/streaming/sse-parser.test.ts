@@ -1,0 +1,120 @@
+/** The gateway's own SSE parser (src/wire/sse.ts) against eventsource-parser, on fixed and random streams split anywhere. */
+import { createParser } from 'eventsource-parser';
+import { describe, expect, it } from 'vitest';
+import { forEachRawEvent, readSSE, SSEEventSplitter, SSEParser, sseFrame, type SSEEvent } from '../../src/wire/sse.js';
+import { seededRandom } from '../helpers/seeded-random.js';
+
+function reference(chunks: string[]): SSEEvent[] {
+  const out: SSEEvent[] = [];
+  const parser = createParser({ onEvent: (m) => out.push(m.event ? { event: m.event, data: m.data } : { data: m.data }) });
+  for (const c of chunks) parser.feed(c);
+  parser.feed('\n\n');
+  return out;
+}
+
+function ours(chunks: string[]): SSEEvent[] {
+  const parser = new SSEParser();
+  return [...chunks, '\n\n'].flatMap((c) => parser.feed(c));
+}
+
+const random = seededRandom;
+
+function splitRandomly(text: string, rnd: () => number): string[] {
+  const chunks: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const n = 1 + Math.floor(rnd() * 12);
+    chunks.push(text.slice(i, i + n));
+    i += n;
+  }
+  return chunks;
+}
+
+const PIECES = ['data: {"a":1}', 'data:x', 'data', 'data: ', 'event: message_start', 'event:ping', 'event:', ': comment', ':', 'id: 7', 'retry: 100', 'data:  two spaces', 'dat', 'foo: bar', 'data: ü → 😀', 'data: [DONE]'];
+const ENDS = ['\n', '\r\n', '\r', '\n\n', '\r\n\r\n', '\r\r', '\n\r\n'];
+
+describe('SSEParser', () => {
+  it('parses the usual shapes', () => {
+    expect(ours(['event: a\ndata: 1\n\n', 'data: 2\ndata: 3\n\n', ': c\n\ndata:\n\n'])).toEqual([{ event: 'a', data: '1' }, { data: '2\n3' }, { data: '' }]);
+  });
+
+  it('handles CR, CRLF and LF line ends, also split between chunks', () => {
+    expect(ours(['data: a\r', '\ndata: b\r', '\r', 'data: c\r\n\r\n'])).toEqual([{ data: 'a\nb' }, { data: 'c' }]);
+  });
+
+  it('matches eventsource-parser on random streams split at random places', () => {
+    const rnd = random(42);
+    for (let round = 0; round < 400; round++) {
+      let text = '';
+      const lines = 1 + Math.floor(rnd() * 20);
+      for (let i = 0; i < lines; i++) text += (PIECES[Math.floor(rnd() * PIECES.length)] as string) + (ENDS[Math.floor(rnd() * ENDS.length)] as string);
+      const chunks = splitRandomly(text, rnd);
+      expect(ours(chunks), JSON.stringify(chunks)).toEqual(reference(chunks));
+    }
+  });
+
+  it('reads a byte stream, multi-byte characters split across chunks included', async () => {
+    const bytes = new TextEncoder().encode('\uFEFFdata: ü😀\n\nevent: e\ndata: x');
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 3) c.enqueue(bytes.slice(i, i + 3));
+        c.close();
+      },
+    });
+    const events: SSEEvent[] = [];
+    for await (const ev of readSSE(stream)) events.push(ev);
+    expect(events).toEqual([{ data: 'ü😀' }, { event: 'e', data: 'x' }]);
+  });
+});
+
+/** Each whole event of the splitter's output, parsed on its own (a fresh parser: nothing carried over). */
+function splitEvents(chunks: string[]): { events: SSEEvent[]; pieces: string[] } {
+  const splitter = new SSEEventSplitter();
+  const pieces = [...chunks.map((c) => splitter.feed(c)), splitter.end()].filter(Boolean);
+  const events: SSEEvent[] = [];
+  for (const piece of pieces) {
+    forEachRawEvent(piece, (raw) => {
+      const found = new SSEParser().feed(raw);
+      expect(found.length).toBeLessThanOrEqual(1);
+      events.push(...found);
+    });
+  }
+  return { events, pieces };
+}
+
+describe('sseFrame', () => {
+  it('frames multi-line data as one data line per line', () => {
+    expect(new SSEParser().feed(sseFrame('a\n\nb', 'e'))).toEqual([{ event: 'e', data: 'a\n\nb' }]);
+  });
+});
+
+describe('SSEEventSplitter', () => {
+  it('gives whole events as they came, holding back the unfinished one', () => {
+    const splitter = new SSEEventSplitter();
+    expect(splitter.feed('data: 1\n\nda')).toBe('data: 1\n\n');
+    expect(splitter.feed('ta: 2\n')).toBe('');
+    expect(splitter.feed('\n: c\n\ndata: 3')).toBe('data: 2\n\n: c\n\n');
+    expect(splitter.end()).toBe('data: 3\n\n');
+    expect(splitter.end()).toBe('');
+  });
+
+  it('makes CR and CRLF line ends LF, also split between chunks', () => {
+    const splitter = new SSEEventSplitter();
+    expect(splitter.feed('data: a\r')).toBe('');
+    expect(splitter.feed('\ndata: b\r\n\r')).toBe('data: a\ndata: b\n\n');
+    expect(splitter.feed('\ndata: c\r\r')).toBe('data: c\n\n');
+  });
+
+  it('cuts only between events: the same events as eventsource-parser on random streams split at random places', () => {
+    const rnd = random(7);
+    for (let round = 0; round < 400; round++) {
+      let text = '';
+      const lines = 1 + Math.floor(rnd() * 20);
+      for (let i = 0; i < lines; i++) text += (PIECES[Math.floor(rnd() * PIECES.length)] as string) + (ENDS[Math.floor(rnd() * ENDS.length)] as string);
+      const chunks = splitRandomly(text, rnd);
+      const { events, pieces } = splitEvents(chunks);
+      expect(events, JSON.stringify(chunks)).toEqual(reference(chunks));
+      for (const piece of pieces) expect(piece.endsWith('\n\n')).toBe(true);
+    }
+  });
+});
