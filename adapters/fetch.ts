@@ -7,8 +7,8 @@
  * header Bun closes at once and the client gets a reset instead). How long they go on reading is
  * the runtime's own: bound it in front (a proxy's body limit) where that matters.
  */
-import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
-import { bodyTooLarge, errorBodyText, requestURL } from '../src/host.js';
+import { GatewayError, type Gateway, type Principal } from '../src/index.js';
+import { bodyTooLarge, errorBodyText, requestURL, type BridgeContext } from '../src/gateway/bridge.js';
 
 export interface FetchHandlerOptions {
   /** Mount path to strip before routing, e.g. `/ai`. */
@@ -31,10 +31,11 @@ export function createFetchHandler(gateway: Gateway, opts: FetchHandlerOptions =
       req = new Request(url, request);
     }
     const principal = opts.principal ? await opts.principal(request) : undefined;
-    const context: HandleContext = principal ? { principal } : {};
+    const context: BridgeContext = principal ? { principal } : {};
     const readBody = knownLengthBody(req);
     if (readBody) context.readBody = readBody;
-    return gateway.handle(req, context);
+    // A wrapper without the bridge is served through its handle(), given what it takes.
+    return gateway.bridge ? gateway.bridge.handle(req, context) : gateway.handle(req, context);
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../src/index.js';
-import { bodyTooLarge as tooLarge } from '../src/host.js';
+import { bodyTooLarge as tooLarge } from '../src/gateway/bridge.js';
 
 /** A request body that sends nothing for this long is cut (408), by default; ms. */
 export const DEFAULT_BODY_IDLE_MS = 30_000;

@@ -5,14 +5,15 @@
  * origin is fixed; Host never picks it). The body is read lazily, once the gateway has checked
  * key, route and method, and is held to the one limit (`limits.maxBodyBytes`, or this bridge's
  * when lower; 413 past it); an answer sent before the body was read in full closes the connection
- * instead of draining it. The answer comes from `gateway.reply()` and is written without building
+ * instead of draining it. The answer comes from `gateway.bridge.reply()` and is written without building
  * a Response: JSON in one write, streams chunk by chunk waiting for `drain`; the gateway's request
  * signal aborts (and the stream's source is cancelled) when the client goes away.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
-import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, KEEP_ALIVE_TEXT, pipeChunks, Reply, type ChunkSource } from '../src/host.js';
+import type { BridgeContext } from '../src/gateway/bridge.js';
+import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, KEEP_ALIVE_TEXT, pipeChunks, Reply, type ChunkSource } from '../src/gateway/bridge.js';
 import { DEFAULT_BODY_IDLE_MS, nodeBodyReader, receivedInFull } from './node-body.js';
 import { LINGER_DEFAULTS, lingerOnClose, type LingerBounds } from './node-linger.js';
 import { clientGone, FORBIDDEN_METHODS, nodeRequest, type ClientGone } from './node-request.js';
@@ -273,10 +274,10 @@ async function writeStream<C extends string | Uint8Array>(res: ServerResponse, s
 }
 
 /**
- * The bridge's HandleContext. A class, so the lazy `signal` getter sits on the prototype (an object
+ * The bridge's BridgeContext. A class, so the lazy `signal` getter sits on the prototype (an object
  * literal with an accessor is a dictionary-mode object in V8, slow to make and to read).
  */
-class NodeHandleContext implements HandleContext {
+class NodeHandleContext implements BridgeContext {
   declare principal?: Principal;
   declare body?: Uint8Array;
   declare readBody?: (limit: number) => Promise<Uint8Array>;
@@ -334,8 +335,8 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
   const request = nodeRequest(method, FIXED_ORIGIN + target, headers, client.signal);
   const principal = opts.context?.principal ?? opts.principal?.(req);
   if (principal) context.principal = principal;
-  // A wrapper written before reply() existed (handle() only) still works, through a Response.
-  const reply = typeof gateway.reply === 'function' ? await gateway.reply(request, context) : Reply.of(await gateway.handle(request, context));
+  // A wrapper without the bridge (handle() only) still works, through a Response.
+  const reply = gateway.bridge ? await gateway.bridge.reply(request, context) : Reply.of(await gateway.handle(request, context));
   await writeReply(res, reply, { close: !receivedInFull(req), linger });
 }
 
@@ -357,14 +358,3 @@ export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions 
     });
   };
 }
-
-/** The standalone node:http server around this bridge (timeouts, connection cap): node-serve.ts. */
-export { serve, SERVE_DEFAULTS, type ServeOptions, type RunningServer } from './node-serve.js';
-
-/** The Node upstream client the standalone server uses (undici keep-alive pool), for embedders: `createGateway(config, { fetch: createUndiciFetch() })`. */
-export { createUndiciFetch, type NodeUpstreamFetch } from '../node/upstream-fetch.js';
-/** Redis-backed task, rate-limit and conversation stores for several instances (needs the optional `ioredis`). */
-export { redisSharedState, type SharedState } from '../node/redis.js';
-/** The control plane's store (SQLite or PostgreSQL), migrated; for createControlPlane. */
-export { openDatabase, type OpenedDatabase } from '../node/db/open-database.js';
-export { parseDatabaseTarget, resolveDatabaseTarget, type DatabaseTarget } from '../node/db/database-target.js';

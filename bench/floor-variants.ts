@@ -7,9 +7,9 @@
  *   forwards with createUndiciFetch (no auth, no parsing, no routing).
  */
 import { createServer, type IncomingHttpHeaders, type RequestListener } from 'node:http';
-import { createRequestListener } from '../adapters/node.js';
+import { createRequestListener } from '../node/index.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
-import { Reply } from '../src/http/reply.js';
+import { Reply } from '../src/reply/reply.js';
 import type { Gateway } from '../src/index.js';
 import { UPSTREAM_KEY } from './settings.js';
 

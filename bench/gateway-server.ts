@@ -1,7 +1,7 @@
 /**
  * Child process: modelgate on Node with createUndiciFetch(), as `npm start` runs it, with a config
  * pointing both providers at the mock upstream. BENCH_HOST picks the host:
- * - `node` (default): serve() from adapters/node.ts, the standalone server's node:http bridge;
+ * - `node` (default): serve() from adapters/node-serve.ts, the standalone server's node:http bridge;
  * - `express` / `koa`: the adapters' middleware in an Express 5 / Koa 3 app on node:http.
  * BENCH_UPSTREAM_CONNECTIONS raises the upstream pool (the memory scenario holds 1,000 streams;
  * the standalone server's default is 256 per origin). BENCH_CONTROL=sqlite turns the control plane
@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '../adapters/node.js';
-import { createGateway } from '../src/gateway.js';
+import { serve } from '../node/index.js';
+import { createGateway } from '../src/gateway/gateway.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
 import { onStopMessage, serveChild } from './child-ipc.js';
 import { gatewayConfig } from './settings.js';

@@ -4,7 +4,7 @@
  * the node children (Bun implements node's child_process channel).
  */
 import { createFetchHandler } from '../adapters/fetch.js';
-import { createGateway } from '../src/gateway.js';
+import { createGateway } from '../src/gateway/gateway.js';
 import { onStopMessage } from './child-ipc.js';
 import { gatewayConfig } from './settings.js';
 

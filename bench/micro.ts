@@ -1,5 +1,5 @@
 /**
- * In-process micro benchmark of the gateway's own work per request: `gateway.reply()` with the
+ * In-process micro benchmark of the gateway's own work per request: `gateway.bridge.reply()` with the
  * node bridge's request object and an upstream fetch that answers at once from memory (the node
  * client's Response class), so no socket, no HTTP parser and no load generator share the numbers.
  * It tells which change moves the gateway's CPU per request; `npm run bench` tells what a
@@ -10,9 +10,8 @@
  * path of Bun, Deno, Workers and the fetch adapter: the stream writer's ReadableStream sink).
  */
 import { nodeRequest } from '../adapters/node-request.js';
-import { createGateway } from '../src/gateway.js';
-import { isTextStream, type Reply } from '../src/http/reply.js';
-import { ABORT_HOOK } from '../src/providers/types.js';
+import { createGateway } from '../src/gateway/gateway.js';
+import { isTextStream, type Reply } from '../src/reply/reply.js';
 import { UpstreamBody, upstreamResponse } from '../node/upstream-response.js';
 import { gatewayConfig, MODEL_VIA_ANTHROPIC, MODEL_VIA_OPENAI, PLATFORM_KEY, REPLY_WORDS } from './settings.js';
 import { anthropicBody, openAIBody } from './scenarios.js';
@@ -79,24 +78,23 @@ const perRound = Number(process.env.MICRO_REQUESTS ?? 20_000);
 
 const chunks = scenario.answer.map((s) => Buffer.from(s));
 const contentType = scenario.stream ? 'text/event-stream' : 'application/json';
-const fetch = Object.assign(
-  async (_url: string, init?: RequestInit): Promise<Response> => {
-    // The request body is what the real client would write.
-    if (typeof init?.body !== 'string') throw new Error('expected a string body');
-    const body = new UpstreamBody(
-      () => {},
-      () => {},
-    );
-    const res = upstreamResponse(200, [['content-type', contentType]], body);
-    // The chunks arrive on later turns, as from a socket.
-    setImmediate(() => {
-      for (const c of chunks) body.push(c);
-      body.end();
-    });
-    return res;
-  },
-  { [ABORT_HOOK]: true },
-);
+const answer = async (_url: string | URL, init?: RequestInit): Promise<Response> => {
+  // The request body is what the real client would write.
+  if (typeof init?.body !== 'string') throw new Error('expected a string body');
+  const body = new UpstreamBody(
+    () => {},
+    () => {},
+  );
+  const res = upstreamResponse(200, [['content-type', contentType]], body);
+  // The chunks arrive on later turns, as from a socket.
+  setImmediate(() => {
+    for (const c of chunks) body.push(c);
+    body.end();
+  });
+  return res;
+};
+// Taking an abort hook as createUndiciFetch does: the gateway then builds no AbortSignal per call.
+const fetch = Object.assign(answer, { fetchWithAbortHook: (url: string | URL, init: RequestInit) => answer(url, init) });
 
 const gateway = createGateway(gatewayConfig('http://127.0.0.1:9'), { fetch: fetch as unknown as typeof globalThis.fetch, env: {} });
 const anthropicClient = 'client' in scenario && scenario.client === 'anthropic';
@@ -136,10 +134,10 @@ async function drainResponse(response: Response): Promise<number> {
 async function one(): Promise<void> {
   const request = nodeRequest('POST', `http://127.0.0.1${path}`, headers, () => new AbortController().signal);
   if (viaHandle) {
-    await drainResponse(await gateway.handle(request, { body: requestBody, onClientGone: () => () => {} }));
+    await drainResponse(await gateway.bridge.handle(request, { body: requestBody, onClientGone: () => () => {} }));
     return;
   }
-  const reply = await gateway.reply(request, { body: requestBody, onClientGone: () => () => {} });
+  const reply = await gateway.bridge.reply(request, { body: requestBody, onClientGone: () => () => {} });
   if (reply.status !== 200) throw new Error(`status ${reply.status}: ${String(reply.body)}`);
   await drain(reply);
 }

@@ -3,7 +3,7 @@
  * In your project: import { createGateway } from 'modelgate'; import { serve, createRequestListener } from 'modelgate/node';
  */
 import { createServer } from 'node:http';
-import { createRequestListener } from '../adapters/node.js';
+import { createRequestListener } from '../node/index.js';
 import { createGateway } from '../src/index.js';
 
 const gateway = createGateway({

@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node.js';
+import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node-serve.js';
 import { embeddedDefault } from '../src/config/defaults.js';
 import { ConfigError, interpolateEnv, readConfigJson } from '../src/config/load.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';
-import { createGateway } from '../src/gateway.js';
+import { createGateway } from '../src/gateway/gateway.js';
 import { SUPPORTED_PROVIDER_TYPES } from '../src/providers/registry.js';
 import { createUndiciFetch } from './upstream-fetch.js';
 import { redisSharedState } from './redis.js';

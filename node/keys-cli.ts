@@ -12,11 +12,11 @@ import { parseConfig, readConfigJson } from '../src/config/load.js';
 import type { KeysConfigView } from '../src/control/keys/key-service.js';
 import { createKeySchema, KEY_STATUSES, rotateKeySchema, updateKeySchema, type KeyRecord, type KeyStatus } from '../src/control/keys/key-wire.js';
 import { parseOrThrow } from '../src/protocols/shared/zod-error.js';
-import { GatewayError } from '../src/errors.js';
+import { GatewayError } from '../src/core/errors.js';
 import { table } from './cli-table.js';
 import { openControlPlane } from './control.js';
 import { redisSharedState } from './redis.js';
-import type { Subcommand } from './subcommands.js';
+import type { Subcommand } from './subcommand.js';
 
 const HELP = `modelgate keys - platform keys in the store
 

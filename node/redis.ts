@@ -3,8 +3,8 @@ import { RedisResponseCache } from '../src/cache/redis-response-cache.js';
 import { RedisConversationStore } from '../src/conversations/redis-conversation-store.js';
 import { RedisRateLimiter } from '../src/limits/redis-rate-limiter.js';
 import { RedisTaskStore } from '../src/tasks/redis-task-store.js';
-import type { GatewayOptions } from '../src/runtime.js';
-import { redact } from '../src/upstream/redact.js';
+import type { GatewayOptions } from '../src/gateway/options.js';
+import { redact } from '../src/core/redact.js';
 import type { ChangeNotifier } from '../src/control/change-notifier.js';
 import { redisChangeNotifier } from './redis-change-notifier.js';
 

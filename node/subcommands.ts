@@ -3,7 +3,8 @@
  * database the server uses (`--db`, MODELGATE_DB, DATABASE_URL) and prints a table or, with
  * `--json`, JSON. One line per command; each module is loaded only when its command runs.
  */
-export type Subcommand = (args: string[], env: NodeJS.ProcessEnv) => Promise<number>;
+export type { Subcommand } from './subcommand.js';
+import type { Subcommand } from './subcommand.js';
 
 export const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   keys: async () => (await import('./keys-cli.js')).runKeys,

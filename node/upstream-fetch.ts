@@ -15,10 +15,10 @@ import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from
 import { Agent } from 'undici';
 import { directBody, isDirectBody, prepareBody, type PreparedBody } from './upstream-fetch-body.js';
 import { UpstreamBody, upstreamResponse } from './upstream-response.js';
-import { ABORT_HOOK, type AbortHook, type FetchLike } from '../src/providers/types.js';
+import type { AbortHook, HookableFetch } from '../src/providers/types.js';
 
-/** The standalone server's upstream client: a fetch plus `close()` for its connection pool. */
-export type NodeUpstreamFetch = FetchLike & {
+/** The standalone server's upstream client: a fetch (cut through an abort hook, without a signal, by the gateway) plus `close()` for its connection pool. */
+export type NodeUpstreamFetch = HookableFetch & {
   /** Closes the pool: idle keep-alive connections at once, calls still running are cut. */
   close(): Promise<void>;
 };
@@ -89,12 +89,11 @@ interface Call {
   headers: Record<string, string>;
   body: PreparedBody;
   signal: AbortSignal | null | undefined;
-  /** The caller's abort without a signal (ABORT_HOOK), alone or besides `signal`. */
+  /** The caller's abort without a signal (HookableFetch.fetchWithAbortHook), alone or besides `signal`. */
   abortHook: AbortHook | undefined;
   redirect: RequestRedirect | undefined;
 }
 
-type HookedInit = RequestInit & { [ABORT_HOOK]?: AbortHook };
 
 function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
   const { url, method, signal } = call;
@@ -211,7 +210,7 @@ function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
 }
 
 /** fetch(Request, init): init's fields win; a Request's body is read whole (its length is then known). */
-async function fromRequest(request: Request, init: HookedInit | undefined): Promise<{ url: string; init: HookedInit }> {
+async function fromRequest(request: Request, init: RequestInit | undefined): Promise<{ url: string; init: RequestInit }> {
   const body = init?.body != null ? init.body : request.body ? new Uint8Array(await request.arrayBuffer()) : null;
   return {
     url: request.url,
@@ -221,8 +220,7 @@ async function fromRequest(request: Request, init: HookedInit | undefined): Prom
       signal: init?.signal ?? request.signal,
       redirect: init?.redirect ?? request.redirect,
       body,
-      ...(init?.[ABORT_HOOK] ? { [ABORT_HOOK]: init[ABORT_HOOK] } : {}),
-    } as HookedInit,
+    },
   };
 }
 
@@ -236,22 +234,22 @@ export interface UndiciFetchOptions {
 export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstreamFetch {
   const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
 
-  const send = (url: Target, method: string, init: HookedInit | undefined, body: PreparedBody): Promise<Response> => {
+  const send = (url: Target, method: string, init: RequestInit | undefined, body: PreparedBody, abortHook: AbortHook | undefined): Promise<Response> => {
     const headers = plainHeaders(init?.headers, url.secure, body.contentType);
-    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, abortHook: init?.[ABORT_HOOK], redirect: init?.redirect });
+    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, abortHook, redirect: init?.redirect });
   };
-  const call = (input: string | URL, init: HookedInit | undefined): Promise<Response> => {
+  const call = (input: string | URL, init: RequestInit | undefined, abortHook?: AbortHook): Promise<Response> => {
     const url = targetOf(input);
     const method = (init?.method ?? 'GET').toUpperCase();
     const raw = init?.body;
     if (raw != null && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
     // Chat calls (string/bytes) skip the async extraction step.
-    if (isDirectBody(raw)) return send(url, method, init, directBody(raw));
-    return prepareBody(raw).then((body) => send(url, method, init, body));
+    if (isDirectBody(raw)) return send(url, method, init, directBody(raw), abortHook);
+    return prepareBody(raw).then((body) => send(url, method, init, body, abortHook));
   };
   // Not an async function: the call's own promise is handed back, without the hops an async
   // function's return of a promise takes; what an async function would throw is a rejection.
-  const upstreamFetch = (input: Request | string | URL, init?: HookedInit): Promise<Response> => {
+  const upstreamFetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
     try {
       if (input instanceof Request) return fromRequest(input, init).then((r) => call(r.url, r.init));
       return call(input, init);
@@ -259,5 +257,12 @@ export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstrea
       return Promise.reject(err);
     }
   };
-  return Object.assign(upstreamFetch, { close: () => dispatcher.destroy(), [ABORT_HOOK]: true });
+  const fetchWithAbortHook = (input: string | URL, init: RequestInit, hook: AbortHook): Promise<Response> => {
+    try {
+      return call(input, init, hook);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+  return Object.assign(upstreamFetch, { close: () => dispatcher.destroy(), fetchWithAbortHook });
 }

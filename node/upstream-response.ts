@@ -7,7 +7,7 @@
  * ReadableStream plus a Response per call cost more than reading a JSON answer itself.
  */
 
-import { DIRECT_BODY_READER, type BodyReader } from '../src/upstream/direct-body.js';
+import type { BodyReader, DirectBodyResponse } from '../src/upstream/direct-body.js';
 
 /** Bytes held before the socket is paused while nobody reads the body yet. */
 const HOLD_BYTES = 64 * 1024;
@@ -154,7 +154,7 @@ export class UpstreamBody {
     this.#used = true;
     this.#direct = true;
     return {
-      // createUndiciFetch fails the body when its call is aborted (also through ABORT_HOOK).
+      // createUndiciFetch fails the body when its call is aborted (also through its abort hook).
       followsAbort: true,
       read: () => this.#read(),
       cancel: (reason) => {
@@ -274,7 +274,7 @@ class UpstreamResponse {
   }
 
   /** The body without a Web stream, for the stream pump (src/upstream/direct-body.ts). */
-  [DIRECT_BODY_READER](): BodyReader | undefined {
+  directBodyReader(): BodyReader | undefined {
     return this.#body?.reader();
   }
 
@@ -332,6 +332,6 @@ for (const key of Reflect.ownKeys(Response.prototype)) {
 Object.setPrototypeOf(UpstreamResponse.prototype, Response.prototype);
 
 /** The Response for an answer; `body` null for HEAD and null-body statuses. */
-export function upstreamResponse(status: number, pairs: Array<[string, string]>, body: UpstreamBody | null): Response {
-  return new UpstreamResponse(status, pairs, body) as unknown as Response;
+export function upstreamResponse(status: number, pairs: Array<[string, string]>, body: UpstreamBody | null): DirectBodyResponse {
+  return new UpstreamResponse(status, pairs, body) as unknown as DirectBodyResponse;
 }

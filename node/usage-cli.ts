@@ -12,7 +12,7 @@ import { purgeLedger } from '../src/control/ledger/ledger-retention.js';
 import { table } from './cli-table.js';
 import { openControlPlane } from './control.js';
 import { ledgerSettings } from './ledger-settings.js';
-import type { Subcommand } from './subcommands.js';
+import type { Subcommand } from './subcommand.js';
 
 const HELP = `modelgate usage - what the keys used and cost (the usage ledger)
 

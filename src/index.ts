@@ -1,13 +1,14 @@
-export { createGateway, type Gateway } from './gateway.js';
-export type { GatewayOptions, HandleContext } from './runtime.js';
-export type { Reply, ReplyBody, TextStream } from './http/reply.js';
+export { createGateway, type Gateway } from './gateway/gateway.js';
+export type { GatewayOptions, HandleContext } from './gateway/options.js';
+export type { BridgeContext, GatewayBridge } from './gateway/bridge.js';
+export type { Reply, ReplyBody, TextStream } from './reply/reply.js';
 export type { Principal } from './auth/principal.js';
 export { ConfigError, defineConfig, parseConfig, parseConfigText, interpolateEnv } from './config/load.js';
 export type { GatewayConfig, GatewayConfigInput, ProviderConfig, ModelConfig, KeyConfig, LimitsConfig, PricingConfig, DeploymentConfig, CacheConfig } from './config/schema.js';
 export { embeddedDefault } from './config/defaults.js';
 export { MemoryRateLimiter, type AcquireResult, type LimitCheck, type LimitState, type RateLimiter } from './limits/rate-limiter.js';
 export { RedisRateLimiter, type RedisEvalClient } from './limits/redis-rate-limiter.js';
-export { GatewayError, type GatewayErrorCode } from './errors.js';
+export { GatewayError, type GatewayErrorCode } from './core/errors.js';
 export type { TaskRecord, TaskStore, CreateTaskResult } from './tasks/task-store.js';
 export { MemoryTaskStore } from './tasks/memory-task-store.js';
 export { RedisTaskStore, type RedisTaskClient, type RedisTaskStoreOptions } from './tasks/redis-task-store.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 
 /**
  * The Gemini routes (`/v1beta/...`, `/v1/models/{model}:{action}`): the only ones whose clients send

@@ -18,3 +18,9 @@ export interface Principal {
   /** Free-form data the host attaches (plan, team, ...). Never logged by the gateway. */
   metadata?: Record<string, unknown>;
 }
+
+/**
+ * The host's own key check (GatewayOptions.authenticate): a Principal accepts the presented key,
+ * null/undefined falls back to the keys in the config.
+ */
+export type AuthenticateKey = (token: string, request: Request) => Principal | null | undefined | Promise<Principal | null | undefined>;

@@ -2,7 +2,7 @@
  * Reading and writing the response cache for one request: each call bounded by the store deadline,
  * a failing or late store being a miss (or an answer not kept), never a failed request.
  */
-import { withDeadline } from '../deadline.js';
+import { withDeadline } from '../core/deadline.js';
 import type { CachePlan } from './cache-policy.js';
 import type { CachedAnswer, CacheEntry, ResponseCache } from './response-cache.js';
 

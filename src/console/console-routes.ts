@@ -8,9 +8,9 @@
  * Every answer carries a strict Content-Security-Policy (no inline script or style, nothing from
  * another origin, no framing). Assets are gzip-compressed once per gateway when the client takes it.
  */
-import { GatewayError } from '../errors.js';
-import { Reply } from '../http/reply.js';
-import type { RequestContext } from '../runtime.js';
+import { GatewayError } from '../core/errors.js';
+import { Reply } from '../reply/reply.js';
+import type { EndpointContext } from '../endpoints/services.js';
 import { CONSOLE_ASSETS } from './assets.generated.js';
 
 export const CONSOLE_CSP = [
@@ -42,7 +42,7 @@ export interface ConsoleRoute {
   route: string;
   pattern: RegExp;
   errorShape: 'openai';
-  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Reply>;
+  handler: (ctx: EndpointContext, params: Record<string, string>) => Promise<Reply>;
 }
 
 function acceptsGzip(request: Request): boolean {
@@ -59,7 +59,7 @@ export function consoleRoutes(): ConsoleRoute[] {
   const byPath = new Map(CONSOLE_ASSETS.map((a) => [a.path, a]));
   const compressed = new Map<string, Promise<Uint8Array>>();
 
-  async function serve(ctx: RequestContext, path: string): Promise<Reply> {
+  async function serve(ctx: EndpointContext, path: string): Promise<Reply> {
     const asset = byPath.get(path);
     if (!asset) throw new GatewayError('not_found', 'No such console file.', { detail: 'unknown_route' });
     const headers = new Headers(SECURITY_HEADERS);

@@ -7,28 +7,30 @@
  * in the shared store, which the running instance checks every `cancelCheckMs`. What the record and
  * the API object look like in each state is the job's business.
  */
-import { GatewayError, toGatewayError } from '../errors.js';
-import type { GatewayRuntime, RequestContext } from '../runtime.js';
-import type { ConversationRecord, StoredEvent } from './conversation-store.js';
+import { GatewayError, toGatewayError } from '../core/errors.js';
+import { releaseRequest } from '../limits/request-lease.js';
+import type { RequestContext } from '../request/context.js';
+import type { ConversationRecord, ConversationStore, StoredEvent } from './conversation-store.js';
 import { updateRecord } from './update-record.js';
-import { toResponse, type Reply } from '../http/reply.js';
+import { toResponse, type Reply } from '../reply/reply.js';
 
 const CANCELLED = 'cancelled by the client';
 const SHUTDOWN = 'gateway shutting down';
 
-export interface BackgroundJob {
+/** A run's work; `C` is the context the job's code takes (the endpoints' context, with their services). */
+export interface BackgroundJob<C extends RequestContext = RequestContext> {
   id: string;
   /** Stored before the run starts (status `queued`). */
   queued: ConversationRecord;
   /** Events recorded with the queued record, before any of the run's (a stream of it opens with them). */
   initialEvents?: StoredEvent[];
   /** Starts the work, streamed; every event it sends goes to `record`, in order. */
-  run(ctx: RequestContext, record: (event: StoredEvent) => void): Promise<Reply>;
+  run(ctx: C, record: (event: StoredEvent) => void): Promise<Reply>;
   /** The record of a run that produced its final object; undefined when it produced none. */
   finished(current: ConversationRecord): ConversationRecord | undefined;
   /** The record in a new state: `in_progress` when the run starts, `cancelled`, or `failed` with why. */
   transition(current: ConversationRecord, status: 'in_progress' | 'cancelled' | 'failed', why?: GatewayError): ConversationRecord;
-  /** Called once when the run is over, however it ended (e.g. to free the request's limit slot). */
+  /** Called once when the run is over, however it ended (e.g. to settle the request's limits; the runner then releases them). */
   settled?(): Promise<unknown>;
   /** Called once when a client cancelled the run (e.g. to stop work the upstream keeps doing). */
   onCancel?(): void | Promise<void>;
@@ -37,14 +39,16 @@ export interface BackgroundJob {
 export class BackgroundRuns {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
-  constructor(private readonly rt: Pick<GatewayRuntime, 'conversations'>) {}
+  constructor(private readonly rt: { conversations: { store: ConversationStore; cancelCheckMs: number } }) {}
 
   /** Stores the queued record and starts the run; resolves once the record is stored. */
-  async start(ctx: RequestContext, job: BackgroundJob): Promise<void> {
+  async start<C extends RequestContext>(ctx: C, job: BackgroundJob<C>): Promise<void> {
     const store = this.rt.conversations.store;
     await store.create(job.queued);
     if (job.initialEvents?.length) await store.appendEvents(job.id, job.initialEvents);
     const controller = new AbortController();
+    // The run holds the request's limits lease from here: the submission's answer leaves it alone.
+    if (ctx.limits) ctx.limits.heldByRun = true;
     const done = this.run(ctx, job, controller).finally(() => this.running.delete(job.id));
     this.running.set(job.id, { controller, done });
   }
@@ -63,7 +67,7 @@ export class BackgroundRuns {
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
-  private async run(ctx: RequestContext, job: BackgroundJob, controller: AbortController): Promise<void> {
+  private async run<C extends RequestContext>(ctx: C, job: BackgroundJob<C>, controller: AbortController): Promise<void> {
     const store = this.rt.conversations.store;
     const id = job.id;
     let pending: StoredEvent[] = [];
@@ -95,8 +99,8 @@ export class BackgroundRuns {
       const started = await updateRecord(store, id, (r) => (r.status === 'queued' ? job.transition(r, 'in_progress') : undefined));
       if (started?.status !== 'in_progress') controller.abort(CANCELLED);
       else {
-        // A copy of the request context that the client leaving does not abort.
-        const detached: RequestContext = { ...ctx, signal: controller.signal, event: { ...ctx.event } };
+        // A copy of the request context that the client leaving does not abort: its own signal, not the bridge's clientGone.
+        const detached: C = { ...ctx, signal: controller.signal, clientGone: undefined, event: { ...ctx.event } };
         const res = toResponse(await job.run(detached, (ev) => pending.push(ev)));
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         for (;;) {
@@ -111,6 +115,7 @@ export class BackgroundRuns {
       clearInterval(watcher);
       // A run that never reached the upstream (cancelled while queued) still frees its slot.
       await job.settled?.().catch(() => undefined);
+      await releaseRequest(ctx.limits);
     }
     await flush().catch(() => undefined);
     const reason = controller.signal.aborted ? controller.signal.reason : undefined;

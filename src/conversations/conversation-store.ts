@@ -5,6 +5,7 @@
  * several gateway instances continue each other's conversations.
  */
 import type { IRMessage, IRTextPart, ProtocolName } from '../ir/types.js';
+import type { StoredEvent } from '../wire/stored-event.js';
 
 export type ConversationStatus = 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
 
@@ -56,12 +57,7 @@ export interface ConversationRecord {
 }
 
 /** One recorded stream event of a background run. */
-export interface StoredEvent {
-  seq: number;
-  type: string;
-  /** The event's JSON text. */
-  data: string;
-}
+export type { StoredEvent };
 
 export interface ConversationStore {
   get(id: string): Promise<ConversationRecord | undefined>;

@@ -1,8 +1,8 @@
 /** A conversation's earlier turns, walked back from the record a new turn continues. */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { IRMessage, IRTextPart } from '../ir/types.js';
 import type { ConversationRecord, ConversationStore } from './conversation-store.js';
-import { quoteInput } from '../quote-input.js';
+import { quoteInput } from '../core/quote-input.js';
 
 /** Far beyond any real conversation; stops a corrupt store from looping. */
 const MAX_TURNS = 10_000;

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ConversationRecord, ConversationStore } from './conversation-store.js';
 
 /** Compare-and-set with retries: `change` returns the next record, or undefined to leave it. */

@@ -8,22 +8,22 @@
 import { cachePlan, CACHE_HEADER, type CachePlan } from '../cache/cache-policy.js';
 import { writeCached } from '../cache/cache-io.js';
 import { cacheableResponse, responseEvents } from '../cache/chat-replay.js';
-import { Reply } from '../http/reply.js';
-import { ReplyHeaders } from '../http/reply-headers.js';
-import { SSE_HEADERS } from '../http/sse.js';
+import { Reply } from '../reply/reply.js';
+import { ReplyHeaders } from '../reply/reply-headers.js';
+import { SSE_HEADERS } from '../wire/sse.js';
 import type { IRChatResponse } from '../ir/types.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import type { ResponseMeta } from '../protocols/types.js';
-import type { RequestContext } from '../runtime.js';
-import { scrubContent } from '../upstream/redact.js';
-import type { ChatCall } from './chat-pipeline.js';
+import type { EndpointContext } from './services.js';
+import { scrubContent } from '../core/redact.js';
+import type { ChatCall } from './chat-call.js';
 import { requestSecrets, upstreamJsonResponse } from './common.js';
 
 const positive = (v: unknown): boolean => typeof v === 'number' && v > 1;
 
 /** The cache plan of a chat call; undefined when it does not use the cache (not configured, not cacheable). */
-export function chatCachePlan(ctx: RequestContext, call: ChatCall): CachePlan | undefined {
+export function chatCachePlan(ctx: EndpointContext, call: ChatCall): CachePlan | undefined {
   const body = call.parsed;
   const protocol = call.client.protocol;
   if (protocol === 'gemini-interactions') return undefined;
@@ -37,9 +37,9 @@ export function chatCachePlan(ctx: RequestContext, call: ChatCall): CachePlan | 
 }
 
 /** A hit: the stored answer in the caller's protocol, its usage and (fractional) cost reported, no upstream call. */
-export async function answerChatHit(ctx: RequestContext, call: ChatCall, res: IRChatResponse, costUsd: number, meta: ResponseMeta): Promise<Reply> {
-  if (ctx.principal) await admitModelCall(ctx, ctx.principal, call.model, () => ({ input: 0, output: 0 }));
-  await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 }, true, costUsd);
+export async function answerChatHit(ctx: EndpointContext, call: ChatCall, res: IRChatResponse, costUsd: number, meta: ResponseMeta): Promise<Reply> {
+  if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, call.model, () => ({ input: 0, output: 0 }));
+  await settleRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 }, true, costUsd);
   ctx.obs.answer({ id: res.id, model: res.model, finishReasons: [res.finishReason.raw ?? res.finishReason.unified] });
   ctx.obs.report({ usage: res.usage, costUsd, cacheHit: true });
   if (!call.stream) return upstreamJsonResponse(ctx, call.client.encodeResponse(res, meta, []), 200, { [CACHE_HEADER]: 'hit' });
@@ -53,7 +53,7 @@ export async function answerChatHit(ctx: RequestContext, call: ChatCall, res: IR
 }
 
 /** Keeps a complete, successful answer of a miss (never an error, a cut-off stream or a refusal). */
-export async function keepChatAnswer(ctx: RequestContext, plan: CachePlan | undefined, res: IRChatResponse | undefined, costUsd: number | undefined): Promise<void> {
+export async function keepChatAnswer(ctx: EndpointContext, plan: CachePlan | undefined, res: IRChatResponse | undefined, costUsd: number | undefined): Promise<void> {
   if (!plan || !res || !cacheableResponse(res)) return;
-  await writeCached(ctx.rt, plan, { kind: 'chat', response: res }, costUsd);
+  await writeCached(ctx.services, plan, { kind: 'chat', response: res }, costUsd);
 }

@@ -1,14 +1,14 @@
-import { parseJsonObject } from '../http/body.js';
+import { parseJsonObject } from '../request/body.js';
 import { openAIChatClient } from '../protocols/openai-chat/index.js';
 import { validateChatRequest } from '../protocols/openai-chat/client/decode-request.js';
 import { hasVendorExtensions } from '../protocols/openai-chat/client/reasoning-extensions.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, requireCapability, resolveModel } from './common.js';
 import { runChat } from './chat-pipeline.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 
 /** POST /v1/chat/completions (also /v1beta/openai/chat/completions, for clients set up for Gemini's OpenAI-compatible endpoint) */
-export async function chatCompletions(ctx: RequestContext): Promise<Reply> {
+export async function chatCompletions(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);

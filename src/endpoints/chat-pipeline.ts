@@ -1,62 +1,29 @@
-import type { GatewayError } from '../errors.js';
-import { SSE_HEADERS } from '../http/sse.js';
+import type { GatewayError } from '../core/errors.js';
+import { SSE_HEADERS } from '../wire/sse.js';
 import type { IRChatRequest, IRFinishReason, IRStreamEvent, IRUsage } from '../ir/types.js';
 import { codecFor } from '../protocols/registry.js';
-import type { ClientCodec, ClientOptions, PassthroughCodec, ResponseMeta } from '../protocols/types.js';
+import type { PassthroughCodec, ResponseMeta } from '../protocols/types.js';
 import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import { chatNeeds } from '../routing/request-needs.js';
 import { responseFacts, streamStartFacts } from '../observability/genai.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { requestSecrets, scrubError, upstreamJsonResponse, upstreamJsonTextResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { pumpReply, sseTransform, type PumpOptions, type StreamTransform } from '../upstream/stream-pump.js';
-import { CACHE_HEADER, type CachePlan } from '../cache/cache-policy.js';
+import { CACHE_HEADER } from '../cache/cache-policy.js';
 import { hitCost, readCached } from '../cache/cache-io.js';
 import { ChatAnswerRecorder } from '../cache/chat-replay.js';
 import { answerChatHit, chatCachePlan, keepChatAnswer } from './chat-cache.js';
 
-export interface ChatCall<Req = unknown> {
-  /** The client's protocol (its client side). */
-  client: ClientCodec<Req>;
-  model: ResolvedModel;
-  /** The body exactly as received, and parsed. */
-  raw: string;
-  parsed: Record<string, unknown>;
-  /** `parsed` as the endpoint validated it with the client protocol's schema (the decoder reuses it). */
-  validated?: Req;
-  stream: boolean;
-  /** Client-protocol switches for encoders/relays (e.g. includeUsage, Gemini alt=sse). */
-  clientOptions?: ClientOptions;
-  /** Whether a streaming client asked for usage (OpenAI include_usage). */
-  clientWantsUsage?: boolean;
-  /** Content type of a streamed answer when it is not SSE (Gemini's JSON-array stream). */
-  streamContentType?: string;
-  /** The request already decoded (an endpoint that needed async work first, e.g. stored history). */
-  ir?: IRChatRequest;
-  /** Pass through on this route although the provider's chat protocol differs (e.g. OpenAI's /responses). */
-  passthroughRoute?: PassthroughRoute;
-  /**
-   * True when the body cannot go as it is to `model` although its upstream speaks the client's
-   * protocol (vendor extensions it does not know, a setting the model does not take): translated
-   * through the IR instead, which drops or converts them (and says so in x-modelgate-warnings).
-   */
-  translateFor?: (model: ResolvedModel) => boolean;
-  /** Set by runChat when the call uses the response cache: where a complete answer is kept. */
-  cache?: CachePlan;
-}
+export type { ChatCall } from './chat-call.js';
+import type { ChatCall } from './chat-call.js';
 
-/** Where and how a pass-through call goes when it is not the provider's chat endpoint. */
-interface PassthroughRoute {
-  codec: PassthroughCodec;
-  /** URL and headers for a model routed to one of its deployments; undefined when that deployment has no such API. */
-  target: (model: ResolvedModel) => { url: string; headers: Headers } | undefined;
-}
 
 /**
  * pumpReply's options for a chat stream. A class, so its lazy `clientSignal` getter sits on the
@@ -64,13 +31,13 @@ interface PassthroughRoute {
  * reads these options per chunk.
  */
 class ChatPump implements PumpOptions {
-  readonly secrets: string[];
+  readonly secrets: readonly string[];
   readonly headers: Record<string, string>;
   readonly keepAlive: boolean;
-  readonly #ctx: RequestContext;
+  readonly #ctx: EndpointContext;
 
   constructor(
-    ctx: RequestContext,
+    ctx: EndpointContext,
     call: ChatCall,
     readonly upstream: UpstreamResult,
     readonly transform: StreamTransform,
@@ -89,15 +56,11 @@ class ChatPump implements PumpOptions {
     return this.#ctx.signal;
   }
 
-  /** The slot frees at once; the stream's cleanup (settling the usage) follows when the upstream stops. */
-  onCancel(): void {
-    void this.#ctx.limits?.lease?.release();
-  }
 }
 
 /** Headers and keep-alive policy of a streamed answer; the pump scrubs every byte of it. */
 function streamOf(
-  ctx: RequestContext,
+  ctx: EndpointContext,
   call: ChatCall,
   upstream: UpstreamResult,
   transform: StreamTransform,
@@ -108,17 +71,17 @@ function streamOf(
 }
 
 /** Admits a chat call against the key's and the model's limits (429 when one has no room). */
-export async function admitChat(ctx: RequestContext, call: ChatCall): Promise<void> {
-  if (ctx.principal) await admitModelCall(ctx, ctx.principal, call.model, () => estimateChatRequest(call.parsed));
+export async function admitChat(ctx: EndpointContext, call: ChatCall): Promise<void> {
+  if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, call.model, () => estimateChatRequest(call.parsed));
 }
 
 /** Runs a chat call: pass-through when the upstream speaks the client's protocol, else translate. */
-export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
+export async function runChat(ctx: EndpointContext, call: ChatCall): Promise<Reply> {
   ctx.event.stream = call.stream;
   ctx.obs.requestBody(call.parsed);
   const plan = chatCachePlan(ctx, call);
   if (plan) {
-    const entry = await readCached(ctx.rt, plan);
+    const entry = await readCached(ctx.services, plan);
     if (entry?.answer.kind === 'chat') return answerChatHit(ctx, call, entry.answer.response, hitCost(plan, entry), meta(ctx, call));
   }
   await admitChat(ctx, call);
@@ -128,7 +91,7 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Repl
     return reply;
   } catch (err) {
     // Nothing reached the client: the reserved tokens go back and the slot is free.
-    await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
+    await settleRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
     throw err;
   }
 }
@@ -138,16 +101,16 @@ export async function runChat(ctx: RequestContext, call: ChatCall): Promise<Repl
  * prepared for one upstream API (a pass-through route, a request decoded for a protocol) only
  * moves to deployments that speak it.
  */
-async function routeChat(ctx: RequestContext, call: ChatCall): Promise<Reply> {
+async function routeChat(ctx: EndpointContext, call: ChatCall): Promise<Reply> {
   const route = call.passthroughRoute;
   const protocol = call.model.provider.chatProtocol;
   const accepts = route ? (m: ResolvedModel) => route.target(m) !== undefined : call.ir ? (m: ResolvedModel) => m.provider.chatProtocol === protocol : undefined;
-  const admitFallback = (model: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, model, () => estimateChatRequest(call.parsed)) : Promise.resolve());
-  return runAttempts(ctx, candidateModels(ctx, call.model, () => chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts, admitFallback);
+  const admitFallback = (model: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx.services.admission, ctx, model, () => estimateChatRequest(call.parsed)) : Promise.resolve());
+  return runAttempts(ctx.services.routing,ctx, candidateModels(ctx.services.routing, ctx, call.model, () => chatNeeds(call.parsed)), (model) => attemptUpstream(ctx, { ...call, model }), accepts, admitFallback);
 }
 
 /** One upstream attempt of a chat call (`call.model` routed to one deployment): pass-through or translated. */
-export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Promise<Reply> {
+export async function attemptUpstream(ctx: EndpointContext, call: ChatCall): Promise<Reply> {
   const provider = call.model.provider;
   const route = call.passthroughRoute;
   const routeTarget = route?.target(call.model);
@@ -166,20 +129,20 @@ export async function attemptUpstream(ctx: RequestContext, call: ChatCall): Prom
   return translate(ctx, call, ir);
 }
 
-function meta(ctx: RequestContext, call: ChatCall): ResponseMeta {
+function meta(ctx: EndpointContext, call: ChatCall): ResponseMeta {
   return {
     traceId: ctx.traceId,
     upstreamModel: call.model.upstreamModel,
-    created: Math.floor(ctx.rt.now() / 1000),
-    newId: (prefix) => `${prefix}${ctx.rt.newId()}`,
+    created: Math.floor(ctx.services.now() / 1000),
+    newId: (prefix) => `${prefix}${ctx.services.newId()}`,
     options: call.clientOptions ?? {},
     upstream: call.model.provider.chatProtocol,
   };
 }
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
-async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<number | undefined> {
-  const costUsd = await finishRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
+async function finishEvent(ctx: EndpointContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<number | undefined> {
+  const costUsd = await settleRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(finishReason ? { finishReason } : {}),
@@ -191,10 +154,10 @@ async function finishEvent(ctx: RequestContext, call: ChatCall, usage: IRUsage |
   return costUsd;
 }
 
-async function passthrough(ctx: RequestContext, call: ChatCall, codec: PassthroughCodec, target: { url: string; headers: Headers }): Promise<Reply> {
+async function passthrough(ctx: EndpointContext, call: ChatCall, codec: PassthroughCodec, target: { url: string; headers: Headers }): Promise<Reply> {
   const provider = call.model.provider;
   const body = codec.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body, protocol: codec.protocol }));
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body, protocol: codec.protocol }, ctx.services.config.timeouts.streamIdleMs));
   if (!call.stream) {
     const raw = { text: '' };
     const json = await readUpstreamJson(upstream, provider.id, raw);
@@ -228,7 +191,7 @@ async function passthrough(ctx: RequestContext, call: ChatCall, codec: Passthrou
   });
 }
 
-async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
+async function translate(ctx: EndpointContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
   const provider = call.model.provider;
   const upstreamCodec = codecFor(provider.chatProtocol).upstream;
   const encoded = upstreamCodec.encodeRequest(ir, call.model.upstreamModel, upstreamTarget(call.model));
@@ -239,7 +202,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
   const headers: Record<string, string> = warningHeader ? { [WARNINGS_HEADER]: warningHeader } : {};
   if (warnings.length) ctx.event.warnings = warnings;
   const target = provider.chatRequest({ upstreamModel: call.model.upstreamModel, stream: call.stream, inboundHeaders: ctx.request.headers });
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body: JSON.stringify(body) }));
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body: JSON.stringify(body) }, ctx.services.config.timeouts.streamIdleMs));
   const m = meta(ctx, call);
   if (warnings.length) m.warnings = warnings;
   if (!call.stream) {
@@ -290,7 +253,7 @@ async function translate(ctx: RequestContext, call: ChatCall, ir: IRChatRequest)
 }
 
 /** What a translated stream tells the observer: the answer's id, model and finish reason, and its first token. */
-function observeEvent(ctx: RequestContext, ev: IRStreamEvent): void {
+function observeEvent(ctx: EndpointContext, ev: IRStreamEvent): void {
   if (ev.type === 'message-start') ctx.obs.answer({ id: ev.id, model: ev.model });
   else if (ev.type === 'finish') ctx.obs.answer({ finishReasons: [ev.finishReason.raw ?? ev.finishReason.unified] });
   else if (ev.type === 'text-delta' || ev.type === 'reasoning-delta' || ev.type === 'tool-call-start') ctx.obs.firstToken();

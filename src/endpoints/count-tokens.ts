@@ -12,7 +12,7 @@ import type { Provider } from '../providers/types.js';
 import { candidateModels, runAttempts, withDeployment } from '../routing/attempts.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import { chatNeeds } from '../routing/request-needs.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 
 export interface CountPlan<T> {
@@ -38,17 +38,18 @@ function countingProvider<T>(plan: CountPlan<T>, target: ResolvedModel): Provide
  * Counts at the upstream, or undefined when no deployment of `model` counts in the plan's protocol
  * (the endpoint then estimates). Failures are those of a chat call after its retries and fallbacks.
  */
-export async function countUpstream<T>(ctx: RequestContext, model: ResolvedModel, plan: CountPlan<T>): Promise<T | undefined> {
+export async function countUpstream<T>(ctx: EndpointContext, model: ResolvedModel, plan: CountPlan<T>): Promise<T | undefined> {
   const counts = (target: ResolvedModel) => countingProvider(plan, target) !== undefined;
   if (!model.deployments.some((d) => counts(withDeployment(model, d)))) return undefined;
-  const candidates = candidateModels(ctx, model, () => chatNeeds(plan.parsed));
+  const candidates = candidateModels(ctx.services.routing, ctx, model, () => chatNeeds(plan.parsed));
   return runAttempts(
+    ctx.services.routing,
     ctx,
     candidates,
     async (target) => {
       const provider = countingProvider(plan, target) as Provider & Required<Pick<Provider, 'countTokensRequest'>>;
       const { url, headers } = provider.countTokensRequest({ upstreamModel: target.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
-      const upstream = await callUpstream(provider, upstreamRequest(ctx, { url, headers, body: plan.body(target), protocol: plan.protocol }));
+      const upstream = await callUpstream(provider, upstreamRequest(ctx, { url, headers, body: plan.body(target), protocol: plan.protocol }, ctx.services.config.timeouts.streamIdleMs));
       return plan.read(await readUpstreamJson(upstream, provider.id), provider);
     },
     counts,

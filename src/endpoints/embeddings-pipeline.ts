@@ -10,14 +10,14 @@
  * The usage (the vendor's count, or the gateway's estimate where Gemini reports none) settles the
  * limits and prices the call like chat.
  */
-import { GatewayError } from '../errors.js';
-import { replaceTopLevelString } from '../http/json-splice.js';
-import type { Reply } from '../http/reply.js';
+import { GatewayError } from '../core/errors.js';
+import { replaceTopLevelString } from '../wire/json-splice.js';
+import type { Reply } from '../reply/reply.js';
 import type { IREmbeddingRequest, IREmbeddingResponse } from '../ir/embeddings.js';
 import type { IRUsage, IRWarning } from '../ir/types.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import type { TokenEstimate } from '../limits/estimate-request.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import type { SettingWarning } from '../observability/hooks.js';
 import {
   chunked,
@@ -34,7 +34,7 @@ import {
 import { geminiModelSegment } from '../providers/gemini/veo.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { callUpstream, readUpstreamJson, upstreamRequest } from '../upstream/call.js';
 import { requireCapability, upstreamJsonResponse, upstreamJsonTextResponse } from './common.js';
 import { WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
@@ -70,7 +70,7 @@ export function estimateEmbeddingTokens(ir: IREmbeddingRequest): number {
 
 const NEEDS = { capability: 'embedding' as const, image: false, pdf: false, tools: false };
 
-export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): Promise<Reply> {
+export async function runEmbeddings(ctx: EndpointContext, call: EmbeddingsCall): Promise<Reply> {
   requireCapability(call.model, 'embedding');
   ctx.event.stream = false;
   ctx.obs.requestBody(call.parsed);
@@ -81,13 +81,14 @@ export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): 
     if (hit) return hit;
   }
   const estimate = (): TokenEstimate => ({ input: estimateEmbeddingTokens(call.ir), output: 0 });
-  if (ctx.principal) await admitModelCall(ctx, ctx.principal, call.model, estimate);
+  if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, call.model, estimate);
   let model = call.model;
   try {
-    const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, fallback, estimate) : Promise.resolve());
+    const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx.services.admission, ctx, fallback, estimate) : Promise.resolve());
     const answered = await runAttempts(
+      ctx.services.routing,
       ctx,
-      candidateModels(ctx, call.model, () => NEEDS),
+      candidateModels(ctx.services.routing, ctx, call.model, () => NEEDS),
       (target) => {
         model = target;
         return attempt(ctx, { ...call, model: target });
@@ -95,27 +96,27 @@ export async function runEmbeddings(ctx: RequestContext, call: EmbeddingsCall): 
       undefined,
       admitFallback,
     );
-    const costUsd = await finishRequest(requestLimits(ctx), model.pricing, answered.usage);
+    const costUsd = await settleRequest(requestLimits(ctx), model.pricing, answered.usage);
     ctx.obs.report({ ...(answered.usage ? { usage: answered.usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) });
     if (plan) {
       // Only a complete answer is kept (every vector there and not empty); errors were thrown above.
-      if (cacheableEmbeddings(answered.text)) await writeCached(ctx.rt, plan, { kind: 'json', body: answered.text, ...(answered.usage ? { usage: answered.usage } : {}) }, costUsd);
+      if (cacheableEmbeddings(answered.text)) await writeCached(ctx.services, plan, { kind: 'json', body: answered.text, ...(answered.usage ? { usage: answered.usage } : {}) }, costUsd);
       answered.reply.headers.set(CACHE_HEADER, 'miss');
     }
     return answered.reply;
   } catch (err) {
-    await finishRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
+    await settleRequest(requestLimits(ctx), call.model.pricing, { totalTokens: 0 });
     throw err;
   }
 }
 
 /** A hit: the stored answer, no upstream call; the limits count the request but no tokens; the (fractional) cost reported. */
-async function answerHit(ctx: RequestContext, model: ResolvedModel, plan: CachePlan): Promise<Reply | undefined> {
-  const entry = await readCached(ctx.rt, plan);
+async function answerHit(ctx: EndpointContext, model: ResolvedModel, plan: CachePlan): Promise<Reply | undefined> {
+  const entry = await readCached(ctx.services, plan);
   if (entry?.answer.kind !== 'json') return undefined;
-  if (ctx.principal) await admitModelCall(ctx, ctx.principal, model, () => ({ input: 0, output: 0 }));
+  if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, model, () => ({ input: 0, output: 0 }));
   const costUsd = hitCost(plan, entry);
-  await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 }, true, costUsd);
+  await settleRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 }, true, costUsd);
   ctx.obs.report({ ...(entry.answer.usage ? { usage: entry.answer.usage } : {}), costUsd, cacheHit: true });
   const text = entry.answer.body;
   const reply = upstreamJsonTextResponse(ctx, text, JSON.parse(text) as Record<string, unknown>);
@@ -123,7 +124,7 @@ async function answerHit(ctx: RequestContext, model: ResolvedModel, plan: CacheP
   return reply;
 }
 
-async function attempt(ctx: RequestContext, call: EmbeddingsCall): Promise<Answered> {
+async function attempt(ctx: EndpointContext, call: EmbeddingsCall): Promise<Answered> {
   const provider = call.model.provider;
   switch (provider.embeddingsApi) {
     case 'openai-embeddings':
@@ -141,15 +142,15 @@ function estimatedUsage(ir: IREmbeddingRequest): IRUsage {
 }
 
 /** POST a JSON body to one of the provider's APIs; its JSON answer (and the text as it came). */
-async function post(ctx: RequestContext, model: ResolvedModel, path: string, body: string, protocol: 'openai-chat' | 'gemini', raw?: { text: string }): Promise<Record<string, unknown>> {
+async function post(ctx: EndpointContext, model: ResolvedModel, path: string, body: string, protocol: 'openai-chat' | 'gemini', raw?: { text: string }): Promise<Record<string, unknown>> {
   const provider = model.provider;
   const target = provider.apiTarget(path);
   target.headers.set('content-type', 'application/json');
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol }));
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol }, ctx.services.config.timeouts.streamIdleMs));
   return readUpstreamJson(upstream, provider.id, raw);
 }
 
-async function openAIPassthrough(ctx: RequestContext, call: EmbeddingsCall): Promise<Answered> {
+async function openAIPassthrough(ctx: EndpointContext, call: EmbeddingsCall): Promise<Answered> {
   const model = call.model;
   const body = replaceTopLevelString(call.raw, 'model', model.upstreamModel) ?? JSON.stringify({ ...call.parsed, model: model.upstreamModel });
   const raw = { text: '' };
@@ -166,7 +167,7 @@ async function openAIPassthrough(ctx: RequestContext, call: EmbeddingsCall): Pro
 }
 
 /** A Gemini caller on an OpenAI(-compatible) upstream. */
-async function viaOpenAI(ctx: RequestContext, call: EmbeddingsCall, single: boolean): Promise<Answered> {
+async function viaOpenAI(ctx: EndpointContext, call: EmbeddingsCall, single: boolean): Promise<Answered> {
   const model = call.model;
   const encoded = encodeOpenAIEmbeddingsRequest(call.ir, model.upstreamModel);
   const json = await post(ctx, model, '/embeddings', JSON.stringify(encoded.body), 'openai-chat');
@@ -175,7 +176,7 @@ async function viaOpenAI(ctx: RequestContext, call: EmbeddingsCall, single: bool
 }
 
 /** An OpenAI caller on Gemini: batches of the vendor's size, joined in order; usage estimated (Gemini reports none). */
-async function viaGemini(ctx: RequestContext, call: EmbeddingsCall, encoding: 'float' | 'base64'): Promise<Answered> {
+async function viaGemini(ctx: EndpointContext, call: EmbeddingsCall, encoding: 'float' | 'base64'): Promise<Answered> {
   const model = call.model;
   const batches = encodeGeminiBatchEmbedRequests(call.ir, model.upstreamModel);
   const path = `/v1beta/models/${geminiModelSegment(model.upstreamModel)}:batchEmbedContents`;
@@ -186,7 +187,7 @@ async function viaGemini(ctx: RequestContext, call: EmbeddingsCall, encoding: 'f
 }
 
 /** A Gemini caller on Gemini: `:embedContent` as sent; a batch with its models rewritten, split and joined in order. */
-async function geminiPassthrough(ctx: RequestContext, call: EmbeddingsCall, single: boolean): Promise<Answered> {
+async function geminiPassthrough(ctx: EndpointContext, call: EmbeddingsCall, single: boolean): Promise<Answered> {
   const model = call.model;
   const name = geminiModelName(model.upstreamModel);
   const segment = geminiModelSegment(model.upstreamModel);
@@ -209,7 +210,7 @@ async function geminiPassthrough(ctx: RequestContext, call: EmbeddingsCall, sing
 }
 
 /** A translated answer: the dropped settings in the header and the hook events. */
-function answer(ctx: RequestContext, res: IREmbeddingResponse, body: Record<string, unknown>, warnings: IRWarning[]): Answered {
+function answer(ctx: EndpointContext, res: IREmbeddingResponse, body: Record<string, unknown>, warnings: IRWarning[]): Answered {
   ctx.obs.answer({ model: res.model });
   const named: SettingWarning[] = warnings.map((w) => ({ setting: w.setting, action: w.action, message: w.message }));
   const header = warningsHeaderValue(named);

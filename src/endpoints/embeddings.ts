@@ -3,16 +3,16 @@
  * set up for Gemini's OpenAI-compatible endpoint) and POST /v1beta/models/{model}:embedContent |
  * :batchEmbedContents (Gemini). Each decodes its body to the IR and runs the one pipeline.
  */
-import { parseJsonObject } from '../http/body.js';
-import type { Reply } from '../http/reply.js';
+import { parseJsonObject } from '../request/body.js';
+import type { Reply } from '../reply/reply.js';
 import { decodeGeminiEmbedRequests, decodeOpenAIEmbeddingsRequest, validateGeminiBatchEmbed, validateGeminiEmbedContent, validateOpenAIEmbeddingsRequest } from '../protocols/embeddings/index.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, resolveModel } from './common.js';
 import { runEmbeddings } from './embeddings-pipeline.js';
 import { modelFromPath } from './gemini.js';
 
 /** POST /v1/embeddings */
-export async function createEmbeddings(ctx: RequestContext): Promise<Reply> {
+export async function createEmbeddings(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
@@ -22,7 +22,7 @@ export async function createEmbeddings(ctx: RequestContext): Promise<Reply> {
 }
 
 /** POST /v1beta/models/{model}:embedContent and :batchEmbedContents */
-export async function geminiEmbed(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function geminiEmbed(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
   const raw = await ctx.body.text();

@@ -2,13 +2,13 @@
  * GET /v1beta/models and /v1beta/models/{model} in Gemini's shape, so `@google/genai`'s
  * models.list()/models.get() and Gemini CLI see the gateway's models (only those the key may use).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, mayUseModel } from './common.js';
 import { modelFromPath } from './gemini.js';
-import { quoteInput } from '../quote-input.js';
-import type { Reply } from '../http/reply.js';
+import { quoteInput } from '../core/quote-input.js';
+import type { Reply } from '../reply/reply.js';
 import { escapeControls, modelIdProblem } from '../routing/model-id.js';
 
 function limit(m: ResolvedModel, key: string, fallback: number): number {
@@ -35,9 +35,9 @@ function geminiModel(m: ResolvedModel): Record<string, unknown> {
 }
 
 /** GET /v1beta/models?pageSize=&pageToken= */
-export async function listGeminiModels(ctx: RequestContext): Promise<Reply> {
+export async function listGeminiModels(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
-  const all = ctx.rt.models.list().filter((m) => mayUseModel(principal, m.id));
+  const all = ctx.services.models.list().filter((m) => mayUseModel(principal, m.id));
   const sizeParam = ctx.url.searchParams.get('pageSize');
   const size = sizeParam === null ? 50 : Number(sizeParam);
   if (!Number.isInteger(size) || size < 0) throw new GatewayError('invalid_request', 'pageSize must be a non-negative integer.', { param: 'pageSize' });
@@ -51,10 +51,10 @@ export async function listGeminiModels(ctx: RequestContext): Promise<Reply> {
 }
 
 /** GET /v1beta/models/{model} */
-export async function getGeminiModel(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function getGeminiModel(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const id = modelFromPath(params.model);
-  const model = ctx.rt.models.resolve(id);
+  const model = ctx.services.models.resolve(id);
   if (!model || modelIdProblem(id, model.direct) || !mayUseModel(principal, model.id)) {
     throw new GatewayError('not_found', `models/${quoteInput(escapeControls(id))} is not found or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
   }

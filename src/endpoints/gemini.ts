@@ -5,18 +5,18 @@
  * plain slashes); it is the one authorized and routed. Credentials: Bearer, x-goog-api-key or
  * `?key=` — the client's query string is never forwarded upstream.
  */
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
 import { validateGeminiRequest } from '../protocols/gemini/client/decode-request.js';
 import { estimateGeminiTokens } from '../protocols/gemini/client/estimate-tokens.js';
 import { countTokensRequestSchema, systemInstructionSchema, toolSchema } from '../protocols/gemini/gemini-api.js';
 import { geminiClient } from '../protocols/gemini/index.js';
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import { countUpstream } from './count-tokens.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 
 /** `models/gemini-2.5-flash` or `gemini-2.5-flash` -> `gemini-2.5-flash`. */
 export function modelFromPath(raw: string | undefined): string {
@@ -26,7 +26,7 @@ export function modelFromPath(raw: string | undefined): string {
 }
 
 /** POST /v1beta/models/{model}:{action} */
-export async function geminiModelAction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function geminiModelAction(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   if (params.action === 'countTokens') return geminiCountTokens(ctx, params);
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
@@ -52,7 +52,7 @@ export async function geminiModelAction(ctx: RequestContext, params: Record<stri
 }
 
 /** POST /v1beta/models/{model}:countTokens — counted by Gemini upstreams (count-tokens.ts), estimated otherwise. */
-async function geminiCountTokens(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+async function geminiCountTokens(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const model = resolveModel(ctx, principal, modelFromPath(params.model));
   requireCapability(model, 'chat');

@@ -3,30 +3,30 @@
  * upstreams get the caller's request (model rewritten, same encoding); Gemini image models get a
  * generateContent call per image and answer as `b64_json`.
  */
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
-import { SSE_HEADERS } from '../http/sse.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
+import { SSE_HEADERS } from '../wire/sse.js';
 import type { IRUsage } from '../ir/types.js';
 import { checkGeminiImageOptions, fromGeminiImageResponses, geminiImageResponseSchema, imageGenerationSchema, openAIEditBody, openAIGenerationBody, parseEditJson, parseEditMultipart, toGeminiImageRequest, type GeminiImageResponse, type ImageEditRequest, type ImageGenerationRequest } from '../protocols/images/index.js';
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateInputTokens } from '../limits/estimate-request.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { byteRelayTransform, pumpReply } from '../upstream/stream-pump.js';
-import { quoteInput } from '../quote-input.js';
+import { quoteInput } from '../core/quote-input.js';
 
 type ImageCall =
   | { kind: 'generate'; req: ImageGenerationRequest; body: Record<string, unknown> }
   | { kind: 'edit'; req: ImageEditRequest };
 
 /** POST /v1/images/generations */
-export async function imageGenerations(ctx: RequestContext): Promise<Reply> {
+export async function imageGenerations(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const bytes = await ctx.body.bytes();
   const body = parseJsonObject(new TextDecoder().decode(bytes));
@@ -36,7 +36,7 @@ export async function imageGenerations(ctx: RequestContext): Promise<Reply> {
 }
 
 /** POST /v1/images/edits (multipart/form-data or JSON) */
-export async function imageEdits(ctx: RequestContext): Promise<Reply> {
+export async function imageEdits(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const contentType = ctx.request.headers.get('content-type') ?? '';
   const bytes = await ctx.body.bytes();
@@ -49,22 +49,22 @@ export async function imageEdits(ctx: RequestContext): Promise<Reply> {
 }
 
 /** Admits the call against the limits (the prompt's tokens are reserved), then runs it. */
-async function runImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
+async function runImages(ctx: EndpointContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
   requireCapability(model, 'image');
   const prompt = call.kind === 'generate' ? call.req.prompt : call.req.options.prompt;
-  if (ctx.principal) await admitModelCall(ctx, ctx.principal, model, () => ({ input: estimateInputTokens(prompt), output: 0 }));
+  if (ctx.principal) await admitModelCall(ctx.services.admission, ctx, ctx.principal, model, () => ({ input: estimateInputTokens(prompt), output: 0 }));
   try {
     // Over the model's deployments and its image-capable fallbacks, with retries (routing/attempts.ts).
     const needs = { capability: 'image' as const, image: call.kind === 'edit', pdf: false, tools: false };
-    const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx, fallback, () => ({ input: estimateInputTokens(prompt), output: 0 })) : Promise.resolve());
-    return await runAttempts(ctx, candidateModels(ctx, model, () => needs), (target) => routeImages(ctx, target, call), undefined, admitFallback);
+    const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx.services.admission, ctx, fallback, () => ({ input: estimateInputTokens(prompt), output: 0 })) : Promise.resolve());
+    return await runAttempts(ctx.services.routing,ctx, candidateModels(ctx.services.routing, ctx, model, () => needs), (target) => routeImages(ctx, target, call), undefined, admitFallback);
   } catch (err) {
-    await finishRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
+    await settleRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
     throw err;
   }
 }
 
-async function routeImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
+async function routeImages(ctx: EndpointContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
   const provider = model.provider;
   const stream = (call.kind === 'generate' ? call.req.stream : call.req.options.stream) === true;
   ctx.event.stream = stream;
@@ -88,8 +88,8 @@ function usageOf(json: Record<string, unknown>): IRUsage | undefined {
 }
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
-async function finished(ctx: RequestContext, model: ResolvedModel, usage: IRUsage | undefined, streamCompleted?: boolean, images?: number): Promise<void> {
-  const costUsd = await finishRequest(requestLimits(ctx), model.pricing, usage);
+async function finished(ctx: EndpointContext, model: ResolvedModel, usage: IRUsage | undefined, streamCompleted?: boolean, images?: number): Promise<void> {
+  const costUsd = await settleRequest(requestLimits(ctx), model.pricing, usage);
   ctx.obs.report({
     ...(usage ? { usage } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
@@ -99,7 +99,7 @@ async function finished(ctx: RequestContext, model: ResolvedModel, usage: IRUsag
   });
 }
 
-async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall, stream: boolean): Promise<Reply> {
+async function openAIImages(ctx: EndpointContext, model: ResolvedModel, call: ImageCall, stream: boolean): Promise<Reply> {
   const provider = model.provider;
   const path = call.kind === 'generate' ? '/images/generations' : '/images/edits';
   const target = provider.apiTarget(path);
@@ -112,7 +112,7 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
     body = encoded.body;
     if (encoded.json) target.headers.set('content-type', 'application/json');
   }
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol: 'openai-chat' }));
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol: 'openai-chat' }, ctx.services.config.timeouts.streamIdleMs));
   if (stream) return relayImageStream(ctx, model, upstream);
   const json = await readUpstreamJson(upstream, provider.id);
   if (!Array.isArray(json.data)) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered without a 'data' list of images.`);
@@ -121,7 +121,7 @@ async function openAIImages(ctx: RequestContext, model: ResolvedModel, call: Ima
 }
 
 /** Image SSE from an OpenAI-style upstream, relayed as it arrives (events can be megabytes). */
-function relayImageStream(ctx: RequestContext, model: ResolvedModel, upstream: UpstreamResult): Reply {
+function relayImageStream(ctx: EndpointContext, model: ResolvedModel, upstream: UpstreamResult): Reply {
   return pumpReply({
     upstream,
     transform: byteRelayTransform(),
@@ -129,11 +129,10 @@ function relayImageStream(ctx: RequestContext, model: ResolvedModel, upstream: U
     secrets: requestSecrets(ctx),
     headers: SSE_HEADERS,
     onEnd: (_failure, completed) => finished(ctx, model, undefined, completed),
-    onCancel: () => void ctx.limits?.lease?.release(),
   });
 }
 
-async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
+async function geminiImages(ctx: EndpointContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
   const provider = model.provider;
   let request: Record<string, unknown>;
   let n: number;
@@ -150,14 +149,14 @@ async function geminiImages(ctx: RequestContext, model: ResolvedModel, call: Ima
   const text = JSON.stringify(request);
   const one = async (): Promise<GeminiImageResponse> => {
     const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
-    const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body: text, protocol: 'gemini' }));
+    const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body: text, protocol: 'gemini' }, ctx.services.config.timeouts.streamIdleMs));
     const parsed = geminiImageResponseSchema.safeParse(await readUpstreamJson(upstream, provider.id));
     if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered with an unexpected generateContent response.`);
     return parsed.data;
   };
   // Gemini makes one image per call; n images are n calls (candidateCount is not supported by image models).
   const answers = await Promise.all(Array.from({ length: n }, one));
-  const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.rt.now() / 1000));
+  const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.services.now() / 1000));
   await finished(ctx, model, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens }, undefined, out.data.length);
   return upstreamJsonResponse(ctx, out);
 }

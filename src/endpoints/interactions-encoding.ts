@@ -5,7 +5,7 @@
  * ending with `event: done`, and a cancel reaching Gemini's own copy of a pass-through run.
  * Translation errors name the Interactions request's fields (the Gemini error shape has no `param`).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import { answeredBy, buildInteraction, isoTime } from '../protocols/gemini-interactions/client/interaction-object.js';
 import { replayInteractionEvents } from '../protocols/gemini-interactions/client/replay-events.js';
 import { DONE_FRAME } from '../protocols/gemini-interactions/client/stream-encoder.js';
@@ -13,9 +13,9 @@ import { interactionsError } from '../protocols/gemini-interactions/errors.js';
 import type { Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { codecFor } from '../protocols/registry.js';
 import { upstreamTarget } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
-import { ownValue } from '../own-key.js';
-import type { Reply } from '../http/reply.js';
+import type { EndpointContext } from './services.js';
+import { ownValue } from '../core/own-key.js';
+import type { Reply } from '../reply/reply.js';
 import { runChat, type ChatCall } from './chat-pipeline.js';
 import { interactionRecord, type InteractionTurn } from './interactions-turn.js';
 import { upstreamInteractionCall } from './interactions-upstream.js';
@@ -50,7 +50,7 @@ export function inRequestTerms(err: unknown): unknown {
 }
 
 /** runChat, with translation errors naming the Interactions fields. */
-async function runInteraction(ctx: RequestContext, call: ChatCall): Promise<Reply> {
+async function runInteraction(ctx: EndpointContext, call: ChatCall): Promise<Reply> {
   try {
     return await runChat(ctx, call);
   } catch (err) {
@@ -72,7 +72,7 @@ export const INTERACTION_TURNS: TurnEncoding<InteractionTurn> = {
   },
   eventSeq: (_data, count) => count,
   withStatus(ctx, object, status, why) {
-    const next: Json = { ...object, status, updated: isoTime(ctx.rt.now()) };
+    const next: Json = { ...object, status, updated: isoTime(ctx.services.now()) };
     if (why) next.errors = [interactionsError(why)];
     return next;
   },

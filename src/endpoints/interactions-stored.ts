@@ -7,21 +7,21 @@
  */
 
 import type { ConversationRecord, StoredEvent } from '../conversations/conversation-store.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { INTERACTION_TURNS } from './interactions-encoding.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
 import { providerForCaller, upstreamInteractionCall } from './interactions-upstream.js';
 import { cancelStoredTurn, deleteStoredTurn, streamStoredTurn, type StreamResume } from './stateful-turn.js';
-import type { Reply } from '../http/reply.js';
-import { quoteInput } from '../quote-input.js';
+import type { Reply } from '../reply/reply.js';
+import { quoteInput } from '../core/quote-input.js';
 
-async function ownInteraction(ctx: RequestContext, params: Record<string, string>): Promise<ConversationRecord> {
+async function ownInteraction(ctx: EndpointContext, params: Record<string, string>): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);
   const id = params.id as string;
-  const record = await ctx.rt.conversations.store.get(id);
+  const record = await ctx.services.conversations.store.get(id);
   if (!record || record.ownerId !== principal.id || record.api !== INTERACTIONS_API) throw new GatewayError('not_found', `Interaction with id '${quoteInput(id)}' not found.`, { param: 'id' });
   return record;
 }
@@ -62,7 +62,7 @@ function resumeAfter(id: string, lastEventId: string | undefined): StreamResume 
 }
 
 /** GET /v1beta/interactions/{id} */
-export async function getInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function getInteraction(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
   const q = ctx.url.searchParams;
   if (q.get('stream') === 'true') return streamStoredTurn(ctx, record, INTERACTION_TURNS, resumeAfter(record.id, q.get('last_event_id') ?? undefined));
@@ -70,14 +70,14 @@ export async function getInteraction(ctx: RequestContext, params: Record<string,
 }
 
 /** POST /v1beta/interactions/{id}/cancel: only background interactions; a finished one is returned as it is. */
-export async function cancelInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function cancelInteraction(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
   if (!record.background) throw new GatewayError('invalid_request', 'Only interactions created with background: true can be cancelled.', { param: 'id' });
   return upstreamJsonResponse(ctx, timelineOf(await cancelStoredTurn(ctx, record, INTERACTION_TURNS), false));
 }
 
 /** DELETE /v1beta/interactions/{id} (a running background interaction is stopped first; Gemini's copy is deleted too). */
-export async function deleteInteraction(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function deleteInteraction(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownInteraction(ctx, params);
   await deleteStoredTurn(ctx, record);
   const provider = record.upstream ? providerForCaller(ctx, record.upstream.providerId) : undefined;

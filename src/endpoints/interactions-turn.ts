@@ -9,7 +9,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { ConversationRecord, ConversationStatus } from '../conversations/conversation-store.js';
 import { irHistory, loadChain } from '../conversations/history.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { IRMessage, ProtocolName } from '../ir/types.js';
 import { decodeInteractionRequest } from '../protocols/gemini-interactions/client/decode-request.js';
 import { decodeSteps, GEMINI_INTERACTIONS, inputAsSteps } from '../protocols/gemini-interactions/client/decode-steps.js';
@@ -19,7 +19,7 @@ import { geminiInteractionsClient } from '../protocols/gemini-interactions/index
 import type { CreateInteractionRequest, Json } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import { interactionsPassthrough, type InteractionsPassthroughPlan } from '../protocols/gemini-interactions/passthrough.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import type { ChatCall } from './chat-pipeline.js';
 
 export const INTERACTIONS_API = 'gemini-interactions';
@@ -58,8 +58,8 @@ export interface InteractionTurn extends InteractionBody {
 }
 
 /** The conversation `id` continues; records of another API or key are as unknown as missing ones. */
-async function loadInteractionChain(ctx: RequestContext, id: string, ownerId: string): Promise<ConversationRecord[]> {
-  const chain = await loadChain(ctx.rt.conversations.store, id, ownerId, PARAM, 'interaction');
+async function loadInteractionChain(ctx: EndpointContext, id: string, ownerId: string): Promise<ConversationRecord[]> {
+  const chain = await loadChain(ctx.services.conversations.store, id, ownerId, PARAM, 'interaction');
   if (chain.some((r) => r.api !== INTERACTIONS_API)) throw new GatewayError('not_found', `Previous interaction with id '${id}' not found.`, { param: PARAM });
   return chain;
 }
@@ -102,8 +102,8 @@ function withoutRepeatedCalls(steps: Json[], chain: ConversationRecord[]): Json[
   return repeated ? kept : undefined;
 }
 
-export async function prepareInteractionTurn(ctx: RequestContext, principal: Principal, sent: InteractionBody): Promise<InteractionTurn> {
-  const { rt } = ctx;
+export async function prepareInteractionTurn(ctx: EndpointContext, principal: Principal, sent: InteractionBody): Promise<InteractionTurn> {
+  const rt = ctx.services;
   const { model, field } = sent;
   const id = rt.newId('v1_');
   const createdAtMs = rt.now();
@@ -200,7 +200,7 @@ function irTurn(turn: InteractionTurn, final: Json): Pick<ConversationRecord, 't
 }
 
 /** The record a finished (or, for background runs, a starting) turn leaves in the store. */
-export function interactionRecord(ctx: RequestContext, turn: InteractionTurn, object: Json): ConversationRecord {
+export function interactionRecord(ctx: EndpointContext, turn: InteractionTurn, object: Json): ConversationRecord {
   const status = recordStatus(object.status);
   const record: ConversationRecord = {
     id: turn.id,
@@ -208,7 +208,7 @@ export function interactionRecord(ctx: RequestContext, turn: InteractionTurn, ob
     ownerId: turn.principal.id,
     version: 0,
     createdAt: turn.createdAtMs,
-    expiresAt: turn.createdAtMs + ctx.rt.conversations.ttlMs,
+    expiresAt: turn.createdAtMs + ctx.services.conversations.ttlMs,
     status,
     background: turn.background,
     object,

@@ -5,20 +5,20 @@
  * the credential's owner, secrets scrubbed from the error) with the caller's own Gemini key where
  * it has one; a failure is logged as a warning, never swallowed silently.
  */
-import { toGatewayError } from '../errors.js';
+import { toGatewayError } from '../core/errors.js';
 import { providerDeps, withCallerKey } from '../providers/caller-credential.js';
 import type { Provider, StoredObjectAction } from '../providers/types.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { callUpstream } from '../upstream/call.js';
-import { scrubError } from '../upstream/redact.js';
+import { scrubError } from '../core/redact.js';
 
 /** The configured provider `providerId`, with the caller's own key for it (bring your own key) when it has one. */
-export function providerForCaller(ctx: RequestContext, providerId: string): Provider | undefined {
-  const provider = ctx.rt.providers.get(providerId);
+export function providerForCaller(ctx: EndpointContext, providerId: string): Provider | undefined {
+  const provider = ctx.services.providers.get(providerId);
   const keys = ctx.principal?.providerKeys;
   if (!provider || !keys || !Object.hasOwn(keys, providerId)) return provider;
   const key = keys[providerId];
-  return key ? withCallerKey(provider, key, providerDeps(ctx.rt)) : provider;
+  return key ? withCallerKey(provider, key, ctx.services.routing.providerDeps) : provider;
 }
 
 /**
@@ -26,7 +26,7 @@ export function providerForCaller(ctx: RequestContext, providerId: string): Prov
  * (Provider.storedObjectRequest). Not tied to the client's connection (a cancel runs after the
  * client that started the run may be gone): bounded by the provider's timeout.
  */
-export async function upstreamInteractionCall(ctx: RequestContext, provider: Provider, upstreamId: string, action: StoredObjectAction): Promise<void> {
+export async function upstreamInteractionCall(ctx: EndpointContext, provider: Provider, upstreamId: string, action: StoredObjectAction): Promise<void> {
   const api = provider.interactionsApi;
   const target = api?.storedObjectRequest?.(upstreamId, action);
   if (!api || !target) return;
@@ -38,8 +38,8 @@ export async function upstreamInteractionCall(ctx: RequestContext, provider: Pro
       result.done();
     }
   } catch (err) {
-    const safe = scrubError(toGatewayError(err), [...ctx.rt.secrets, ...(ctx.callerSecrets ?? [])]);
-    ctx.rt.logger.warn(
+    const safe = scrubError(toGatewayError(err), ctx.secrets);
+    ctx.services.logger.warn(
       `modelgate: the ${action} of the interaction '${upstreamId}' at provider '${api.id}' failed (${safe.code}: ${safe.message}); the gateway's own record was ${action === 'cancel' ? 'cancelled' : 'deleted'} regardless (trace ${ctx.traceId}).`,
     );
   }

@@ -7,20 +7,20 @@
  * leaves, so a client that reacts to `interaction.completed` with a GET or a follow-up turn finds it.
  */
 import type { Principal } from '../auth/principal.js';
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
-import type { Reply } from '../http/reply.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
+import type { Reply } from '../reply/reply.js';
 import { validateInteractionRequest } from '../protocols/gemini-interactions/client/decode-request.js';
 import type { CreateInteractionRequest } from '../protocols/gemini-interactions/gemini-interactions-api.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, requireCapability, resolveAgent, resolveModel } from './common.js';
 import { INTERACTION_TURNS, inRequestTerms } from './interactions-encoding.js';
 import { prepareInteractionTurn } from './interactions-turn.js';
 import { runTurn } from './stateful-turn.js';
 
 /** The model or agent the request names; 400 for an agent on a vendor that has none. */
-function resolveTarget(ctx: RequestContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {
+function resolveTarget(ctx: EndpointContext, principal: Principal, req: CreateInteractionRequest): { model: ResolvedModel; field: 'model' | 'agent' } {
   if (req.model !== undefined && req.agent !== undefined) throw new GatewayError('invalid_request', 'Send either model or agent, not both.', { param: 'agent' });
   if (req.agent !== undefined) {
     const model = resolveAgent(ctx, principal, req.agent);
@@ -37,7 +37,7 @@ function resolveTarget(ctx: RequestContext, principal: Principal, req: CreateInt
 }
 
 /** POST /v1beta/interactions */
-export async function createInteraction(ctx: RequestContext): Promise<Reply> {
+export async function createInteraction(ctx: EndpointContext): Promise<Reply> {
   try {
     return await create(ctx);
   } catch (err) {
@@ -45,7 +45,7 @@ export async function createInteraction(ctx: RequestContext): Promise<Reply> {
   }
 }
 
-async function create(ctx: RequestContext): Promise<Reply> {
+async function create(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);

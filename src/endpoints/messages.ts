@@ -1,25 +1,25 @@
 /** POST /v1/messages and POST /v1/messages/count_tokens (Anthropic Messages protocol). */
-import { GatewayError } from '../errors.js';
-import { replaceTopLevelString } from '../http/json-splice.js';
-import { parseJsonObject } from '../http/body.js';
+import { GatewayError } from '../core/errors.js';
+import { replaceTopLevelString } from '../wire/json-splice.js';
+import { parseJsonObject } from '../request/body.js';
 import { validateCountTokensRequest, validateMessagesRequest } from '../protocols/anthropic-messages/client/decode-request.js';
 import { estimateInputTokens } from '../protocols/anthropic-messages/client/estimate-tokens.js';
 import { anthropicMessagesClient } from '../protocols/anthropic-messages/index.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { runChat } from './chat-pipeline.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { countUpstream } from './count-tokens.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 
 /** Anthropic requires the header on every call; so does the gateway, to behave the same. */
-function requireAnthropicVersion(ctx: RequestContext): void {
+function requireAnthropicVersion(ctx: EndpointContext): void {
   if (!ctx.request.headers.get('anthropic-version')) {
     throw new GatewayError('invalid_request', 'anthropic-version: header is required', { param: 'anthropic-version' });
   }
 }
 
 /** The common start of both endpoints: key, version header, body, validation, model route. */
-async function readAnthropicCall<T extends { model: string }>(ctx: RequestContext, validate: (body: Record<string, unknown>) => T) {
+async function readAnthropicCall<T extends { model: string }>(ctx: EndpointContext, validate: (body: Record<string, unknown>) => T) {
   const principal = await authenticate(ctx);
   requireAnthropicVersion(ctx);
   const raw = await ctx.body.text();
@@ -31,13 +31,13 @@ async function readAnthropicCall<T extends { model: string }>(ctx: RequestContex
 }
 
 /** POST /v1/messages (also `?beta=true`, as the SDK's beta client and Claude Code send it). */
-export async function messages(ctx: RequestContext): Promise<Reply> {
+export async function messages(ctx: EndpointContext): Promise<Reply> {
   const { raw, parsed, req, model } = await readAnthropicCall(ctx, validateMessagesRequest);
   return runChat(ctx, { client: anthropicMessagesClient, model, raw, parsed, validated: req, stream: req.stream === true, clientWantsUsage: true });
 }
 
 /** POST /v1/messages/count_tokens: counted by Anthropic upstreams (count-tokens.ts), estimated locally otherwise. */
-export async function countTokens(ctx: RequestContext): Promise<Reply> {
+export async function countTokens(ctx: EndpointContext): Promise<Reply> {
   const { raw, parsed, req, model } = await readAnthropicCall(ctx, validateCountTokensRequest);
   const counted = await countUpstream(ctx, model, {
     protocol: 'anthropic-messages',

@@ -1,9 +1,9 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, mayUseModel } from './common.js';
-import { quoteInput } from '../quote-input.js';
-import type { Reply } from '../http/reply.js';
+import { quoteInput } from '../core/quote-input.js';
+import type { Reply } from '../reply/reply.js';
 import { escapeControls } from '../routing/model-id.js';
 
 function openAIModel(m: ResolvedModel): Record<string, unknown> {
@@ -15,10 +15,10 @@ function anthropicModel(m: ResolvedModel): Record<string, unknown> {
 }
 
 /** GET /v1/models (OpenAI shape; Anthropic shape when the request carries anthropic-version). */
-export async function listModels(ctx: RequestContext): Promise<Reply> {
+export async function listModels(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const all = ctx.url.searchParams.get('all') === 'true';
-  const models = ctx.rt.models.list();
+  const models = ctx.services.models.list();
   if (ctx.request.headers.has('anthropic-version')) {
     const data = models.filter((m) => mayUseModel(principal, m.id)).map(anthropicModel);
     return jsonResponse(ctx, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null });
@@ -39,10 +39,10 @@ export async function listModels(ctx: RequestContext): Promise<Reply> {
 }
 
 /** GET /v1/models/{id} */
-export async function getModel(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function getModel(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const principal = await authenticate(ctx);
   const id = params.id ?? '';
-  const model = ctx.rt.models.list().find((m) => m.id === id);
+  const model = ctx.services.models.list().find((m) => m.id === id);
   if (!model || !mayUseModel(principal, model.id)) {
     throw new GatewayError('not_found', `The model '${quoteInput(escapeControls(id))}' does not exist or this key may not use it.`, { param: 'model', detail: 'model_not_found' });
   }

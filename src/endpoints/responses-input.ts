@@ -7,10 +7,10 @@
  * so each call reaches the upstream once.
  */
 import type { ConversationRecord, ConversationStore } from '../conversations/conversation-store.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { Json } from '../protocols/openai-responses/client/response-object.js';
 import { replayableItems } from '../protocols/openai-responses/client/stored-items.js';
-import { quoteInput } from '../quote-input.js';
+import { quoteInput } from '../core/quote-input.js';
 
 /** Items that are a model's tool call, each known by its `call_id`. */
 const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'tool_search_call']);

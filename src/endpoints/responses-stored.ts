@@ -4,17 +4,17 @@
  * `GET /v1/responses/{id}/input_items`. A key sees only its own responses (404 otherwise).
  */
 import type { ConversationRecord } from '../conversations/conversation-store.js';
-import { GatewayError } from '../errors.js';
-import type { RequestContext } from '../runtime.js';
+import { GatewayError } from '../core/errors.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { RESPONSES_TURNS } from './responses-encoding.js';
 import { cancelStoredTurn, deleteStoredTurn, streamStoredTurn } from './stateful-turn.js';
-import type { Reply } from '../http/reply.js';
-import { quoteInput } from '../quote-input.js';
+import type { Reply } from '../reply/reply.js';
+import { quoteInput } from '../core/quote-input.js';
 
-async function ownRecord(ctx: RequestContext, id: string): Promise<ConversationRecord> {
+async function ownRecord(ctx: EndpointContext, id: string): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);
-  const record = await ctx.rt.conversations.store.get(id);
+  const record = await ctx.services.conversations.store.get(id);
   if (!record || record.ownerId !== principal.id) throw new GatewayError('not_found', `Response with id '${quoteInput(id)}' not found.`);
   return record;
 }
@@ -23,7 +23,7 @@ function idParam(params: Record<string, string>): string {
   return params.id as string;
 }
 
-function intParam(ctx: RequestContext, name: string, min: number, max: number): number | undefined {
+function intParam(ctx: EndpointContext, name: string, min: number, max: number): number | undefined {
   const v = ctx.url.searchParams.get(name);
   if (v === null || v === '') return undefined;
   const n = Number(v);
@@ -32,7 +32,7 @@ function intParam(ctx: RequestContext, name: string, min: number, max: number): 
 }
 
 /** GET /v1/responses/{id} */
-export async function getResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function getResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   const stream = ctx.url.searchParams.get('stream');
   if (stream === 'true') {
@@ -43,21 +43,21 @@ export async function getResponse(ctx: RequestContext, params: Record<string, st
 }
 
 /** DELETE /v1/responses/{id} (a running background response is stopped first). */
-export async function deleteResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function deleteResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   await deleteStoredTurn(ctx, record);
   return jsonResponse(ctx, { id: record.id, object: 'response', deleted: true });
 }
 
 /** POST /v1/responses/{id}/cancel: only background responses; a finished one is returned as it is. */
-export async function cancelResponse(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function cancelResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   if (!record.background) throw new GatewayError('invalid_request', 'Only responses created with background: true can be cancelled.', { param: 'response_id' });
   return upstreamJsonResponse(ctx, (await cancelStoredTurn(ctx, record, RESPONSES_TURNS)).object);
 }
 
 /** GET /v1/responses/{id}/input_items: cursor pages as at OpenAI (after/before item ids, limit, order). */
-export async function listInputItems(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function listInputItems(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   const q = ctx.url.searchParams;
   const order = q.get('order') ?? 'desc';

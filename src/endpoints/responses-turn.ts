@@ -8,7 +8,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { ConversationRecord } from '../conversations/conversation-store.js';
 import { irHistory, loadChain } from '../conversations/history.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ProtocolName } from '../ir/types.js';
 import { decodeInputItems, type DecodedItems } from '../protocols/openai-responses/client/convert-input-items.js';
 import { decodeResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
@@ -21,7 +21,7 @@ import type { ResponsesRequest } from '../protocols/openai-responses/openai-resp
 import { codecFor } from '../protocols/registry.js';
 import type { Provider } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import type { ChatCall } from './chat-pipeline.js';
 import { resolveResponsesInput, type ResponsesInput } from './responses-input.js';
 
@@ -77,8 +77,8 @@ function historyItems(chain: ConversationRecord[], model: string): Json[] {
 }
 
 /** The earlier turns a request continues, and its input resolved against the key's stored responses. */
-export async function loadResponsesContext(ctx: RequestContext, principal: Principal, req: ResponsesRequest, model: ResolvedModel): Promise<{ chain: ConversationRecord[]; input?: ResponsesInput }> {
-  const store = ctx.rt.conversations.store;
+export async function loadResponsesContext(ctx: EndpointContext, principal: Principal, req: ResponsesRequest, model: ResolvedModel): Promise<{ chain: ConversationRecord[]; input?: ResponsesInput }> {
+  const store = ctx.services.conversations.store;
   const previousResponseId = req.previous_response_id ?? undefined;
   const chain = previousResponseId ? await loadChain(store, previousResponseId, principal.id) : [];
   // Providers that would answer through their own Responses API: an item one of them produced is theirs to resolve.
@@ -87,8 +87,8 @@ export async function loadResponsesContext(ctx: RequestContext, principal: Princ
   return { chain, ...(input ? { input } : {}) };
 }
 
-export async function prepareResponsesTurn(ctx: RequestContext, principal: Principal, body: Body): Promise<ResponsesTurn> {
-  const { rt } = ctx;
+export async function prepareResponsesTurn(ctx: EndpointContext, principal: Principal, body: Body): Promise<ResponsesTurn> {
+  const rt = ctx.services;
   const { raw, model } = body;
   const id = rt.newId('resp_');
   const createdAtMs = rt.now();
@@ -183,7 +183,7 @@ function irTurn(turn: ResponsesTurn, final: Json): Pick<ConversationRecord, 'tur
 }
 
 /** The record a finished (or, for background runs, a queued) turn leaves in the store. */
-export function turnRecord(ctx: RequestContext, turn: ResponsesTurn, object: Json, inputItems?: Json[]): ConversationRecord {
+export function turnRecord(ctx: EndpointContext, turn: ResponsesTurn, object: Json, inputItems?: Json[]): ConversationRecord {
   const status = (typeof object.status === 'string' ? object.status : 'completed') as ResponseStatus;
   const provider = turn.model.provider;
   const finished = status !== 'queued' && status !== 'in_progress';
@@ -194,11 +194,11 @@ export function turnRecord(ctx: RequestContext, turn: ResponsesTurn, object: Jso
     ownerId: turn.principal.id,
     version: 0,
     createdAt: turn.createdAtMs,
-    expiresAt: turn.createdAtMs + ctx.rt.conversations.ttlMs,
+    expiresAt: turn.createdAtMs + ctx.services.conversations.ttlMs,
     status,
     background: turn.background,
     object,
-    inputItems: inputItems ?? inputItemsForListing(turn.req.input, (prefix) => ctx.rt.newId(prefix)),
+    inputItems: inputItems ?? inputItemsForListing(turn.req.input, (prefix) => ctx.services.newId(prefix)),
     turn: null,
     origin,
     ...(turn.chain.length ? { previousId: turn.chain[turn.chain.length - 1]?.id } : {}),

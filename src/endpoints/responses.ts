@@ -5,20 +5,20 @@
  * retrieve or a follow-up turn finds it.
  */
 import { irHistory } from '../conversations/history.js';
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
 import { decodeResponsesRequest, validateResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
 import { estimateResponsesInputTokens } from '../protocols/openai-responses/client/estimate-tokens.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel } from './common.js';
 import { runTurn } from './stateful-turn.js';
 import { loadResponsesContext, prepareResponsesTurn, responsesUpstreamOf } from './responses-turn.js';
 import { RESPONSES_TURNS } from './responses-encoding.js';
 import { countUpstream } from './count-tokens.js';
 import type { Principal } from '../auth/principal.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 
-async function readResponsesCall(ctx: RequestContext) {
+async function readResponsesCall(ctx: EndpointContext) {
   const principal = await authenticate(ctx);
   const raw = await ctx.body.text();
   const parsed = parseJsonObject(raw);
@@ -29,13 +29,13 @@ async function readResponsesCall(ctx: RequestContext) {
 }
 
 /** POST /v1/responses */
-export async function createResponse(ctx: RequestContext): Promise<Reply> {
+export async function createResponse(ctx: EndpointContext): Promise<Reply> {
   const { principal, ...body } = await readResponsesCall(ctx);
   return runTurn(ctx, await prepareResponsesTurn(ctx, principal, body), RESPONSES_TURNS);
 }
 
 /** POST /v1/responses/input_tokens: counted by OpenAI Responses upstreams (count-tokens.ts), estimated locally for others. */
-export async function countResponseInputTokens(ctx: RequestContext): Promise<Reply> {
+export async function countResponseInputTokens(ctx: EndpointContext): Promise<Reply> {
   const { principal, raw, parsed, req, model } = await readResponsesCall(ctx);
   const counted = responsesUpstreamOf(model) ? await countAtUpstream(ctx, principal, { raw, parsed, req, model }) : undefined;
   if (counted !== undefined) return jsonResponse(ctx, { object: 'response.input_tokens', input_tokens: counted });
@@ -47,7 +47,7 @@ export async function countResponseInputTokens(ctx: RequestContext): Promise<Rep
 }
 
 /** The pass-through turn's body (history, the upstream's own previous id) to each deployment's Responses API. */
-async function countAtUpstream(ctx: RequestContext, principal: Principal, body: Parameters<typeof prepareResponsesTurn>[2]): Promise<number | undefined> {
+async function countAtUpstream(ctx: EndpointContext, principal: Principal, body: Parameters<typeof prepareResponsesTurn>[2]): Promise<number | undefined> {
   const turn = await prepareResponsesTurn(ctx, principal, { ...body, req: { ...body.req, background: null } });
   const route = turn.call(false).passthroughRoute;
   if (!route) throw new GatewayError('internal', 'No pass-through route for a Responses upstream.');

@@ -1,6 +1,6 @@
-import type { BodyKind } from '../http/request-guards.js';
+import type { BodyKind } from '../request/guards.js';
 import type { ErrorShape } from '../protocols/shared/error-bodies.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { chatCompletions } from './chat-completions.js';
 import { createEmbeddings, geminiEmbed } from './embeddings.js';
 import { geminiModelAction } from './gemini.js';
@@ -13,7 +13,7 @@ import { cancelInteraction, deleteInteraction, getInteraction } from './interact
 import { countResponseInputTokens, createResponse } from './responses.js';
 import { cancelResponse, deleteResponse, getResponse, listInputItems } from './responses-stored.js';
 import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
-import type { Reply } from '../http/reply.js';
+import type { Reply } from '../reply/reply.js';
 import { getOwnKey } from './key-info.js';
 
 export interface Route {
@@ -22,8 +22,8 @@ export interface Route {
   route: string;
   /** Matched against the path; named groups become params. */
   pattern: RegExp;
-  errorShape: ErrorShape | ((ctx: RequestContext) => ErrorShape);
-  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Reply>;
+  errorShape: ErrorShape | ((ctx: EndpointContext) => ErrorShape);
+  handler: (ctx: EndpointContext, params: Record<string, string>) => Promise<Reply>;
   /** Media types a body may have (checked before authentication); default JSON only. */
   bodyKinds?: readonly BodyKind[];
 }

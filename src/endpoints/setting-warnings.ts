@@ -6,7 +6,7 @@
 import type { IRWarning } from '../ir/types.js';
 import type { SettingWarning } from '../observability/hooks.js';
 import type { ClientCodec } from '../protocols/types.js';
-import { Reply } from '../http/reply.js';
+import { Reply } from '../reply/reply.js';
 
 export const WARNINGS_HEADER = 'x-modelgate-warnings';
 /** Longest header value; proxies commonly cap a header line at a few KiB. */

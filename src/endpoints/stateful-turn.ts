@@ -10,13 +10,13 @@
 import { FINAL_STATUSES, type ConversationRecord, type ConversationStatus, type StoredEvent } from '../conversations/conversation-store.js';
 import type { BackgroundJob } from '../conversations/background-runs.js';
 import { updateRecord } from '../conversations/update-record.js';
-import { GatewayError } from '../errors.js';
-import { beforeEachChunk, textStreamReply, type Reply } from '../http/reply.js';
+import { GatewayError } from '../core/errors.js';
+import { beforeEachChunk, textStreamReply, type Reply } from '../reply/reply.js';
 import { requestLimits } from '../limits/admission.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
-import { scrubbedStream } from '../upstream/redact.js';
+import type { EndpointContext } from './services.js';
+import { scrubbedStream } from '../core/redact.js';
 import { admitChat, type ChatCall } from './chat-pipeline.js';
 import { jsonResponse, requestSecrets } from './common.js';
 import { NOT_STORED, withNotStoredWarning } from './setting-warnings.js';
@@ -48,21 +48,21 @@ export interface TurnEncoding<T extends StatefulTurn> {
   /** Written after the last event of a stored turn's stream ('' for nothing). */
   readonly streamEnd: string;
   /** Runs the turn's chat call (errors in the API's own terms). */
-  run(ctx: RequestContext, call: ChatCall): Promise<Reply>;
+  run(ctx: EndpointContext, call: ChatCall): Promise<Reply>;
   /** The record `object` leaves in the store; `queued` is the record a background run started as. */
-  record(ctx: RequestContext, turn: T, object: Json, queued?: ConversationRecord): ConversationRecord;
+  record(ctx: EndpointContext, turn: T, object: Json, queued?: ConversationRecord): ConversationRecord;
   /** The object a background run is answered and stored with before it runs, and the events a stream of it opens with. */
-  queued(ctx: RequestContext, turn: T): { object: Json; events?: StoredEvent[] };
+  queued(ctx: EndpointContext, turn: T): { object: Json; events?: StoredEvent[] };
   /** The position of a recorded event (`count`: events recorded before it). */
   eventSeq(data: string, count: number): number;
   /** The API's object in a run's new state (`why` a run failed). */
-  withStatus(ctx: RequestContext, object: Json, status: RunStatus, why?: GatewayError): Json;
+  withStatus(ctx: EndpointContext, object: Json, status: RunStatus, why?: GatewayError): Json;
   /** The events of a finished turn that has none recorded, rebuilt from its object. */
   replay(object: Json): StoredEvent[];
   /** Throws what the run would fail on, before a background run is accepted. */
   checkBackground?(turn: T): void;
   /** Called once when a client cancelled the turn's background run (work the upstream keeps doing). */
-  onCancel?(ctx: RequestContext, turn: T): Promise<void>;
+  onCancel?(ctx: EndpointContext, turn: T): Promise<void>;
 }
 
 /** Where a stream of a stored turn resumes. */
@@ -76,13 +76,13 @@ export interface StreamResume {
 const FROM_START: StreamResume = { keep: () => true };
 
 /** The conversation services of the gateway (one place reads them from the request context). */
-function services(ctx: RequestContext) {
-  const { conversations, backgroundRuns } = ctx.rt;
+function services(ctx: EndpointContext) {
+  const { conversations, backgroundRuns } = ctx.services;
   return { store: conversations.store, pollIntervalMs: conversations.pollIntervalMs, backgroundRuns };
 }
 
 /** Runs a new turn: stored when finished (unless `store: false`), or started in the background. */
-export async function runTurn<T extends StatefulTurn>(ctx: RequestContext, turn: T, enc: TurnEncoding<T>): Promise<Reply> {
+export async function runTurn<T extends StatefulTurn>(ctx: EndpointContext, turn: T, enc: TurnEncoding<T>): Promise<Reply> {
   if (turn.background) return startBackground(ctx, turn, enc);
   const events: StoredEvent[] = [];
   if (turn.store && turn.stream && enc.keepsStreamEvents) turn.sink.onEvent = (type, data) => events.push({ seq: enc.eventSeq(data, events.length), type, data });
@@ -98,7 +98,7 @@ export async function runTurn<T extends StatefulTurn>(ctx: RequestContext, turn:
  * does not take the answer away from the client: it is delivered with a warning that it was not
  * stored (it cannot be read back or continued later).
  */
-async function storeFinal<T extends StatefulTurn>(ctx: RequestContext, turn: T, enc: TurnEncoding<T>, events: StoredEvent[]): Promise<boolean> {
+async function storeFinal<T extends StatefulTurn>(ctx: EndpointContext, turn: T, enc: TurnEncoding<T>, events: StoredEvent[]): Promise<boolean> {
   const final = turn.sink.final;
   if (!final) return true;
   try {
@@ -112,7 +112,7 @@ async function storeFinal<T extends StatefulTurn>(ctx: RequestContext, turn: T, 
 }
 
 /** The stream, with the record written before the chunk holding the terminal event goes out. */
-function persistBeforeLastEvent(ctx: RequestContext, res: Reply, turn: StatefulTurn, persist: () => Promise<boolean>): Reply {
+function persistBeforeLastEvent(ctx: EndpointContext, res: Reply, turn: StatefulTurn, persist: () => Promise<boolean>): Reply {
   let persisted = false;
   return beforeEachChunk(res, async (chunk) => {
     if (!persisted && (chunk === undefined || turn.sink.final)) {
@@ -124,7 +124,7 @@ function persistBeforeLastEvent(ctx: RequestContext, res: Reply, turn: StatefulT
 }
 
 /** The background run of a turn: recorded event by event, its final object replacing the queued record. */
-function backgroundJob<T extends StatefulTurn>(ctx: RequestContext, turn: T, enc: TurnEncoding<T>, queued: { object: Json; events?: StoredEvent[] }): BackgroundJob {
+function backgroundJob<T extends StatefulTurn>(ctx: EndpointContext, turn: T, enc: TurnEncoding<T>, queued: { object: Json; events?: StoredEvent[] }): BackgroundJob<EndpointContext> {
   return {
     id: turn.id,
     queued: { ...enc.record(ctx, turn, queued.object), status: 'queued' },
@@ -134,8 +134,8 @@ function backgroundJob<T extends StatefulTurn>(ctx: RequestContext, turn: T, enc
       turn.sink.onEvent = (type, data) => record({ seq: enc.eventSeq(data, count++), type, data });
       return enc.run(detached, turn.call(true));
     },
-    // The run holds the request's limits lease until it ends.
-    settled: () => finishRequest(requestLimits(ctx), turn.model.pricing, undefined),
+    // The run holds the request's limits lease until it ends (the runner releases it).
+    settled: () => settleRequest(requestLimits(ctx), turn.model.pricing, undefined),
     finished(r) {
       const final = turn.sink.final;
       return final ? { ...enc.record(ctx, turn, final, r), version: r.version } : undefined;
@@ -146,7 +146,7 @@ function backgroundJob<T extends StatefulTurn>(ctx: RequestContext, turn: T, enc
 }
 
 /** Stores the turn as queued, starts the detached run, answers at once (or streams the run). */
-async function startBackground<T extends StatefulTurn>(ctx: RequestContext, turn: T, enc: TurnEncoding<T>): Promise<Reply> {
+async function startBackground<T extends StatefulTurn>(ctx: EndpointContext, turn: T, enc: TurnEncoding<T>): Promise<Reply> {
   enc.checkBackground?.(turn);
   const queued = enc.queued(ctx, turn);
   const { store, backgroundRuns } = services(ctx);
@@ -155,7 +155,7 @@ async function startBackground<T extends StatefulTurn>(ctx: RequestContext, turn
   try {
     await backgroundRuns.start(ctx, backgroundJob(ctx, turn, enc, queued));
   } catch (err) {
-    await finishRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
+    await settleRequest(requestLimits(ctx), turn.model.pricing, { totalTokens: 0 });
     throw err;
   }
   if (!turn.stream) return jsonResponse(ctx, queued.object);
@@ -186,7 +186,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * live, polling the store, until it finishes. Stored events are upstream content: they pass the
  * secret scrubber like a live stream.
  */
-export async function streamStoredTurn<T extends StatefulTurn>(ctx: RequestContext, record: ConversationRecord, enc: TurnEncoding<T>, resume: StreamResume = FROM_START): Promise<Reply> {
+export async function streamStoredTurn<T extends StatefulTurn>(ctx: EndpointContext, record: ConversationRecord, enc: TurnEncoding<T>, resume: StreamResume = FROM_START): Promise<Reply> {
   const { store, pollIntervalMs } = services(ctx);
   const signal = ctx.signal;
   let finished: StoredEvent[] | undefined;
@@ -220,7 +220,7 @@ export async function streamStoredTurn<T extends StatefulTurn>(ctx: RequestConte
  * Cancels a stored turn's background run (on this instance at once; another instance running it
  * sees `cancelRequested`); a finished turn is left as it is. The record as it now is.
  */
-export async function cancelStoredTurn<T extends StatefulTurn>(ctx: RequestContext, record: ConversationRecord, enc: TurnEncoding<T>): Promise<ConversationRecord> {
+export async function cancelStoredTurn<T extends StatefulTurn>(ctx: EndpointContext, record: ConversationRecord, enc: TurnEncoding<T>): Promise<ConversationRecord> {
   const { store, backgroundRuns } = services(ctx);
   const updated = await updateRecord(store, record.id, (r) =>
     FINAL_STATUSES.includes(r.status) ? undefined : { ...r, status: 'cancelled', cancelRequested: true, object: enc.withStatus(ctx, r.object, 'cancelled') },
@@ -230,7 +230,7 @@ export async function cancelStoredTurn<T extends StatefulTurn>(ctx: RequestConte
 }
 
 /** Deletes a stored turn (a running background run is stopped first). */
-export async function deleteStoredTurn(ctx: RequestContext, record: ConversationRecord): Promise<void> {
+export async function deleteStoredTurn(ctx: EndpointContext, record: ConversationRecord): Promise<void> {
   const { store, backgroundRuns } = services(ctx);
   backgroundRuns.cancelLocal(record.id);
   await store.delete(record.id);

@@ -4,20 +4,20 @@
  * .../{task_id} (cancel). The task domain (idempotency, records, polling, callbacks) is the video
  * task service's (tasks/video/); this file parses requests and writes answers.
  */
-import { GatewayError } from '../errors.js';
-import { parseJsonObject } from '../http/body.js';
+import { GatewayError } from '../core/errors.js';
+import { parseJsonObject } from '../request/body.js';
 import { parseVideoRequest } from '../protocols/videos/index.js';
-import type { RequestContext } from '../runtime.js';
+import type { EndpointContext } from './services.js';
 import { publicVideoTask, type VideoTask } from '../tasks/video/video-task.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import type { Principal } from '../auth/principal.js';
 import { admitModelCall, requestLimits } from '../limits/admission.js';
-import { finishRequest } from '../limits/request-lease.js';
+import { settleRequest } from '../limits/request-lease.js';
 import { videoCostUsd } from '../limits/cost.js';
-import { Reply } from '../http/reply.js';
+import { Reply } from '../reply/reply.js';
 
 /** The caller's Request-Id (or Idempotency-Key): a retry with the same id returns the first task. */
-function callerRequestId(ctx: RequestContext): string | undefined {
+function callerRequestId(ctx: EndpointContext): string | undefined {
   const id = ctx.requestId ?? ctx.request.headers.get('idempotency-key') ?? undefined;
   if (id !== undefined && (id.length === 0 || id.length > 256)) {
     throw new GatewayError('invalid_request', 'The Request-Id header must be 1 to 256 characters.', { param: 'Request-Id' });
@@ -26,18 +26,18 @@ function callerRequestId(ctx: RequestContext): string | undefined {
 }
 
 /** POST /v1/video/generations */
-export async function submitVideoGeneration(ctx: RequestContext): Promise<Reply> {
+export async function submitVideoGeneration(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const req = parseVideoRequest(parseJsonObject(await ctx.body.text()));
   const model = resolveModel(ctx, principal, req.model);
   requireCapability(model, 'video');
-  const submission = ctx.rt.videoTasks.prepare(model, req);
-  await admitModelCall(ctx, principal, model, () => undefined);
+  const submission = ctx.services.videoTasks.prepare(model, req);
+  await admitModelCall(ctx.services.admission, ctx, principal, model, () => undefined);
   const videoSeconds = submission.job.durationSeconds;
   ctx.obs.report({ media: { videoSeconds }, ...(model.pricing ? { pricing: model.pricing } : {}) });
   let accepted = false;
   try {
-    const result = await ctx.rt.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx), observer: ctx.obs });
+    const result = await ctx.services.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx), observer: ctx.obs });
     accepted = !result.replayed;
     const body = { request_id: result.requestId, task_id: result.taskId, status: result.status };
     if (result.replayed) {
@@ -47,15 +47,15 @@ export async function submitVideoGeneration(ctx: RequestContext): Promise<Reply>
   } finally {
     // A submission holds its concurrency slot only until the upstream accepted (or refused) the job;
     // an accepted job costs its seconds of video at the model's price (also against budgets).
-    const costUsd = await finishRequest(requestLimits(ctx), model.pricing, undefined, true, accepted ? videoCostUsd(model.pricing, videoSeconds) : undefined);
+    const costUsd = await settleRequest(requestLimits(ctx), model.pricing, undefined, true, accepted ? videoCostUsd(model.pricing, videoSeconds) : undefined);
     if (costUsd !== undefined) ctx.obs.report({ costUsd });
   }
 }
 
 /** The caller's own task (404 otherwise), named in the request's hook event. */
-async function ownTask(ctx: RequestContext, params: Record<string, string>): Promise<{ task: VideoTask; principal: Principal }> {
+async function ownTask(ctx: EndpointContext, params: Record<string, string>): Promise<{ task: VideoTask; principal: Principal }> {
   const principal = await authenticate(ctx);
-  const task = await ctx.rt.videoTasks.find(params.id ?? '', principal);
+  const task = await ctx.services.videoTasks.find(params.id ?? '', principal);
   ctx.event.model = task.data.model;
   ctx.event.provider = task.data.providerId;
   ctx.event.upstreamModel = task.data.upstreamModel;
@@ -63,23 +63,23 @@ async function ownTask(ctx: RequestContext, params: Record<string, string>): Pro
 }
 
 /** GET /v1/video/generations/{task_id} */
-export async function getVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function getVideoGeneration(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const { task, principal } = await ownTask(ctx, params);
-  return upstreamJsonResponse(ctx, publicVideoTask(await ctx.rt.videoTasks.read(task, principal)));
+  return upstreamJsonResponse(ctx, publicVideoTask(await ctx.services.videoTasks.read(task, principal)));
 }
 
 /** DELETE /v1/video/generations/{task_id} */
-export async function cancelVideoGeneration(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function cancelVideoGeneration(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const { task, principal } = await ownTask(ctx, params);
-  return upstreamJsonResponse(ctx, publicVideoTask(await ctx.rt.videoTasks.cancel(task, principal)));
+  return upstreamJsonResponse(ctx, publicVideoTask(await ctx.services.videoTasks.cancel(task, principal)));
 }
 
 /** GET /v1/video/generations/{task_id}/content[?index=n] — the bytes, streamed through. */
-export async function getVideoContent(ctx: RequestContext, params: Record<string, string>): Promise<Reply> {
+export async function getVideoContent(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const { task, principal } = await ownTask(ctx, params);
   const rawIndex = ctx.url.searchParams.get('index') ?? '0';
   const index = /^\d+$/.test(rawIndex) ? Number(rawIndex) : -1;
-  const content = await ctx.rt.videoTasks.content(task, principal, index, ctx.signal);
+  const content = await ctx.services.videoTasks.content(task, principal, index, ctx.signal);
   const headers = new Headers({
     'content-type': content.contentType,
     'content-disposition': `inline; filename="${content.fileName}"`,

@@ -2,7 +2,7 @@
  * The canonical representation every protocol decodes to and every provider encodes from.
  * Types only (plus tiny helpers): no wire format knowledge lives here.
  */
-import type { GatewayError } from '../errors.js';
+import type { GatewayError } from '../core/errors.js';
 
 export type ProtocolName = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini' | 'gemini-interactions';
 

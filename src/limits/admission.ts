@@ -13,18 +13,26 @@
  */
 import type { Principal } from '../auth/principal.js';
 import type { LimitsConfig } from '../config/schema.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
-import type { RequestContext } from '../runtime.js';
+import type { RequestContext } from '../request/context.js';
 import type { TokenEstimate } from './estimate-request.js';
 import { costOf, NANO_PER_USD } from './cost.js';
 import { periodBounds } from './periods.js';
-import type { AcquireResult, LimitCheck, LimitState } from './rate-limiter.js';
+import type { AcquireResult, LimitCheck, LimitState, RateLimiter } from './rate-limiter.js';
 import { RequestLease, type LeaseParts, type LimitSnapshot, type RequestLimits } from './request-lease.js';
 
 const MINUTE_MS = 60_000;
 /** A slot whose holder vanished (instance crash) frees itself this long after the longest allowed request. */
 const LEASE_GRACE_MS = 60_000;
+
+/** What admission uses of the gateway; built once per gateway. */
+export interface AdmissionServices {
+  rateLimiter: RateLimiter;
+  now: () => number;
+  /** The whole time a request may take (`timeouts.totalMs`): a concurrency slot outlives it by a grace period at most. */
+  totalMs: number;
+}
 
 type Scope = { kind: 'key'; id: string } | { kind: 'model'; id: string };
 type What = 'requests' | 'tokens' | 'concurrency' | 'budget';
@@ -52,7 +60,7 @@ export function keyBudgetName(keyId: string, period: NonNullable<LimitsConfig['b
 }
 
 /** Step 1: the key's requests per minute, counted for every authenticated request. */
-export function admitKey(ctx: RequestContext, principal: Principal): Promise<void> | undefined {
+export function admitKey(services: AdmissionServices, ctx: RequestContext, principal: Principal): Promise<void> | undefined {
   const state = requestLimits(ctx);
   if (state.keyAdmitted) return undefined;
   state.keyAdmitted = true;
@@ -60,7 +68,7 @@ export function admitKey(ctx: RequestContext, principal: Principal): Promise<voi
   // Most keys have no limit: no promise, no store call.
   if (!rpm) return undefined;
   const scope: Scope = { kind: 'key', id: principal.id };
-  return run(ctx, [{ check: { kind: 'window', name: nameOf(scope, 'rpm'), limit: rpm, windowMs: MINUTE_MS, amount: 1 }, scope, what: 'requests' }]).then(() => undefined);
+  return run(services, ctx, [{ check: { kind: 'window', name: nameOf(scope, 'rpm'), limit: rpm, windowMs: MINUTE_MS, amount: 1 }, scope, what: 'requests' }]).then(() => undefined);
 }
 
 /**
@@ -68,17 +76,17 @@ export function admitKey(ctx: RequestContext, principal: Principal): Promise<voi
  * limit applies (undefined: the call has no token cost, e.g. a video submission). A request that
  * was already admitted (a background run continuing its submission) keeps its lease.
  */
-export async function admitModelCall(ctx: RequestContext, principal: Principal, model: ResolvedModel, estimate: () => TokenEstimate | undefined): Promise<void> {
+export async function admitModelCall(services: AdmissionServices, ctx: RequestContext, principal: Principal, model: ResolvedModel, estimate: () => TokenEstimate | undefined): Promise<void> {
   const state = requestLimits(ctx);
   if (state.modelAdmitted) return;
   state.modelAdmitted = true;
   if (!principal.limits && (model.direct || !model.limits)) return;
-  const checks = new Checks(ctx, model, estimate);
+  const checks = new Checks(services, ctx, model, estimate);
   // The key's requests were counted in step 1.
   checks.add({ kind: 'key', id: principal.id }, principal.limits, false);
   if (!model.direct) checks.add({ kind: 'model', id: model.id }, model.limits, true);
   const parts = await checks.acquire();
-  if (parts) state.lease = new RequestLease(ctx.rt.rateLimiter, ctx.rt.now, parts);
+  if (parts) state.lease = new RequestLease(services.rateLimiter, services.now, parts);
 }
 
 /**
@@ -87,18 +95,18 @@ export async function admitModelCall(ctx: RequestContext, principal: Principal, 
  * What it holds joins the request's lease, so the end of the request settles and releases it.
  * Throws the 429 of its first limit without room (the routing then skips it).
  */
-export async function admitFallbackModel(ctx: RequestContext, model: ResolvedModel, estimate: () => TokenEstimate | undefined): Promise<void> {
+export async function admitFallbackModel(services: AdmissionServices, ctx: RequestContext, model: ResolvedModel, estimate: () => TokenEstimate | undefined): Promise<void> {
   if (model.direct || !model.limits) return;
   const state = requestLimits(ctx);
   const admitted = (state.fallbacksAdmitted ??= new Set<string>());
   if (admitted.has(model.id)) return;
-  const checks = new Checks(ctx, model, estimate);
+  const checks = new Checks(services, ctx, model, estimate);
   checks.add({ kind: 'model', id: model.id }, model.limits, true);
   const parts = await checks.acquire();
   admitted.add(model.id);
   if (!parts) return;
   if (state.lease) state.lease.join(parts);
-  else state.lease = new RequestLease(ctx.rt.rateLimiter, ctx.rt.now, parts);
+  else state.lease = new RequestLease(services.rateLimiter, services.now, parts);
 }
 
 /** The checks of one model call, acquired at once; what the call then holds as lease parts. */
@@ -109,10 +117,15 @@ class Checks {
   private readonly leaseMs: number;
   private tokens: TokenEstimate | undefined | null = null;
 
-  constructor(private readonly ctx: RequestContext, private readonly model: ResolvedModel, private readonly estimate: () => TokenEstimate | undefined) {
+  constructor(
+    private readonly services: AdmissionServices,
+    private readonly ctx: RequestContext,
+    private readonly model: ResolvedModel,
+    private readonly estimate: () => TokenEstimate | undefined,
+  ) {
     this.own = model.provider.credential === 'caller';
-    this.now = ctx.rt.now();
-    this.leaseMs = ctx.rt.config.timeouts.totalMs + LEASE_GRACE_MS;
+    this.now = services.now();
+    this.leaseMs = services.totalMs + LEASE_GRACE_MS;
   }
 
   private reserve(): TokenEstimate | undefined {
@@ -143,7 +156,7 @@ class Checks {
   async acquire(): Promise<LeaseParts | undefined> {
     const labeled = this.labeled;
     if (!labeled.length) return undefined;
-    const result = await run(this.ctx, labeled);
+    const result = await run(this.services, this.ctx, labeled);
     if (!result.states.length) return undefined; // the store could not be asked and onError is "open"
     const parts: LeaseParts = { tokenWindows: [], slots: [], budgets: [] };
     // A call whose usage never arrives (a stream the client left, or that broke off) still costs
@@ -162,9 +175,9 @@ class Checks {
 }
 
 /** One acquire: records the header snapshots, throws the 429 of the first limit without room. */
-async function run(ctx: RequestContext, labeled: Labeled[]): Promise<AcquireResult> {
-  const now = ctx.rt.now();
-  const result = await ctx.rt.rateLimiter.acquire(labeled.map((l) => l.check), now);
+async function run(services: AdmissionServices, ctx: RequestContext, labeled: Labeled[]): Promise<AcquireResult> {
+  const now = services.now();
+  const result = await services.rateLimiter.acquire(labeled.map((l) => l.check), now);
   const state = requestLimits(ctx);
   labeled.forEach((l, i) => {
     const s = result.states[i];

@@ -13,9 +13,9 @@
  * Other follow-up writes (settling tokens, releasing) never fail a request; a lease that could not
  * be released ends with its lease time.
  */
-import { withDeadline } from '../deadline.js';
-import { GatewayError } from '../errors.js';
-import { redact } from '../upstream/redact.js';
+import { withDeadline } from '../core/deadline.js';
+import { GatewayError } from '../core/errors.js';
+import { redact } from '../core/redact.js';
 import type { AcquireResult, LimitCheck, RateLimiter } from './rate-limiter.js';
 
 export interface StoreGuardOptions {

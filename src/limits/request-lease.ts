@@ -87,21 +87,32 @@ export interface RequestLimits {
   modelAdmitted?: boolean;
   /** Fallback models whose own limits were admitted for this request. */
   fallbacksAdmitted?: Set<string>;
+  /**
+   * The lease belongs to a background run started by this request (heldByRun): the end of the
+   * submission's answer leaves it alone, and the runner releases it when the run is over.
+   */
+  heldByRun?: boolean;
 }
 
 /**
- * The end of a request's upstream work: the cost from `pricing` and the real usage, the lease
- * settled and released (`fixedCostUsd`: a price not from tokens, e.g. seconds of video). Returns
- * the cost (undefined when unknown). Safe to call on every path.
+ * The end of a request's upstream work: the cost from `pricing` and the real usage, and the lease
+ * settled with them (`fixedCostUsd`: a price not from tokens, e.g. seconds of video). Returns the
+ * cost (undefined when unknown). Safe to call on every path; the first call settles. The lease's
+ * slots are released in one place, when the request's answer is over (releaseRequest, called by
+ * the gateway for every route, and by the background runner for a run).
  */
-export async function finishRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined, complete = true, fixedCostUsd?: number): Promise<number | undefined> {
+export async function settleRequest(state: RequestLimits, pricing: PricingConfig | undefined, usage: IRUsage | undefined, complete = true, fixedCostUsd?: number): Promise<number | undefined> {
   // A cost known without token usage (seconds of video) is the cost.
   const cost = fixedCostUsd ?? costOf(pricing, usage);
   if (cost !== undefined && state.costUsd === undefined) state.costUsd = cost;
-  const lease = state.lease;
-  if (lease) {
-    await lease.settle(usage, cost === undefined ? undefined : Math.round(cost * NANO_PER_USD), complete);
-    await lease.release();
-  }
+  await state.lease?.settle(usage, cost === undefined ? undefined : Math.round(cost * NANO_PER_USD), complete);
   return cost;
+}
+
+/**
+ * Frees what the request holds (its concurrency slots; a lease never settled keeps its
+ * reservation as the count), once. Undefined when there is nothing to release.
+ */
+export function releaseRequest(state: RequestLimits | undefined): Promise<void> | undefined {
+  return state?.lease?.release();
 }

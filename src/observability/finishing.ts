@@ -1,4 +1,4 @@
-import { CHUNK_HOOKS, type HookableChunks } from '../http/reply.js';
+import { isObservableChunks } from '../reply/reply.js';
 
 /**
  * `source`, with `chunk` called for each chunk and `finish` once it is over: ended, failed, or
@@ -8,7 +8,7 @@ import { CHUNK_HOOKS, type HookableChunks } from '../http/reply.js';
  */
 export function finishing(source: AsyncGenerator<string>, chunk: () => void, finish: () => void): AsyncGenerator<string> {
   // A source that takes the hooks itself (the stream pump) is not wrapped.
-  if ((source as HookableChunks)[CHUNK_HOOKS]?.(chunk, finish)) return source;
+  if (isObservableChunks(source) && source.observeChunks(chunk, finish)) return source;
   const seen = <T>(result: IteratorResult<string, T>): IteratorResult<string, T> => {
     if (result.done) finish();
     else chunk();

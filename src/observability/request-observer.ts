@@ -8,11 +8,11 @@
  * The same moments open and close the server span, the client span of each attempt and the metrics.
  */
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import type { GatewayError } from '../errors.js';
+import type { GatewayError } from '../core/errors.js';
 import type { PricingConfig } from '../config/schema.js';
 import type { IRFinishReason, IRUsage, ProtocolName } from '../ir/types.js';
 import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
-import { isTextStream, Reply } from '../http/reply.js';
+import { isTextStream, Reply } from '../reply/reply.js';
 import { fireHook, type GatewayHooks, type MediaUsage, type RequestEvent, type ResponseEvent } from './hooks.js';
 import { extractParent, injectContext, NOOP_SPAN, NOOP_SPAN_CONTEXT, type Telemetry } from './telemetry.js';
 import { finishing } from './finishing.js';
@@ -274,9 +274,10 @@ export class RequestObserver {
   /**
    * The reply leaves the gateway. A body that is already whole (JSON, error, empty) completes the
    * request now; a streamed body is wrapped so the request completes when it ends, fails or is
-   * cancelled.
+   * cancelled. `ended`, when given, is called once, as soon as a streamed body is over or the
+   * client cancels it (before onResponse).
    */
-  observe(reply: Reply): Reply {
+  observe(reply: Reply, ended?: () => void): Reply {
     const body = reply.body;
     const textStream = isTextStream(body);
     if (!textStream && !(body instanceof ReadableStream)) {
@@ -286,15 +287,32 @@ export class RequestObserver {
     const metrics = this.deps.telemetry.instruments;
     const streamAttrs = metrics.enabled ? this.metricBase() : undefined;
     if (streamAttrs) metrics.openStreams.add(1, streamAttrs);
+    // `ended` runs once: on the client's cancel or at the finish, whichever comes first.
+    let end = ended;
     const finish = () => {
       if (this.finished) return;
       if (streamAttrs) metrics.openStreams.add(-1, streamAttrs);
+      if (end) {
+        const f = end;
+        end = undefined;
+        f();
+      }
       this.finish(reply.status);
     };
     const chunkSeen = () => {
       if (this.firstChunkAt === undefined) this.firstChunkAt = this.deps.now();
     };
-    if (textStream) return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, chunkSeen, finish) });
+    if (textStream) {
+      const cancel = ended
+        ? () => {
+            body.cancel();
+            const f = end;
+            end = undefined;
+            f?.();
+          }
+        : body.cancel;
+      return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, chunkSeen, finish), cancel });
+    }
     const reader = body.getReader();
     const wrapped = new ReadableStream<Uint8Array>(
       {

@@ -1,8 +1,8 @@
-import type { GatewayError } from '../errors.js';
-import type { SSEEvent } from '../http/sse.js';
+import type { GatewayError } from '../core/errors.js';
+import type { SSEEvent } from '../wire/sse.js';
 import type { IRChatRequest, IRChatResponse, IRFinishReason, IRStreamEvent, IRUsage, IRWarning, ProtocolName } from '../ir/types.js';
-import type { InteractionsEncodeOptions } from './gemini-interactions/client/interaction-object.js';
-import type { ResponsesEncodeOptions } from './openai-responses/client/response-object.js';
+import type { InteractionsEncodeOptions } from './gemini-interactions/client/encode-options.js';
+import type { ResponsesEncodeOptions } from './openai-responses/client/encode-options.js';
 
 /** What a client side's encoders and relays need from the endpoint besides the IR (one field per protocol that needs any). */
 export interface ClientOptions {
@@ -96,8 +96,6 @@ export interface UpstreamCodec {
   encodeRequest(req: IRChatRequest, upstreamModel: string, target?: UpstreamTarget): { body: Record<string, unknown>; warnings: IRWarning[] };
   decodeResponse(json: unknown): IRChatResponse;
   createStreamDecoder(target?: UpstreamTarget): StreamDecoder;
-  /** Message of an upstream error body (any shape), for re-rendering in the client's protocol. */
-  errorMessage(status: number, bodyText: string): string;
   /**
    * A stream tells of the vendor's web search only after the answer's text (Gemini's grounding
    * metadata comes with the last chunk), although the search ran first.

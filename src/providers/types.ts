@@ -1,26 +1,14 @@
 import type { ProviderConfig, ProviderType } from '../config/schema.js';
 import type { ProtocolName } from '../ir/types.js';
 import type { UpstreamTarget } from '../protocols/types.js';
-import type { Modality } from '../routing/model-registry.js';
-import type { VideoAdapter } from './video-api.js';
+import type { RequestObserver } from '../observability/request-observer.js';
+import type { UpstreamVideoState, VideoJob, VideoLimits } from './video-api.js';
 
-export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+export { takesAbortHook, type AbortHook, type FetchLike, type HookableFetch } from '../upstream/fetch.js';
+import type { FetchLike } from '../upstream/fetch.js';
 
-/**
- * A fetch marked with this key (`createUndiciFetch()` is) can be cut without an AbortSignal: given
- * `init[ABORT_HOOK]`, it calls that once with a function that aborts the call, its answer body
- * included. On Node 20 an AbortSignal and its listener cost a few µs per call, so an upstream call
- * that ends normally builds none.
- */
-export const ABORT_HOOK = Symbol.for('modelgate.fetch.abortHook');
-
-/** `init[ABORT_HOOK]`: receives the function that aborts the call (with the reason the call fails with). */
-export type AbortHook = (abort: (reason?: unknown) => void) => void;
-
-/** Whether `fetch` takes `init[ABORT_HOOK]` (see ABORT_HOOK). */
-export function takesAbortHook(fetch: FetchLike): boolean {
-  return (fetch as FetchLike & { [ABORT_HOOK]?: boolean })[ABORT_HOOK] === true;
-}
+/** What a chat model takes in. */
+export type Modality = 'text' | 'image' | 'pdf' | 'audio' | 'video';
 
 export interface UpstreamCall {
   upstreamModel: string;
@@ -92,4 +80,17 @@ export interface Provider extends ProviderCapabilities {
    */
   credential?: 'gateway' | 'caller';
   timeoutMs: number;
+}
+
+/** One video vendor API: submit, poll, download. Calls carry the provider's credentials. */
+export interface VideoAdapter {
+  readonly name: string;
+  defaultLimits(upstreamModel: string): VideoLimits;
+  /** `observer`: the submitting request's, so the call is a client span of it. */
+  submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits, observer?: RequestObserver): Promise<{ upstreamId: string; state: UpstreamVideoState }>;
+  poll(provider: Provider, upstreamModel: string, upstreamId: string): Promise<UpstreamVideoState>;
+  /** The result bytes as an upstream response (streamed, not buffered). */
+  download(provider: Provider, ref: string, signal: AbortSignal): Promise<Response>;
+  /** Best-effort cancellation/deletion upstream. */
+  cancel?(provider: Provider, upstreamId: string): Promise<void>;
 }

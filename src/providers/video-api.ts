@@ -1,6 +1,4 @@
 /** The video API a vendor offers (VideoAdapter, in the vendor's folder) and the vendor-neutral terms it works in. */
-import type { RequestObserver } from '../observability/request-observer.js';
-import type { Provider } from './types.js';
 
 /** A video request in the gateway's vendor-neutral terms, checked against the model's limits. */
 export interface VideoJob {
@@ -43,17 +41,4 @@ export interface UpstreamVideoState {
   outputs?: Array<{ ref: string; contentType: string | null }>;
   /** Epoch ms after which the upstream deletes the result. */
   expiresAt?: number;
-}
-
-/** One video vendor API: submit, poll, download. Calls carry the provider's credentials. */
-export interface VideoAdapter {
-  readonly name: string;
-  defaultLimits(upstreamModel: string): VideoLimits;
-  /** `observer`: the submitting request's, so the call is a client span of it. */
-  submit(provider: Provider, upstreamModel: string, job: VideoJob, limits: VideoLimits, observer?: RequestObserver): Promise<{ upstreamId: string; state: UpstreamVideoState }>;
-  poll(provider: Provider, upstreamModel: string, upstreamId: string): Promise<UpstreamVideoState>;
-  /** The result bytes as an upstream response (streamed, not buffered). */
-  download(provider: Provider, ref: string, signal: AbortSignal): Promise<Response>;
-  /** Best-effort cancellation/deletion upstream. */
-  cancel?(provider: Provider, upstreamId: string): Promise<void>;
 }

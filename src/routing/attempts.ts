@@ -8,17 +8,33 @@
  * The client leaving, or the request's total time running out, ends the loop at once.
  */
 import { anyGlobMatch } from '../auth/glob.js';
-import { GatewayError, toGatewayError } from '../errors.js';
+import { GatewayError, toGatewayError } from '../core/errors.js';
 import type { UpstreamAttemptRecord } from '../observability/hooks.js';
-import { providerDeps, withCallerKeys } from '../providers/caller-credential.js';
-import type { RequestContext } from '../runtime.js';
-import { upstreamStatusOf } from '../upstream/call.js';
-import { scrubError } from '../upstream/redact.js';
+import type { GatewayConfig } from '../config/schema.js';
+import type { ProviderFactoryDeps } from '../providers/registry.js';
+import type { RequestContext } from '../request/context.js';
+import { upstreamStatusOf } from '../upstream/failure.js';
+import { scrubError } from '../core/redact.js';
 import { pickDeployment, weightedPick } from './balancer.js';
-import { deploymentKey } from './deployment-health.js';
-import type { ResolvedDeployment, ResolvedModel } from './model-registry.js';
+import { withCallerKeys } from './caller-keys.js';
+import type { DeploymentHealth } from './deployment-health.js';
+import type { ModelRegistry, ResolvedDeployment, ResolvedModel } from './model-registry.js';
 import { canServe, type RequestNeeds } from './request-needs.js';
 import { backoffDelayMs, isRetryable, sleep } from './retry-policy.js';
+
+/** What the routing of a request uses of the gateway; built once per gateway. */
+export interface RoutingServices {
+  models: ModelRegistry;
+  /** Circuit breakers of the deployments (this instance's view). */
+  health: DeploymentHealth;
+  /** Uniform random numbers in [0, 1): load balancing, retry jitter. */
+  random: () => number;
+  retry: GatewayConfig['retry'];
+  /** The whole time a request may take (`timeouts.totalMs`). */
+  totalMs: number;
+  /** What rebuilding a provider with a caller's own key needs. */
+  providerDeps: ProviderFactoryDeps;
+}
 
 /** `model` routed to one of its deployments. */
 export function withDeployment(model: ResolvedModel, d: ResolvedDeployment): ResolvedModel {
@@ -29,16 +45,16 @@ export function withDeployment(model: ResolvedModel, d: ResolvedDeployment): Res
  * The model asked for, then each of its `fallbacks` that this caller may use and that can serve
  * the request (with the caller's own provider keys applied, as for the model asked for).
  */
-export function candidateModels(ctx: RequestContext, model: ResolvedModel, needsOf: () => RequestNeeds): ResolvedModel[] {
+export function candidateModels(services: RoutingServices, ctx: RequestContext, model: ResolvedModel, needsOf: () => RequestNeeds): ResolvedModel[] {
   const out = [model];
   // Read from the body only when there is a fallback to check.
   let needs: RequestNeeds | undefined;
   for (const id of model.fallbacks) {
-    let fallback = ctx.rt.models.resolve(id);
+    let fallback = services.models.resolve(id);
     if (!fallback || !canServe(fallback, (needs ??= needsOf()))) continue;
     const principal = ctx.principal;
     if (principal && !anyGlobMatch(principal.models ?? ['*'], fallback.id)) continue;
-    if (principal?.providerKeys) fallback = withCallerKeys(fallback, principal.providerKeys, providerDeps(ctx.rt));
+    if (principal?.providerKeys) fallback = withCallerKeys(fallback, principal.providerKeys, services.providerDeps);
     out.push(fallback);
   }
   return out;
@@ -52,15 +68,15 @@ export function candidateModels(ctx: RequestContext, model: ResolvedModel, needs
  * attempt with the reason, and is the answer when nothing else serves.
  */
 export async function runAttempts<T>(
+  services: RoutingServices,
   ctx: RequestContext,
   models: readonly ResolvedModel[],
   attempt: (target: ResolvedModel) => Promise<T>,
   accepts?: (target: ResolvedModel) => boolean,
   admitFallback?: (model: ResolvedModel) => Promise<void>,
 ): Promise<T> {
-  const { retry, timeouts } = ctx.rt.config;
-  const { health, random } = ctx.rt;
-  ctx.deadline ??= Date.now() + timeouts.totalMs;
+  const { retry, health, random } = services;
+  ctx.deadline ??= Date.now() + services.totalMs;
   const deadline = ctx.deadline;
   let last: unknown;
   const usable = accepts ? models.map((model) => model.deployments.filter((d) => accepts(withDeployment(model, d)))) : models.map((model) => model.deployments);
@@ -84,9 +100,9 @@ export async function runAttempts<T>(
     const tried = new Set<string>();
     let retries = 0;
     for (let n = 0; n < retry.attempts; n++) {
-      const d = pickDeployment(deployments, tried, health, random) ?? (lastResort ? pickAny(deployments, tried, random) : undefined);
+      const d = pickDeployment(deployments, tried, health, random) ?? (lastResort ? pickAny(deployments, tried, health, random) : undefined);
       if (!d) break;
-      const key = deploymentKey(d);
+      const key = health.keyOf(d);
       if (tried.has(key)) {
         const g = last instanceof GatewayError ? last : undefined;
         const delay = backoffDelayMs(retries++, retry, random, g?.retryAfter);
@@ -111,7 +127,7 @@ export async function runAttempts<T>(
         const g = toGatewayError(err);
         const status = upstreamStatusOf(g);
         // A failure before any upstream call (e.g. a request the vendor's protocol cannot express) is no attempt.
-        if (status !== undefined) record(ctx, target, status, `${g.code}: ${scrubError(g, [...ctx.rt.secrets, ...(ctx.callerSecrets ?? [])]).message}`);
+        if (status !== undefined) record(ctx, target, status, `${g.code}: ${scrubError(g, ctx.secrets).message}`);
         if (!isRetryable(g)) {
           if (probing) health.release(key);
           throw err;
@@ -126,8 +142,8 @@ export async function runAttempts<T>(
 }
 
 /** Any deployment, cooling down or not (untried ones first). */
-function pickAny(deployments: readonly ResolvedDeployment[], tried: ReadonlySet<string>, random: () => number): ResolvedDeployment | undefined {
-  const fresh = deployments.filter((d) => !tried.has(deploymentKey(d)));
+function pickAny(deployments: readonly ResolvedDeployment[], tried: ReadonlySet<string>, health: DeploymentHealth, random: () => number): ResolvedDeployment | undefined {
+  const fresh = deployments.filter((d) => !tried.has(health.keyOf(d)));
   return weightedPick(fresh.length ? fresh : deployments, random);
 }
 

@@ -4,7 +4,6 @@
  * deployment this request has not tried yet.
  */
 import type { DeploymentHealth } from './deployment-health.js';
-import { deploymentKey } from './deployment-health.js';
 import type { ResolvedDeployment } from './model-registry.js';
 
 /** One of `items` with probability proportional to its weight; `random` returns [0, 1). */
@@ -24,7 +23,7 @@ export function weightedPick<T extends { weight: number }>(items: readonly T[], 
  * deployments first (by weight), then the ones already tried in this request.
  */
 export function pickDeployment(deployments: readonly ResolvedDeployment[], tried: ReadonlySet<string>, health: DeploymentHealth, random: () => number): ResolvedDeployment | undefined {
-  const usable = deployments.filter((d) => health.state(deploymentKey(d)) !== 'open');
-  const fresh = usable.filter((d) => !tried.has(deploymentKey(d)));
+  const usable = deployments.filter((d) => health.state(health.keyOf(d)) !== 'open');
+  const fresh = usable.filter((d) => !tried.has(health.keyOf(d)));
   return weightedPick(fresh.length ? fresh : usable, random);
 }

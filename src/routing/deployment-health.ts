@@ -23,20 +23,30 @@ interface Circuit {
 
 export type DeploymentState = 'closed' | 'open' | 'probe';
 
-/** Keys by deployment object: a fresh string per call would be built, flattened and hashed again at each lookup. */
-const keys = new WeakMap<object, { id: string; upstreamModel: string; key: string }>();
+/** The key of a deployment's circuit: its provider id and upstream model. */
+export type DeploymentKeyOf = (d: Pick<ResolvedDeployment, 'provider' | 'upstreamModel'>) => string;
 
-export function deploymentKey(d: Pick<ResolvedDeployment, 'provider' | 'upstreamModel'>): string {
-  const id = d.provider.id;
-  const cached = keys.get(d);
-  if (cached && cached.id === id && cached.upstreamModel === d.upstreamModel) return cached.key;
-  const key = `${id}\u0000${d.upstreamModel}`;
-  keys.set(d, { id, upstreamModel: d.upstreamModel, key });
-  return key;
+/**
+ * A deployment's key, remembered per deployment object (a fresh string per call would be built,
+ * flattened and hashed again at each lookup), yet always the key of what the object holds now.
+ * Each DeploymentHealth has its own: two gateways share nothing.
+ */
+export function deploymentKeys(): DeploymentKeyOf {
+  const keys = new WeakMap<object, { id: string; upstreamModel: string; key: string }>();
+  return (d) => {
+    const id = d.provider.id;
+    const cached = keys.get(d);
+    if (cached && cached.id === id && cached.upstreamModel === d.upstreamModel) return cached.key;
+    const key = `${id}\u0000${d.upstreamModel}`;
+    keys.set(d, { id, upstreamModel: d.upstreamModel, key });
+    return key;
+  };
 }
 
 export class DeploymentHealth {
   private readonly circuits = new Map<string, Circuit>();
+  /** The circuit key of a deployment (see deploymentKeys). */
+  readonly keyOf: DeploymentKeyOf = deploymentKeys();
 
   constructor(
     private readonly settings: CooldownSettings,

@@ -1,9 +1,9 @@
 import type { CacheConfig, GatewayConfig, LimitsConfig, ModelConfig, PricingConfig } from '../config/schema.js';
 import type { UpstreamTarget } from '../protocols/types.js';
-import type { Provider } from '../providers/types.js';
+import type { Modality, Provider } from '../providers/types.js';
 
 type Capability = 'chat' | 'image' | 'video' | 'embedding';
-export type Modality = 'text' | 'image' | 'pdf' | 'audio' | 'video';
+export type { Modality };
 
 /** One upstream serving a model. */
 export interface ResolvedDeployment {

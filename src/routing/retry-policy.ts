@@ -3,8 +3,8 @@
  * backoff with full jitter (a random delay between 0 and min(maxDelayMs, initialDelayMs * 2^n)),
  * or the upstream's own `retry-after` / `retry-after-ms` when it sent one, capped at maxDelayMs.
  */
-import { GatewayError } from '../errors.js';
-import { isUpstreamFailure } from '../upstream/call.js';
+import { GatewayError } from '../core/errors.js';
+import { isUpstreamFailure } from '../upstream/failure.js';
 
 /** Upstream statuses retried (529: Anthropic's "overloaded"). Connection errors are 502s, timeouts 504s. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 500, 502, 503, 504, 529]);

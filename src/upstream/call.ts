@@ -4,15 +4,15 @@
  * the error body read in the shape of the protocol the upstream speaks, secrets scrubbed from it,
  * and redirects refused.
  */
-import { GatewayError, isAbortError, toGatewayError } from '../errors.js';
+import type { OnClientGone } from '../core/client-gone.js';
+import { GatewayError, isAbortError, toGatewayError } from '../core/errors.js';
 import type { ProtocolName } from '../ir/types.js';
+import type { AttemptTarget } from '../observability/attempt.js';
 import { RequestObserver, type UpstreamAttempt } from '../observability/request-observer.js';
-import { callerCredentialRefused } from '../providers/caller-credential.js';
-import { ABORT_HOOK, takesAbortHook, type AbortHook, type Provider } from '../providers/types.js';
-import type { OnClientGone, RequestContext } from '../runtime.js';
-import { upstreamErrorText } from './error-message.js';
-import { upstreamFailure, type CredentialSource } from './failure.js';
-import { redact } from './redact.js';
+import { upstreamErrorText } from '../protocols/registry.js';
+import { callerCredentialRefused, fromUpstream, upstreamFailure, upstreamStatusOf, type CredentialSource } from './failure.js';
+import { takesAbortHook, type AbortHook, type FetchLike } from './fetch.js';
+import { redact } from '../core/redact.js';
 import { isRedirect, UPSTREAM_REDIRECT, upstreamRedirectError } from './redirect.js';
 
 export interface UpstreamResult {
@@ -31,25 +31,27 @@ export interface UpstreamResult {
 /** `headers`: no answer within the provider's timeoutMs; `idle`: a stream went silent; `total`: the request's whole time ran out. */
 export type UpstreamTimeout = 'headers' | 'idle' | 'total';
 
-/**
- * Errors raised by an upstream exchange (its status, its body, its connection), as opposed to the
- * gateway's own, with the upstream's HTTP status (0 when none came).
- */
-const upstreamFailures = new WeakMap<GatewayError, number>();
-
-function fromUpstream(err: GatewayError, status = 0): GatewayError {
-  upstreamFailures.set(err, status);
-  return err;
+/** What a call needs of the vendor it goes to (a configured Provider is one). */
+export interface UpstreamEndpoint extends AttemptTarget {
+  fetch: FetchLike;
+  /** How long the upstream may take to send its answer's headers (ms). */
+  timeoutMs: number;
+  /** Credentials scrubbed from the upstream's error messages. */
+  secrets: readonly string[];
+  /** Whose credential the calls carry (default: the gateway's). */
+  credential?: CredentialSource;
 }
 
-/** True when `err` was raised by an upstream exchange (see routing/retry-policy.ts). */
-export function isUpstreamFailure(err: GatewayError): boolean {
-  return upstreamFailures.has(err);
-}
-
-/** The upstream's HTTP status behind `err` (0: no answer), or undefined for the gateway's own errors. */
-export function upstreamStatusOf(err: GatewayError): number | undefined {
-  return upstreamFailures.get(err);
+/** What an upstream call takes of the client request it is made for. */
+export interface UpstreamCaller {
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** The bridge's word of the client leaving; when set, the call follows it instead of `signal`. */
+  clientGone: OnClientGone | undefined;
+  /** When the request's total time runs out (Date.now() ms). */
+  deadline?: number;
+  /** The client request's observer: one client span per attempt, onRequest before the first. */
+  obs: RequestObserver;
 }
 
 export interface UpstreamRequest {
@@ -78,33 +80,16 @@ export interface UpstreamRequest {
   observer?: RequestObserver;
 }
 
-/** The bridge's client-gone hook of the request context it was set on (see followClientGone). */
-const CLIENT_GONE = Symbol('modelgate.clientGone');
-
-interface ClientGone {
-  /** The context the hook was set on: a context derived from it by a spread copies this, and is not it. */
-  ctx: RequestContext;
-  hook: OnClientGone;
-}
-
-type FollowingContext = RequestContext & { [CLIENT_GONE]?: ClientGone };
-
-/**
- * Upstream calls made for `ctx` learn of the client leaving through `hook` rather than `ctx.signal`.
- * Only the context the gateway built for the request follows it: a context derived from it (a
- * background run, with a signal of its own) does not, so its upstream calls follow its own signal.
- */
-export function followClientGone(ctx: RequestContext, hook: OnClientGone): void {
-  (ctx as FollowingContext)[CLIENT_GONE] = { ctx, hook };
-}
-
 /** Every field of T named (so a field added to UpstreamRequest is not dropped by upstreamRequest). */
 type AllFields<T> = { [K in keyof Required<T>]: T[K] };
 
-/** An upstream request on behalf of this client request (the client leaving, the stream idle timeout, onRequest). */
-export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): UpstreamRequest {
-  const following = (ctx as FollowingContext)[CLIENT_GONE];
-  const onClientGone = following?.ctx === ctx ? following.hook : undefined;
+/**
+ * An upstream request on behalf of this client request: it follows the client leaving (the
+ * bridge's clientGone, else its signal), stops at the request's deadline and a stream silent for
+ * `idleMs` (`timeouts.streamIdleMs`), and reports to the request's observer.
+ */
+export function upstreamRequest(ctx: UpstreamCaller, req: UpstreamRequest, idleMs: number): UpstreamRequest {
+  const onClientGone = ctx.clientGone;
   // One object of one shape: adding fields to the caller's object (or spreading it) costs more.
   const out: AllFields<UpstreamRequest> = {
     url: req.url,
@@ -115,7 +100,7 @@ export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): Upst
     protocol: req.protocol,
     signal: onClientGone ? req.signal : ctx.signal,
     onClientGone: onClientGone ?? req.onClientGone,
-    idleMs: ctx.rt.config.timeouts.streamIdleMs,
+    idleMs,
     totalMs: ctx.deadline === undefined ? req.totalMs : Math.max(0, ctx.deadline - Date.now()),
     observer: ctx.obs,
   };
@@ -127,7 +112,7 @@ export function upstreamRequest(ctx: RequestContext, req: UpstreamRequest): Upst
  * upstream 4xx/5xx -> the same status with its message (credentials scrubbed), a redirect -> 502
  * (never followed). The body of a successful answer is left unread for the caller.
  */
-export function callUpstream(provider: Provider, req: UpstreamRequest): Promise<UpstreamResult> {
+export function callUpstream(provider: UpstreamEndpoint, req: UpstreamRequest): Promise<UpstreamResult> {
   const obs = req.observer;
   if (!obs) return callOnce(provider, req, undefined);
   // The one seam per upstream attempt: a client span (traceparent sent on), onRequest before the first.
@@ -138,7 +123,7 @@ export function callUpstream(provider: Provider, req: UpstreamRequest): Promise<
 /**
  * One upstream exchange: its abort, its timers, the caller going away. Node builds an
  * AbortController's signal only when it is read, and this builds the controller only then too: a
- * fetch that takes an abort hook (ABORT_HOOK) is cut through it instead, so an exchange that ends
+ * fetch that takes an abort hook (HookableFetch) is cut through it instead, so an exchange that ends
  * normally builds neither (the stream pump may read `signal`; sync calls do not).
  */
 class Exchange implements UpstreamResult {
@@ -160,7 +145,7 @@ class Exchange implements UpstreamResult {
   readonly #idleMs: number | undefined;
   readonly #attempt: UpstreamAttempt | undefined;
 
-  constructor(provider: Provider, req: UpstreamRequest, attempt: UpstreamAttempt | undefined) {
+  constructor(provider: UpstreamEndpoint, req: UpstreamRequest, attempt: UpstreamAttempt | undefined) {
     this.#attempt = attempt;
     this.#idleMs = req.idleMs;
     if (!takesAbortHook(provider.fetch)) this.#controller = new AbortController();
@@ -189,21 +174,21 @@ class Exchange implements UpstreamResult {
     }
   }
 
-  /** The fetch's init: its abort hook or signal, redirects refused. */
-  init(req: UpstreamRequest): RequestInit & { [ABORT_HOOK]?: AbortHook } {
+  /** Sends the request: through the fetch's abort hook when it takes one, else with a signal; redirects refused. */
+  send(fetch: FetchLike, req: UpstreamRequest): Promise<Response> {
     const method = req.method ?? (req.body ? 'POST' : 'GET');
     const body = req.body ?? null;
-    if (this.#controller) return this.#withDuplex({ method, headers: req.headers, body, signal: this.#controller.signal, redirect: UPSTREAM_REDIRECT });
-    const init: RequestInit & { [ABORT_HOOK]?: AbortHook } = { method, headers: req.headers, body, redirect: UPSTREAM_REDIRECT };
-    // Set after the literal: V8 builds a literal with a computed key ~15x slower (~0.25 µs).
-    init[ABORT_HOOK] = (cutCall) => {
+    if (this.#controller || !takesAbortHook(fetch)) {
+      return fetch(req.url, this.#withDuplex({ method, headers: req.headers, body, signal: this.signal, redirect: UPSTREAM_REDIRECT }));
+    }
+    const hook: AbortHook = (cutCall) => {
       if (this.#cut) cutCall(this.#cutReason);
       else this.#cutFetch = cutCall;
     };
-    return this.#withDuplex(init);
+    return fetch.fetchWithAbortHook(req.url, this.#withDuplex({ method, headers: req.headers, body, redirect: UPSTREAM_REDIRECT }), hook);
   }
 
-  #withDuplex(init: RequestInit & { [ABORT_HOOK]?: AbortHook }): RequestInit & { [ABORT_HOOK]?: AbortHook } {
+  #withDuplex(init: RequestInit): RequestInit {
     // Node's fetch needs this to stream a ReadableStream request body.
     if (init.body instanceof ReadableStream) (init as RequestInit & { duplex?: 'half' }).duplex = 'half';
     return init;
@@ -292,12 +277,12 @@ class Exchange implements UpstreamResult {
   }
 }
 
-async function callOnce(provider: Provider, req: UpstreamRequest, attempt: UpstreamAttempt | undefined): Promise<UpstreamResult> {
+async function callOnce(provider: UpstreamEndpoint, req: UpstreamRequest, attempt: UpstreamAttempt | undefined): Promise<UpstreamResult> {
   const x = new Exchange(provider, req, attempt);
   try {
     let response: Response;
     try {
-      response = await provider.fetch(req.url, x.init(req) as RequestInit);
+      response = await x.send(provider.fetch, req);
     } catch (err) {
       x.release();
       const timedOut = x.timedOut();
@@ -322,7 +307,7 @@ async function callOnce(provider: Provider, req: UpstreamRequest, attempt: Upstr
       }
       x.release();
       const message = redact(upstreamErrorText(req.protocol ?? provider.chatProtocol, response.status, text), provider.secrets);
-      const refused = callerCredentialRefused(provider, response.status, message);
+      const refused = callerCredentialRefused(provider.id, provider.credential, response.status, message);
       if (refused) throw fromUpstream(refused, response.status);
       const retryAfter = retryAfterSeconds(response.headers, Date.now());
       throw fromUpstream(upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), ...(retryAfter !== undefined ? { retryAfter } : {}) }), response.status);

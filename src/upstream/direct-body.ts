@@ -1,8 +1,8 @@
 /**
  * A streamed upstream body read without a Web ReadableStream. An upstream client that can hand
- * its bytes over more cheaply (the node bridge's undici client, node/upstream-response.ts) puts a
- * method under `DIRECT_BODY_READER` on its Response; every other fetch (Bun, Deno, Workers, the
- * platform's) is read through `body.getReader()`, so the core does not depend on it.
+ * its bytes over more cheaply (the node bridge's undici client, node/upstream-response.ts) answers
+ * with a DirectBodyResponse; every other fetch's Response (Bun, Deno, Workers, the platform's) is
+ * read through `body.getReader()`, so the core does not depend on it.
  */
 
 /** The part of a ReadableStreamDefaultReader the stream pump uses. */
@@ -17,10 +17,14 @@ export interface BodyReader {
   readonly followsAbort?: boolean;
 }
 
-export const DIRECT_BODY_READER: unique symbol = Symbol.for('modelgate.directBodyReader');
+/** A Response whose body can be read without a Web stream. */
+export interface DirectBodyResponse extends Response {
+  /** The body's reader, built without a ReadableStream; undefined when the answer has no body. */
+  directBodyReader(): BodyReader | undefined;
+}
 
 /** A reader of `response`'s body: the direct one when the upstream client offers it, else the Web stream's; undefined without a body. */
 export function bodyReader(response: Response): BodyReader | undefined {
-  const direct = (response as { [DIRECT_BODY_READER]?: () => BodyReader | undefined })[DIRECT_BODY_READER];
-  return (typeof direct === 'function' ? direct.call(response) : undefined) ?? response.body?.getReader();
+  const direct = typeof (response as Partial<DirectBodyResponse>).directBodyReader === 'function' ? (response as DirectBodyResponse).directBodyReader() : undefined;
+  return direct ?? response.body?.getReader();
 }

@@ -8,7 +8,7 @@
  * - The caller's own key (bring your own key, where the caller's request carries the vendor
  *   credential): it stays a 401/403 that says so.
  */
-import { codeForStatus, GatewayError } from '../errors.js';
+import { codeForStatus, GatewayError } from '../core/errors.js';
 
 /** Who supplied the credential an upstream call carries: the gateway's (the provider's apiKey) or the caller's own (keys[].providerKeys, bring your own key). */
 export type CredentialSource = 'gateway' | 'caller';
@@ -31,6 +31,34 @@ function hasInvalidKeyReason(bodyText: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Marks `err` as raised by an upstream exchange, with the upstream's HTTP status (0: no answer came). */
+export function fromUpstream(err: GatewayError, status = 0): GatewayError {
+  err.upstreamStatus = status;
+  return err;
+}
+
+/** True when `err` was raised by an upstream exchange (see routing/retry-policy.ts). */
+export function isUpstreamFailure(err: GatewayError): boolean {
+  return err.upstreamStatus !== undefined;
+}
+
+/** The upstream's HTTP status behind `err` (0: no answer), or undefined for the gateway's own errors. */
+export function upstreamStatusOf(err: GatewayError): number | undefined {
+  return err.upstreamStatus;
+}
+
+/**
+ * An upstream 401/403 on the caller's own credential stays a 401/403 and says so (the gateway's
+ * own credential failing is the gateway's problem, not the caller's). `message` is already scrubbed.
+ */
+export function callerCredentialRefused(providerId: string, credential: CredentialSource | undefined, status: number, message: string): GatewayError | undefined {
+  if (credential !== 'caller' || (status !== 401 && status !== 403)) return undefined;
+  return new GatewayError(status === 401 ? 'authentication' : 'permission_denied', `The provider '${providerId}' refused your own credential for it (keys[].providerKeys), with ${status}: ${message}`, {
+    status,
+    detail: 'provider_key_refused',
+  });
 }
 
 export interface UpstreamFailure {

@@ -2,15 +2,15 @@
  * The stream pump's source of wire text: a hand-written async iterator rather than an async
  * generator, so one network chunk costs one promise hop (the read's `.then`) and no generator
  * resumption plus `yield` await; the request observer is told of chunks and of the end through
- * hooks (CHUNK_HOOKS) instead of wrapping it with a `.then` per chunk. It keeps an async
+ * hooks (ObservableChunks.observeChunks) instead of wrapping it with a `.then` per chunk. It keeps an async
  * generator's contract: calls queue behind one in flight, `return()` before the first `next()`
  * runs nothing, `return()` at a chunk runs the end bookkeeping.
  */
-import type { GatewayError } from '../errors.js';
-import { CHUNK_HOOKS } from '../http/reply.js';
+import type { GatewayError } from '../core/errors.js';
+import type { ObservableChunks } from '../reply/reply.js';
 import type { BodyReader } from './direct-body.js';
-import { createContentScrubber, scrubError } from './redact.js';
-import type { PumpOptions } from './stream-pump.js';
+import { createContentScrubber, scrubError } from '../core/redact.js';
+import type { PumpOptions } from './pump-options.js';
 
 type Result = IteratorResult<string, undefined>;
 type Step = Result | Promise<Result>;
@@ -185,13 +185,13 @@ export function pumpSource(o: PumpOptions, reader: BodyReader, cancelled: () => 
     inflight = p;
     return p;
   };
-  const source: AsyncGenerator<string> & { [CHUNK_HOOKS](chunk: () => void, finish: () => void): boolean } = {
+  const source: ObservableChunks = {
     next,
     return: ret,
     // Nobody throws into a text stream; as a generator without a catch around its yield would.
     throw: (err) => source.return(undefined).then(() => Promise.reject(err)),
     [Symbol.asyncIterator]: () => source,
-    [CHUNK_HOOKS](chunk, finish) {
+    observeChunks(chunk, finish) {
       if (onFinish || phase !== 'idle') return false;
       onChunk = chunk;
       onFinish = finish;

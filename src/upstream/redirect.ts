@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 
 /**
  * Every upstream call is made with `redirect: 'manual'` and a 3xx answer is an error: following it

@@ -1,5 +1,5 @@
 /**
- * gateway.reply() and the node bridge that writes it: the gateway's JSON answers are a text body
+ * gateway.bridge.reply() and the node bridge that writes it: the gateway's JSON answers are a text body
  * (written in one piece with its Content-Length), streams a text stream piped to the socket
  * (pipeTextStream); handle() gives the same answer as a Response. The one body limit holds for a
  * body a parser in front already read, too: a bridge limit below the gateway's answers 413.
@@ -7,10 +7,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { handleNode, serve, toFetchRequest } from '../../adapters/node.js';
+import { handleNode, serve, toFetchRequest } from '../../node/index.js';
 import { createGateway, GatewayError, type Gateway } from '../../src/index.js';
-import { isTextStream, pipeTextStream, toResponse, type TextSink } from '../../src/host.js';
-import { KEEP_ALIVE_MS, textStreamReply } from '../../src/http/reply.js';
+import { isTextStream, pipeTextStream, toResponse, type TextSink } from '../../src/gateway/bridge.js';
+import { KEEP_ALIVE_MS, textStreamReply } from '../../src/reply/reply.js';
 import { KEY_ALL, openAIConfig } from '../helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';
 
@@ -18,7 +18,7 @@ const HEADERS = { authorization: `Bearer ${KEY_ALL}`, 'content-type': 'applicati
 const chat = (content: string, stream = false) => JSON.stringify({ model: 'gpt-4o', stream, messages: [{ role: 'user', content }] });
 
 let mock: MockOpenAI;
-let gateway: Gateway;
+let gateway: ReturnType<typeof createGateway>;
 beforeAll(async () => {
   mock = await startMockOpenAI();
   gateway = createGateway(openAIConfig(mock, { limits: { maxBodyBytes: 4000 } }));
@@ -28,9 +28,9 @@ afterAll(async () => {
   await mock?.close();
 });
 
-describe('gateway.reply()', () => {
+describe('gateway.bridge.reply()', () => {
   it('answers JSON as a text body with the headers handle() sends', async () => {
-    const reply = await gateway.reply(new Request('http://gw.test/v1/chat/completions', { method: 'POST', headers: HEADERS, body: chat('as text') }));
+    const reply = await gateway.bridge.reply(new Request('http://gw.test/v1/chat/completions', { method: 'POST', headers: HEADERS, body: chat('as text') }));
     expect(reply.status).toBe(200);
     expect(typeof reply.body).toBe('string');
     const json = JSON.parse(reply.body as string) as { choices: Array<{ message: { content: string } }>; traceId: string };
@@ -40,13 +40,13 @@ describe('gateway.reply()', () => {
   });
 
   it('answers errors as a text body in the protocol shape', async () => {
-    const reply = await gateway.reply(new Request('http://gw.test/v1/messages', { method: 'POST', headers: { ...HEADERS, authorization: 'Bearer nope' }, body: '{}' }));
+    const reply = await gateway.bridge.reply(new Request('http://gw.test/v1/messages', { method: 'POST', headers: { ...HEADERS, authorization: 'Bearer nope' }, body: '{}' }));
     expect(reply.status).toBe(401);
     expect(JSON.parse(reply.body as string)).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
   });
 
   it('answers a stream as a text stream that toResponse() turns into the same bytes handle() sends', async () => {
-    const reply = await gateway.reply(new Request('http://gw.test/v1/chat/completions', { method: 'POST', headers: HEADERS, body: chat('streamed', true) }));
+    const reply = await gateway.bridge.reply(new Request('http://gw.test/v1/chat/completions', { method: 'POST', headers: HEADERS, body: chat('streamed', true) }));
     expect(reply.headers.get('content-type')).toContain('text/event-stream');
     expect(isTextStream(reply.body)).toBe(true);
     const viaReply = await toResponse(reply).text();
@@ -59,7 +59,7 @@ describe('gateway.reply()', () => {
   it('reads the body once: a second read gets the same bytes', async () => {
     let reads = 0;
     const body = new TextEncoder().encode(chat('once'));
-    const res = await gateway.handle(new Request('http://gw.test/v1/chat/completions', { method: 'POST', headers: HEADERS }), {
+    const res = await gateway.bridge.handle(new Request('http://gw.test/v1/chat/completions', { method: 'POST', headers: HEADERS }), {
       readBody: async () => {
         reads++;
         return body;

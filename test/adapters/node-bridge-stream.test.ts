@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFetchResponse } from '../../adapters/node.js';
+import { writeFetchResponse } from '../../node/index.js';
 
 let server: Server;
 let base: string;

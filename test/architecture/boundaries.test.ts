@@ -5,7 +5,10 @@
  * a protocol's two sides stay apart (`protocols/<p>/client/` never imports `protocols/<p>/upstream/`
  * and the other way round; what both need lives beside them or in `protocols/shared/`), and no
  * protocol imports an endpoint. Host adapters (`adapters/`) reach the core only through its public
- * exports (`src/index.ts`) and the host-support module (`src/host.ts`), never its internals.
+ * exports (`src/index.ts`) and the bridge module (`src/gateway/bridge.ts`), never its internals.
+ *
+ * Imports point one way: down the layer table (LAYERS, also in docs/architecture.md), never up,
+ * and no file reaches itself through its imports (no cycle), in src/, adapters/ and node/.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -49,14 +52,14 @@ function coreViolations(file: string): string[] {
 }
 
 /** The core modules an adapter may import. */
-const ADAPTER_CORE_ENTRIES = new Set(['src/index.ts', 'src/host.ts']);
+const ADAPTER_CORE_ENTRIES = new Set(['src/index.ts', 'src/gateway/bridge.ts']);
 
 function adapterViolations(file: string, source = readFileSync(file, 'utf8')): string[] {
   const out: string[] = [];
   for (const spec of importsOf(source)) {
     if (!spec.startsWith('.')) continue;
     const target = relative(ROOT, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
-    if (target.startsWith('src/') && !ADAPTER_CORE_ENTRIES.has(target)) out.push(`${relative(ROOT, file)} imports ${spec} (a core internal; use src/index.ts or src/host.ts)`);
+    if (target.startsWith('src/') && !ADAPTER_CORE_ENTRIES.has(target)) out.push(`${relative(ROOT, file)} imports ${spec} (a core internal; use src/index.ts or src/gateway/bridge.ts)`);
   }
   return out;
 }
@@ -89,16 +92,16 @@ describe('layout boundaries', () => {
     expect(files.flatMap(coreViolations)).toEqual([]);
   });
 
-  it('adapters/ import the core only through src/index.ts and src/host.ts', () => {
+  it('adapters/ import the core only through src/index.ts and src/gateway/bridge.ts', () => {
     const files = tsFiles(join(ROOT, 'adapters'));
     expect(files.length).toBeGreaterThan(3);
     expect(files.flatMap((f) => adapterViolations(f))).toEqual([]);
   });
 
   it('the adapter rule catches an internal import and lets the entries, node/ and packages through', () => {
-    const sample = `import { createGateway } from '../src/index.js';\nimport { Reply } from '../src/host.js';\nimport { tooLarge } from '../src/http/body.js';\nimport { createUndiciFetch } from '../node/upstream-fetch.js';\nimport { createServer } from 'node:http';`;
+    const sample = `import { createGateway } from '../src/index.js';\nimport { Reply } from '../src/gateway/bridge.js';\nimport { tooLarge } from '../src/request/body.js';\nimport { createUndiciFetch } from '../node/upstream-fetch.js';\nimport { createServer } from 'node:http';`;
     expect(adapterViolations(join(ROOT, 'adapters', 'sample.ts'), sample)).toEqual([
-      'adapters/sample.ts imports ../src/http/body.js (a core internal; use src/index.ts or src/host.ts)',
+      'adapters/sample.ts imports ../src/request/body.js (a core internal; use src/index.ts or src/gateway/bridge.ts)',
     ]);
   });
 
@@ -120,5 +123,137 @@ describe('layout boundaries', () => {
     expect(files.some((f) => f.includes('/client/'))).toBe(true);
     const found = files.flatMap((f) => protocolViolations(relative(src, f).split('\\').join('/'), importsOf(readFileSync(f, 'utf8'))));
     expect(found).toEqual([]);
+  });
+});
+
+/**
+ * The layers, top to bottom (docs/architecture.md, "Layers"). A module imports modules of its own
+ * row or of rows below it, never of a row above; a path belongs to the row of its longest prefix.
+ */
+export const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
+  { name: 'node programs', paths: ['node/'] }, // the CLI, the `modelgate/node` entry, undici, Redis, databases
+  { name: 'host bridges', paths: ['adapters/'] }, // native req/res <-> Request/Response
+  { name: 'gateway', paths: ['src/index.ts', 'src/gateway/'] }, // the public API, createGateway, the bridge interface
+  { name: 'endpoints', paths: ['src/endpoints/', 'src/control/admin/', 'src/console/'] }, // one thin file per entry point, the pipelines, the admin API, the console's routes
+  { name: 'state', paths: ['src/control/', 'src/conversations/', 'src/tasks/', 'src/cache/'] }, // what outlives a request
+  { name: 'request', paths: ['src/request/', 'src/routing/', 'src/limits/', 'src/auth/'] }, // the request, which upstream, whether allowed
+  { name: 'vendors', paths: ['src/providers/'] }, // one folder per vendor: URLs, credentials, capabilities, its video API
+  { name: 'upstream', paths: ['src/upstream/', 'src/observability/'] }, // calling and watching an upstream
+  { name: 'formats', paths: ['src/protocols/'] }, // wire formats: one folder per protocol
+  { name: 'base', paths: ['src/ir/', 'src/wire/', 'src/reply/', 'src/config/', 'src/core/'] }, // types and plain functions
+];
+
+/** The row of a repository path (0 = top), or undefined when no row holds it. */
+export function layerOf(path: string, layers = LAYERS): number | undefined {
+  let best: { row: number; len: number } | undefined;
+  layers.forEach((l, row) => {
+    for (const p of l.paths) if ((path === p || (p.endsWith('/') && path.startsWith(p))) && p.length > (best?.len ?? -1)) best = { row, len: p.length };
+  });
+  return best?.row;
+}
+
+/** Module graph: repository path -> the repository paths it imports (relative imports only, `.js` read as `.ts`). */
+export type ImportGraph = ReadonlyMap<string, readonly string[]>;
+
+export function importGraph(dirs: readonly string[]): ImportGraph {
+  const graph = new Map<string, string[]>();
+  for (const file of dirs.flatMap((d) => tsFiles(join(ROOT, d)))) {
+    const targets = importsOf(readFileSync(file, 'utf8'))
+      .filter((s) => s.startsWith('.'))
+      .map((s) => relative(ROOT, resolve(dirname(file), s)).split('\\').join('/').replace(/\.js$/, '.ts'));
+    graph.set(relative(ROOT, file).split('\\').join('/'), [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Every upward import (a module importing one of a row above its own), and every module no row holds. */
+export function upwardImports(graph: ImportGraph, layers = LAYERS): string[] {
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    const fromRow = layerOf(from, layers);
+    if (fromRow === undefined) {
+      out.push(`${from} is in no layer`);
+      continue;
+    }
+    for (const to of targets) {
+      const toRow = layerOf(to, layers);
+      if (toRow === undefined) out.push(`${from} imports ${to}, which is in no layer`);
+      else if (toRow < fromRow) out.push(`${from} (${layers[fromRow]?.name}) imports ${to} (${layers[toRow]?.name}, above it)`);
+    }
+  }
+  return out;
+}
+
+/** Every import cycle, as the files of each strongly connected component (Tarjan), sorted. */
+export function importCycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop() as string;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+describe('one direction of imports', () => {
+  const graph = importGraph(['src', 'adapters', 'node']);
+
+  it('the checker sees a planted upward import, a module outside the table and a cycle', () => {
+    const planted: ImportGraph = new Map([
+      ['src/core/errors.ts', ['src/endpoints/common.ts']],
+      ['src/endpoints/common.ts', ['src/core/errors.ts', 'src/upstream/call.ts']],
+      ['src/upstream/call.ts', ['src/providers/types.ts']],
+      ['src/providers/types.ts', ['src/upstream/call.ts']],
+      ['src/loose.ts', []],
+      ['node/cli.ts', ['adapters/node.ts']],
+      ['adapters/node.ts', ['src/index.ts']],
+      ['src/index.ts', []],
+    ]);
+    expect(upwardImports(planted)).toEqual([
+      'src/core/errors.ts (base) imports src/endpoints/common.ts (endpoints, above it)',
+      'src/upstream/call.ts (upstream) imports src/providers/types.ts (vendors, above it)',
+      'src/loose.ts is in no layer',
+    ]);
+    expect(importCycles(planted)).toEqual([['src/providers/types.ts', 'src/upstream/call.ts'], ['src/core/errors.ts', 'src/endpoints/common.ts']]);
+    expect(layerOf('src/gateway/gateway.ts')).toBe(2);
+    expect(layerOf('src/protocols/openai-chat/client/x.ts')).toBe(8);
+    expect(layerOf('src/control/admin/keys-routes.ts')).toBe(3);
+    expect(layerOf('src/control/keys/key-service.ts')).toBe(4);
+  });
+
+  it('the graph covers src/, adapters/ and node/', () => {
+    expect(graph.size).toBeGreaterThan(300);
+    expect(graph.get('node/cli.ts')).toContain('adapters/node-serve.ts');
+  });
+
+  it('no module imports from a layer above its own', () => {
+    expect(upwardImports(graph)).toEqual([]);
+  });
+
+  it('no import cycle in src/, adapters/ or node/', () => {
+    expect(importCycles(graph)).toEqual([]);
   });
 });

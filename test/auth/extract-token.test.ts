@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { extractToken } from '../../src/auth/extract-token.js';
-import { GatewayError } from '../../src/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 function viaRegex(auth: string): string {

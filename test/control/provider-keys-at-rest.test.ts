@@ -14,7 +14,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlPlane } from '../../src/control/control-plane.js';
 import { isSealed, providerIdsOf, providerKeyCipher } from '../../src/control/keys/provider-key-cipher.js';
-import { GatewayError } from '../../src/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { ensureCliBuilt, spawnCli } from '../helpers/cli-process.js';
 import { stopChild } from '../helpers/hosts.js';
 import { adminCall } from '../helpers/admin-api.js';

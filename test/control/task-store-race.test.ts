@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import type { GatewayConfigInput, TaskRecord } from '../../src/index.js';
 import { SqlTaskStore } from '../../src/control/tasks/sql-task-store.js';
 import { openDatabase, type OpenedDatabase } from '../../node/db/open-database.js';

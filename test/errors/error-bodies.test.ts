@@ -4,7 +4,7 @@
  * error, but the shape's type/status name follows the gateway code.
  */
 import { describe, expect, it } from 'vitest';
-import { codeForStatus, GatewayError, type GatewayErrorCode } from '../../src/errors.js';
+import { codeForStatus, GatewayError, type GatewayErrorCode } from '../../src/core/errors.js';
 
 const statusOf = (code: GatewayErrorCode): number => new GatewayError(code, 'x').status;
 import { anthropicErrorBody, errorBodyFor, geminiErrorBody, openAIErrorObject } from '../../src/protocols/shared/error-bodies.js';

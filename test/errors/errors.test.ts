@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import { createGateway, type Gateway, type GatewayConfigInput } from '../../src/index.js';
 import { KEY_ALL, KEY_GPT, openAIConfig, readSSEData } from '../helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';

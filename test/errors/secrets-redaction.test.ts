@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
-import { createContentScrubber, redact, scrubContent, scrubError } from '../../src/upstream/redact.js';
-import { GatewayError } from '../../src/errors.js';
+import { createContentScrubber, redact, scrubContent, scrubError } from '../../src/core/redact.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { startEchoUpstream, type EchoMode, type EchoUpstream } from '../helpers/echo-upstream.js';
 
 /** Not shaped like any well-known key, so only the exact-secret scrubber can catch it. */

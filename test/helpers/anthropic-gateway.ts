@@ -1,6 +1,6 @@
 /** A gateway with an Anthropic and an OpenAI upstream, served on node:http, for the Anthropic SDK tests. */
 import Anthropic from '@anthropic-ai/sdk';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import type { Gateway, GatewayConfigInput, ResponseEvent } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockOpenAI, type MockOpenAI } from './mock-openai.js';

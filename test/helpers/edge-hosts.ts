@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import express from 'express';
 import { modelgate } from '../../adapters/express.js';
-import { serve, type NodeBridgeOptions, type ServeOptions } from '../../adapters/node.js';
+import { serve, type NodeBridgeOptions, type ServeOptions } from '../../node/index.js';
 import { createGateway, type Gateway, type GatewayConfigInput } from '../../src/index.js';
 
 export type EdgeHostName = 'node' | 'express';

@@ -3,7 +3,7 @@
  * official @google/genai client factory pointed at it. Used by the Gemini end-to-end suites.
  */
 import { GoogleGenAI } from '@google/genai';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import type { Gateway, GatewayConfigInput } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';

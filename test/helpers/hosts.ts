@@ -14,7 +14,7 @@ import Koa from 'koa';
 import supertest from 'supertest';
 import { modelgate as expressModelgate, principalFromUser } from '../../adapters/express.js';
 import { modelgate as koaModelgate } from '../../adapters/koa.js';
-import { serve } from '../../adapters/node.js';
+import { serve } from '../../node/index.js';
 import { createGateway, type Gateway, type GatewayConfigInput, type GatewayOptions, type Principal } from '../../src/index.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));

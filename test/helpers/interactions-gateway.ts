@@ -12,7 +12,7 @@
  */
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll } from 'vitest';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import type { Gateway, GatewayConfigInput, GatewayOptions } from '../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';

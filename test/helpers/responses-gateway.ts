@@ -9,7 +9,7 @@
  *   mock            the built-in mock provider   -> translated
  */
 import OpenAI from 'openai';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import { createGateway, type Gateway, type GatewayConfigInput, type GatewayOptions } from '../../src/index.js';
 import { createUndiciFetch } from '../../node/upstream-fetch.js';
 import { startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';

@@ -4,14 +4,14 @@
  * cannot hide a defect of the standalone server (as a FormData body once did). A test that injects
  * its own `fetch` on purpose (fault injection) keeps it. close() also closes the client's pool.
  */
-import { createGateway, type Gateway, type GatewayConfigInput, type GatewayOptions } from '../../src/index.js';
+import { createGateway, type Gateway, type GatewayBridge, type GatewayConfigInput, type GatewayOptions } from '../../src/index.js';
 import { createUndiciFetch } from '../../node/upstream-fetch.js';
 
-export function createShippedGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway {
+export function createShippedGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway & { readonly bridge: GatewayBridge } {
   if (options.fetch) return createGateway(config, options);
   const connectMs = config.timeouts?.connectMs;
   const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
-  let gateway: Gateway;
+  let gateway: ReturnType<typeof createGateway>;
   try {
     gateway = createGateway(config, { ...options, fetch: upstreamFetch });
   } catch (err) {
@@ -20,7 +20,7 @@ export function createShippedGateway(config: GatewayConfigInput, options: Gatewa
   }
   return {
     handle: (request, context) => gateway.handle(request, context),
-    reply: (request, context) => gateway.reply(request, context),
+    bridge: gateway.bridge,
     matches: (pathname) => gateway.matches(pathname),
     async close() {
       await gateway.close();

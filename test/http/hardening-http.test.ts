@@ -10,7 +10,7 @@ import { KEY_ALL, openAIConfig } from '../helpers/gateway-config.js';
 import { EDGE_HOSTS, startEdgeHost, type EdgeHost } from '../helpers/edge-hosts.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';
 import { head, parseResponse, rawConnect } from '../helpers/raw-http.js';
-import { hasDotSegment, requestURL } from '../../src/http/request-guards.js';
+import { hasDotSegment, requestURL } from '../../src/request/guards.js';
 
 const LIMIT = 256 * 1024;
 const AUTH = { authorization: `Bearer ${KEY_ALL}` };

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
-import { inspectJson, MAX_JSON_DEPTH } from '../../src/http/json-guard.js';
+import { inspectJson, MAX_JSON_DEPTH } from '../../src/wire/json-guard.js';
 import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic.js';
 import { startMockGemini, type MockGemini } from '../helpers/mock-gemini.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';

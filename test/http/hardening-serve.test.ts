@@ -3,7 +3,7 @@
  * the one body limit (the gateway's, above 32 MiB too; an adapter option can only lower it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve } from '../../adapters/node.js';
+import { serve } from '../../node/index.js';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { EDGE_HOSTS, startEdgeHost, type EdgeHost } from '../helpers/edge-hosts.js';
 import { KEY_ALL, openAIConfig } from '../helpers/gateway-config.js';

@@ -4,7 +4,7 @@
  * strings holding quotes and braces) the span always holds exactly what JSON.parse gives.
  */
 import { describe, expect, it } from 'vitest';
-import { findTopLevelValue, replaceTopLevelString } from '../../src/http/json-splice.js';
+import { findTopLevelValue, replaceTopLevelString } from '../../src/wire/json-splice.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 describe('findTopLevelValue', () => {

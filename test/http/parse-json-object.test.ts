@@ -5,10 +5,10 @@
  * every level, depths around the limit, other tops, broken and blank texts.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
-import { parseJsonObject } from '../../src/http/body.js';
-import { duplicateKeyError, inspectJson, MAX_JSON_DEPTH, protoKeyError, tooDeepError, topLevelKeyCount } from '../../src/http/json-guard.js';
-import { quoteInput } from '../../src/quote-input.js';
+import { GatewayError } from '../../src/core/errors.js';
+import { parseJsonObject } from '../../src/request/body.js';
+import { duplicateKeyError, inspectJson, MAX_JSON_DEPTH, protoKeyError, tooDeepError, topLevelKeyCount } from '../../src/wire/json-guard.js';
+import { quoteInput } from '../../src/core/quote-input.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 function referenceParse(text: string): Record<string, unknown> {

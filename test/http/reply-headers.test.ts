@@ -3,8 +3,8 @@
  * same random calls on both give the same answers, the same failures and the same iteration.
  */
 import { describe, expect, it } from 'vitest';
-import { ReplyHeaders } from '../../src/http/reply-headers.js';
-import { Reply, toResponse } from '../../src/http/reply.js';
+import { ReplyHeaders } from '../../src/reply/reply-headers.js';
+import { Reply, toResponse } from '../../src/reply/reply.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 const NAMES = ['content-type', 'Content-Type', 'x-trace-id', 'X-Trace-ID', 'set-cookie', 'Set-Cookie', 'a', 'b', 'z', 'x-modelgate-model', 'retry-after', 'allow', 'bad name', '', 'ü', 'x(y)', "x!#$%&'*+-.^_`|~9"];

@@ -1,7 +1,9 @@
 /** cachedRequestURL answers as requestURL does, parsing each query-less URL once. */
 import { describe, expect, it } from 'vitest';
-import { requestURL } from '../../src/http/request-guards.js';
-import { cachedRequestURL } from '../../src/http/url-cache.js';
+import { requestURL } from '../../src/request/guards.js';
+import { requestURLCache } from '../../src/request/url-cache.js';
+
+const cachedRequestURL = requestURLCache();
 
 const RAWS = ['/v1/chat/completions', 'http://localhost/v1/models', '/v1/models?all=true', '/v1/chat/%2e%2e/models', 'http://[bad', '/v1beta/models/g:generateContent?alt=sse&key=k', `/v1/${'x'.repeat(600)}`, '//x/y', 'http://localhost/a#frag'];
 

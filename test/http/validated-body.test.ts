@@ -4,7 +4,7 @@
  * and a decoder given no validated body still validates it itself, with the same 400.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { anthropicMessagesClient } from '../../src/protocols/anthropic-messages/index.js';
 import { decodeOpenAIChatRequest, validateChatRequest } from '../../src/protocols/openai-chat/client/decode-request.js';
 import { openAIChatClient } from '../../src/protocols/openai-chat/index.js';

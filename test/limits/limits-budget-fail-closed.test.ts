@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway, MemoryRateLimiter, RedisRateLimiter, type AcquireResult, type Gateway, type GatewayConfigInput, type LimitCheck, type RateLimiter } from '../../src/index.js';
 import { GuardedRateLimiter } from '../../src/limits/guarded-rate-limiter.js';
-import { GatewayError } from '../../src/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { startSlowRelay } from '../helpers/slow-relay.js';
 
 const BUDGETED = 'mg-budget-fail-closed-budgeted-1';

@@ -7,7 +7,7 @@
  * release checks the "exactly once".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import { MemoryRateLimiter, type Gateway, type LimitCheck, type RateLimiter } from '../../src/index.js';
 import { startMockGatedOpenAI, type MockGatedOpenAI } from '../helpers/mock-gated-openai.js';
 import { createShippedGateway } from '../helpers/shipped-gateway.js';

@@ -3,7 +3,7 @@
  * of a usage, the token estimate of a request body, and the credential a video task resolves to.
  */
 import { describe, expect, it } from 'vitest';
-import { createRuntime } from '../../src/gateway.js';
+import { createServices } from '../../src/gateway/services.js';
 import { costOf } from '../../src/limits/cost.js';
 import { DEFAULT_OUTPUT_RESERVE, estimateChatRequest, estimateInputTokens } from '../../src/limits/estimate-request.js';
 import { formatUsd } from '../../src/limits/limit-headers.js';
@@ -80,7 +80,7 @@ describe('token estimate of a request body', () => {
 });
 
 describe('the credential of a video task', () => {
-  const rt = createRuntime({
+  const rt = createServices({
     providers: [{ id: 'media', type: 'openai', apiKey: 'gateway-media-0123456789' }],
     keys: [
       { id: 'own', key: 'mg-own-key-00000001', providerKeys: { media: 'own-media-0123456789' } },

@@ -7,11 +7,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve } from '../../adapters/node.js';
+import { serve } from '../../node/index.js';
 import { createGateway } from '../../src/index.js';
 import { createUndiciFetch } from '../../node/upstream-fetch.js';
-import { ABORT_HOOK, takesAbortHook, type AbortHook } from '../../src/providers/types.js';
-import { bodyReader, DIRECT_BODY_READER } from '../../src/upstream/direct-body.js';
+import { takesAbortHook, type AbortHook } from '../../src/providers/types.js';
+import { bodyReader } from '../../src/upstream/direct-body.js';
 import { KEY_ALL, openAIConfig } from '../helpers/gateway-config.js';
 import { startMockOpenAI } from '../helpers/mock-openai.js';
 
@@ -241,14 +241,14 @@ describe('createUndiciFetch', () => {
   });
 });
 
-describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
-  /** An init whose abort hook hands the call's abort function to the test. */
-  const hooked = (init: RequestInit): { init: RequestInit; abort: (reason?: unknown) => void } => {
+describe('createUndiciFetch without an AbortSignal (fetchWithAbortHook)', () => {
+  /** A call whose abort hook hands the call's abort function to the test. */
+  const hooked = (init: RequestInit): { fetch: (url: string) => Promise<Response>; abort: (reason?: unknown) => void } => {
     let cut: ((reason?: unknown) => void) | undefined;
     const hook: AbortHook = (abort) => {
       cut = abort;
     };
-    return { init: { ...init, [ABORT_HOOK]: hook } as RequestInit, abort: (reason) => cut?.(reason) };
+    return { fetch: (url) => fetchImpl.fetchWithAbortHook(url, init, hook), abort: (reason) => cut?.(reason) };
   };
 
   it('is marked as taking the hook', () => {
@@ -260,7 +260,7 @@ describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
     const wasClosed = closed();
     const call = hooked({ method: 'POST', body: '{}' });
     const hangs = seen.filter((s) => s.url === '/hang').length;
-    const pending = fetchImpl(`${base}/hang`, call.init);
+    const pending = call.fetch(`${base}/hang`);
     while (seen.filter((s) => s.url === '/hang').length === hangs) await new Promise((r) => setImmediate(r));
     call.abort(new DOMException('Client disconnected', 'AbortError'));
     await expect(pending).rejects.toMatchObject({ name: 'AbortError', message: 'Client disconnected' });
@@ -270,7 +270,7 @@ describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
   it('aborting mid-body errors the body stream and closes the upstream connection', async () => {
     const wasClosed = closed();
     const call = hooked({ method: 'POST', body: '{}' });
-    const res = await fetchImpl(`${base}/hang-body`, call.init);
+    const res = await call.fetch(`${base}/hang-body`);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
     call.abort(new DOMException('Upstream stream idle', 'TimeoutError'));
@@ -281,7 +281,7 @@ describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
   it('aborting mid-body fails a pending direct read: the pump needs no signal listener', async () => {
     const wasClosed = closed();
     const call = hooked({ method: 'POST', body: '{}' });
-    const reader = bodyReader(await fetchImpl(`${base}/hang-body`, call.init));
+    const reader = bodyReader(await call.fetch(`${base}/hang-body`));
     expect(reader?.followsAbort).toBe(true);
     expect(new TextDecoder().decode((await reader?.read())?.value)).toBe('data: first\n\n');
     const pending = reader?.read();
@@ -293,14 +293,14 @@ describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
   it('a hook that cuts at once (aborted before the call) rejects without sending anything', async () => {
     const before = seen.length;
     const hook: AbortHook = (abort) => abort();
-    await expect(fetchImpl(`${base}/echo`, { method: 'POST', body: '{}', [ABORT_HOOK]: hook } as RequestInit)).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(fetchImpl.fetchWithAbortHook(`${base}/echo`, { method: 'POST', body: '{}' }, hook)).rejects.toMatchObject({ name: 'AbortError' });
     await new Promise((r) => setTimeout(r, 20));
     expect(seen.length).toBe(before);
   });
 
   it('an abort after the answer was read changes nothing', async () => {
     const call = hooked({ method: 'POST', body: 'x' });
-    const res = await fetchImpl(`${base}/echo`, call.init);
+    const res = await call.fetch(`${base}/echo`);
     expect(await res.json()).toEqual({ method: 'POST', body: 'x' });
     call.abort(new Error('late'));
   });
@@ -310,7 +310,7 @@ describe('createUndiciFetch without an AbortSignal (ABORT_HOOK)', () => {
 describe('createUndiciFetch: the direct body reader', () => {
   const directReader = async (path: string) => {
     const res = await fetchImpl(`${base}${path}`, { method: 'POST', body: '{}' });
-    expect(typeof (res as unknown as Record<symbol, unknown>)[DIRECT_BODY_READER]).toBe('function');
+    expect(typeof (res as unknown as Record<string, unknown>).directBodyReader).toBe('function');
     const reader = bodyReader(res);
     if (!reader) throw new Error('no reader');
     return { res, reader };

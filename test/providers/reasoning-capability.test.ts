@@ -8,7 +8,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import type { Gateway } from '../../src/index.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';
 import { createShippedGateway } from '../helpers/shipped-gateway.js';

@@ -1,9 +1,11 @@
 /** deploymentKey: cached per deployment object, yet always the key of what the object holds now. */
 import { describe, expect, it } from 'vitest';
-import { deploymentKey } from '../../src/routing/deployment-health.js';
+import { deploymentKeys } from '../../src/routing/deployment-health.js';
 import type { ResolvedDeployment } from '../../src/routing/model-registry.js';
 
 const provider = (id: string) => ({ id }) as ResolvedDeployment['provider'];
+
+const deploymentKey = deploymentKeys();
 
 describe('deploymentKey', () => {
   it('is the provider id and the upstream model, the same string on every call, following changes to the object', () => {

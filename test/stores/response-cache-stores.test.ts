@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import { connectRedis, deletePrefix, REDIS_URL, uniquePrefix, warnWithoutRedis } from '../helpers/redis.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import { ConfigError, createGateway, MemoryResponseCache, RedisResponseCache, type Gateway, type GatewayConfigInput, type GatewayOptions } from '../../src/index.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';
 import { createShippedGateway } from '../helpers/shipped-gateway.js';

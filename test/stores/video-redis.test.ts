@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import { connectRedis, deletePrefix, REDIS_URL, uniquePrefix, warnWithoutRedis } from '../helpers/redis.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import { RedisTaskStore, type Gateway, type GatewayConfigInput, type TaskRecord, type VideoTaskOptions } from '../../src/index.js';
 import { startMockMediaOpenAI, type MockMediaOpenAI } from '../helpers/mock-media-openai.js';
 import { createShippedGateway } from '../helpers/shipped-gateway.js';

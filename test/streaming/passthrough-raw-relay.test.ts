@@ -6,8 +6,8 @@
  */
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import type { GatewayError } from '../../src/errors.js';
-import type { SSEEvent } from '../../src/http/sse.js';
+import type { GatewayError } from '../../src/core/errors.js';
+import type { SSEEvent } from '../../src/wire/sse.js';
 import { openAIChatPassthrough } from '../../src/protocols/openai-chat/passthrough.js';
 import { sseTransform } from '../../src/upstream/stream-pump.js';
 import { seededRandom } from '../helpers/seeded-random.js';

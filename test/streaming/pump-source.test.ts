@@ -1,11 +1,11 @@
 /**
  * The stream pump's hand-written source (src/upstream/pump-source.ts) keeps an async generator's
- * contract, and the request observer's hooks (CHUNK_HOOKS, observability/finishing.ts) are told of
+ * contract, and the request observer's hooks (ObservableChunks, observability/finishing.ts) are told of
  * every chunk and of the end exactly once: ended, failed, returned mid-stream or before the start.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
-import { isTextStream, type TextStream } from '../../src/http/reply.js';
+import { GatewayError } from '../../src/core/errors.js';
+import { isTextStream, type TextStream } from '../../src/reply/reply.js';
 import { finishing } from '../../src/observability/finishing.js';
 import type { UpstreamResult } from '../../src/upstream/call.js';
 import { byteRelayTransform, pumpReply, type StreamTransform } from '../../src/upstream/stream-pump.js';

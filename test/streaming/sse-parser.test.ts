@@ -1,7 +1,7 @@
-/** The gateway's own SSE parser (src/http/sse.ts) against eventsource-parser, on fixed and random streams split anywhere. */
+/** The gateway's own SSE parser (src/wire/sse.ts) against eventsource-parser, on fixed and random streams split anywhere. */
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { forEachRawEvent, readSSE, SSEEventSplitter, SSEParser, sseFrame, type SSEEvent } from '../../src/http/sse.js';
+import { forEachRawEvent, readSSE, SSEEventSplitter, SSEParser, sseFrame, type SSEEvent } from '../../src/wire/sse.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 function reference(chunks: string[]): SSEEvent[] {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { KEEP_ALIVE_MS, textStreamReply, toResponse } from '../../src/http/reply.js';
+import { KEEP_ALIVE_MS, textStreamReply, toResponse } from '../../src/reply/reply.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/index.js';
 import { upstreamJsonResponse, upstreamJsonTextResponse } from '../../src/endpoints/common.js';
-import { appendTopLevelField } from '../../src/http/json-splice.js';
-import type { RequestContext } from '../../src/runtime.js';
+import { appendTopLevelField } from '../../src/wire/json-splice.js';
+import type { EndpointContext } from '../../src/endpoints/services.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 describe('appendTopLevelField', () => {
@@ -29,8 +29,9 @@ describe('appendTopLevelField', () => {
 
 const SECRETS = ['sk-upstream-secret-0001', 'caller-own-key-9999'];
 
-function ctxOf(traceId: string, callerSecrets?: string[]): RequestContext {
-  return { traceId, rt: { secrets: [SECRETS[0]] }, ...(callerSecrets ? { callerSecrets } : {}) } as unknown as RequestContext;
+function ctxOf(traceId: string, callerSecrets?: string[]): EndpointContext {
+  const secrets = [SECRETS[0] as string, ...(callerSecrets ?? [])];
+  return { traceId, services: { secrets: [SECRETS[0]] }, secrets, ...(callerSecrets ? { callerSecrets } : {}) } as unknown as EndpointContext;
 }
 
 /** A random JSON value; strings may hold a secret, escapes, non-ASCII and quotes. */

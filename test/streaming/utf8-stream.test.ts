@@ -7,7 +7,7 @@
  * U+FEFF), so it disagrees with the spec and with Node 20.
  */
 import { describe, expect, it } from 'vitest';
-import { utf8Stream } from '../../src/http/utf8-stream.js';
+import { utf8Stream } from '../../src/wire/utf8-stream.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 /** The spec's answer: every byte decoded at once (streaming must not change the text). */

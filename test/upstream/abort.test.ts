@@ -4,7 +4,7 @@
  * the node server and gateway.handle in more detail.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../adapters/node.js';
+import { serve, type RunningServer } from '../../node/index.js';
 import { createGateway, type Gateway, type ResponseEvent } from '../../src/index.js';
 import { KEY_ALL, openAIConfig } from '../helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';

@@ -5,13 +5,13 @@
  * ending in the same bookkeeping (completed flag, in-band error, timers released).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { createProvider } from '../../src/providers/registry.js';
-import { ABORT_HOOK, type AbortHook, type FetchLike } from '../../src/providers/types.js';
-import { callUpstream, followClientGone, readUpstreamJson, upstreamRequest } from '../../src/upstream/call.js';
-import type { RequestContext } from '../../src/runtime.js';
+import type { AbortHook, FetchLike, HookableFetch } from '../../src/providers/types.js';
+import { callUpstream, readUpstreamJson, upstreamRequest } from '../../src/upstream/call.js';
+import type { RequestContext } from '../../src/request/context.js';
 import { byteRelayTransform, pumpReply, sseTransform } from '../../src/upstream/stream-pump.js';
-import { toResponse } from '../../src/http/reply.js';
+import { toResponse } from '../../src/reply/reply.js';
 
 const SECRET = 'AIzaSyD-upstream-secret-key-000000000000';
 
@@ -76,22 +76,22 @@ describe('callUpstream', () => {
 });
 
 describe('callUpstream with a fetch that takes an abort hook (no AbortSignal)', () => {
-  /** A fetch marked with ABORT_HOOK that answers when told to and records how it was cut. */
+  /** A fetch that takes an abort hook (HookableFetch), answers when told to and records how it was cut. */
   function hookedFetch() {
     const seen: { signal: unknown; cuts: unknown[] } = { signal: 'unset', cuts: [] };
     let answer: ((res: Response) => void) | undefined;
-    const fetch = Object.assign(
-      (_input: Request | string | URL, init?: RequestInit) =>
-        new Promise<Response>((resolve, reject) => {
-          seen.signal = init?.signal;
-          answer = resolve;
-          (init as { [ABORT_HOOK]?: AbortHook })[ABORT_HOOK]?.((reason) => {
-            seen.cuts.push(reason);
-            reject(reason);
-          });
-        }),
-      { [ABORT_HOOK]: true },
-    );
+    const send = (init: RequestInit | undefined, hook: AbortHook | undefined) =>
+      new Promise<Response>((resolve, reject) => {
+        seen.signal = init?.signal;
+        answer = resolve;
+        hook?.((reason) => {
+          seen.cuts.push(reason);
+          reject(reason);
+        });
+      });
+    const fetch: HookableFetch = Object.assign((_input: Request | string | URL, init?: RequestInit) => send(init, undefined), {
+      fetchWithAbortHook: (_input: string | URL, init: RequestInit, hook: AbortHook) => send(init, hook),
+    });
     return { fetch, seen, answer: (res: Response) => answer?.(res) };
   }
 
@@ -146,17 +146,17 @@ describe('callUpstream timeouts (one timer for the headers and the total time)',
   /** A hooked fetch that answers at once with a body that never ends, or never answers. */
   function stalling(answers: boolean) {
     const cuts: unknown[] = [];
-    const fetch = Object.assign(
-      (_input: Request | string | URL, init?: RequestInit) =>
-        new Promise<Response>((resolve, reject) => {
-          (init as { [ABORT_HOOK]?: AbortHook })[ABORT_HOOK]?.((reason) => {
-            cuts.push(reason);
-            reject(reason);
-          });
-          if (answers) resolve(new Response(stream(['{"a":'], true)));
-        }),
-      { [ABORT_HOOK]: true },
-    );
+    const send = (hook: AbortHook | undefined) =>
+      new Promise<Response>((resolve, reject) => {
+        hook?.((reason) => {
+          cuts.push(reason);
+          reject(reason);
+        });
+        if (answers) resolve(new Response(stream(['{"a":'], true)));
+      });
+    const fetch: HookableFetch = Object.assign((_input: Request | string | URL) => send(undefined), {
+      fetchWithAbortHook: (_input: string | URL, _init: RequestInit, hook: AbortHook) => send(hook),
+    });
     const p = createProvider({ id: 'p-t', type: 'openai', baseURL: 'http://upstream.test', apiKey: SECRET, timeoutMs: 1000 }, { fetch, now: () => 0, defaultTimeoutMs: 1000 });
     return { p, cuts };
   }
@@ -246,15 +246,15 @@ describe('upstreamRequest', () => {
   it("keeps the caller's fields, follows the bridge's client-gone hook on the request's own context only", () => {
     const hook = () => () => {};
     const signal = new AbortController().signal;
-    const ctx = { rt: { config: { timeouts: { streamIdleMs: 123 } } }, obs: {}, signal, deadline: undefined } as unknown as RequestContext;
+    const ctx = { obs: {}, signal, clientGone: undefined, deadline: undefined } as unknown as RequestContext;
     const req = { url: 'http://upstream.test/a', method: 'PUT', headers: new Headers(), body: 'x', credential: 'caller', protocol: 'gemini', totalMs: 5 } as const;
-    expect(upstreamRequest(ctx, { ...req })).toEqual({ ...req, signal, onClientGone: undefined, idleMs: 123, observer: ctx.obs });
-    followClientGone(ctx, hook);
-    const own = upstreamRequest(ctx, { ...req });
+    expect(upstreamRequest(ctx, { ...req }, 123)).toEqual({ ...req, signal, onClientGone: undefined, idleMs: 123, observer: ctx.obs });
+    const following: RequestContext = { ...ctx, clientGone: hook };
+    const own = upstreamRequest(following, { ...req }, 123);
     expect([own.onClientGone, own.signal]).toEqual([hook, undefined]);
-    // A context derived by a spread (a background run) follows its own signal.
+    // A context derived as a background run derives it (its own signal, no bridge hook) follows that signal.
     const runSignal = new AbortController().signal;
-    const derived = upstreamRequest({ ...ctx, signal: runSignal, deadline: Date.now() + 60_000 }, { ...req });
+    const derived = upstreamRequest({ ...following, signal: runSignal, clientGone: undefined, deadline: Date.now() + 60_000 }, { ...req }, 123);
     expect([derived.onClientGone, derived.signal]).toEqual([undefined, runSignal]);
     expect(derived.totalMs).toBeGreaterThan(59_000);
   });

@@ -8,11 +8,14 @@
 import { timingSafeEqual } from '../../auth/key-store.js';
 import { sha256 } from '../../auth/sha256.js';
 import { extractToken } from '../../auth/extract-token.js';
-import { GatewayError } from '../../errors.js';
-import type { RequestContext } from '../../runtime.js';
+import type { Kysely } from 'kysely';
+import { GatewayError } from '../../core/errors.js';
+import type { RequestContext } from '../../request/context.js';
+import type { Database } from '../db/database.js';
 import { checkCsrf, ConsoleSessions, DEFAULT_SESSION_TTL_SECONDS, sessionCookieOf, type ConsoleSession } from './console-session.js';
 
-export type AdminAccess = 'read' | 'write';
+export type { AdminAccess } from './admin-access.js';
+import type { AdminAccess } from './admin-access.js';
 
 export interface AdminIdentity {
   /** Recorded as the actor of audit entries (an admin key's id, or the host's id for the caller). */
@@ -44,7 +47,13 @@ export class AdminAuth {
   readonly sessions: ConsoleSessions;
   readonly sessionTtlSeconds: number;
 
-  constructor(keys: readonly AdminKeyConfig[], private readonly hook?: AuthorizeAdmin, session: AdminSessionOptions = {}) {
+  /** `platform.isPlatformKey`: whether a token is one of the gateway's platform keys (answered with a 403 that says so); `platform.db`: the control plane's store, where console sessions live. */
+  constructor(
+    keys: readonly AdminKeyConfig[],
+    private readonly hook: AuthorizeAdmin | undefined,
+    private readonly platform: { isPlatformKey: (token: string) => boolean; db?: Kysely<Database> },
+    session: AdminSessionOptions = {},
+  ) {
     this.keys = keys.map((k) => ({ digest: sha256(encoder.encode(k.key)), identity: { id: k.id, access: k.access } }));
     this.sessionTtlSeconds = session.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
     this.sessions = new ConsoleSessions(session.sessionSecret, this.sessionTtlSeconds * 1000, session.now ?? Date.now);
@@ -65,7 +74,7 @@ export class AdminAuth {
    */
   async sessionOf(ctx: RequestContext): Promise<ConsoleSession | undefined> {
     const cookie = sessionCookieOf(ctx.request);
-    const db = ctx.rt.control?.db;
+    const db = this.platform.db;
     if (cookie === undefined || !db) return undefined;
     const session = await this.sessions.verify(db, cookie);
     if (!session) return undefined;
@@ -105,7 +114,7 @@ export class AdminAuth {
     }
     const found = this.identityOfKey(token);
     if (found) return found;
-    if (ctx.rt.keys.lookupSync(token) || ctx.rt.control?.keyCache.isPlatformKey(token)) {
+    if (this.platform.isPlatformKey(token)) {
       throw new GatewayError('permission_denied', 'Platform API keys cannot use the admin API; use an admin key.', { detail: 'not_admin_key' });
     }
     throw new GatewayError('authentication', 'Invalid admin key.', { detail: 'invalid_admin_key' });

@@ -3,9 +3,9 @@
  * router so every host and mount prefix serves them. They exist only when an admin credential is
  * configured (otherwise 404 like any unknown path); each one checks the caller's admin access first.
  */
-import type { Reply } from '../../http/reply.js';
-import type { RequestContext } from '../../runtime.js';
-import { GatewayError } from '../../errors.js';
+import type { Reply } from '../../reply/reply.js';
+import type { EndpointContext } from '../../endpoints/services.js';
+import { GatewayError } from '../../core/errors.js';
 import { ADMIN_PREFIX, type AdminRoute } from './http.js';
 import { KEY_ROUTES } from './keys-routes.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
@@ -49,7 +49,7 @@ export interface MountedAdminRoute {
   route: string;
   pattern: RegExp;
   errorShape: 'openai';
-  handler: (ctx: RequestContext, params: Record<string, string>) => Promise<Reply>;
+  handler: (ctx: EndpointContext, params: Record<string, string>) => Promise<Reply>;
 }
 
 function patternOf(template: string): RegExp {
@@ -65,7 +65,7 @@ export function mountAdminRoutes(routes: readonly AdminRoute[] = ADMIN_ROUTES): 
     pattern: patternOf(r.route),
     errorShape: 'openai',
     handler: async (ctx, params) => {
-      const { admin, control } = ctx.rt;
+      const { admin, control } = ctx.services;
       if (!admin || !control) throw new GatewayError('not_found', 'No such route.', { detail: 'unknown_route' });
       // A public route (the console's sign-in) acts for nobody until it has checked the admin key itself.
       const actor = r.access === 'public' ? { id: 'anonymous', access: 'read' as const } : await admin.authorize(ctx, r.access);

@@ -12,9 +12,9 @@
  * instances behind one address need the shared secret.
  */
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { Database } from '../db/database.js';
-import type { AdminAccess } from './admin-auth.js';
+import type { AdminAccess } from './admin-access.js';
 
 export const SESSION_COOKIE = 'modelgate_session';
 export const CSRF_HEADER = 'x-csrf-token';

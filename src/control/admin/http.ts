@@ -5,15 +5,17 @@
  * `{error: {type, code, message, param}}` (the gateway's OpenAI error shape).
  */
 import type { z } from 'zod';
-import { GatewayError } from '../../errors.js';
-import { parseJsonObject } from '../../http/body.js';
-import { Reply } from '../../http/reply.js';
-import { ReplyHeaders } from '../../http/reply-headers.js';
+import { GatewayError } from '../../core/errors.js';
+import { parseJsonObject } from '../../request/body.js';
+import { Reply } from '../../reply/reply.js';
+import { ReplyHeaders } from '../../reply/reply-headers.js';
 import { parseOrThrow } from '../../protocols/shared/zod-error.js';
-import { quoteInput } from '../../quote-input.js';
-import type { RequestContext } from '../../runtime.js';
+import { quoteInput } from '../../core/quote-input.js';
+import type { EndpointContext } from '../../endpoints/services.js';
 import type { ControlPlane } from '../control-plane.js';
 import type { AdminIdentity } from './admin-auth.js';
+
+export { conflict, notFound, pageOf, type ListPage } from '../list-page.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
 
@@ -22,7 +24,7 @@ export const MAX_PAGE_SIZE = 100;
 
 /** What an admin handler gets: the request, the store and who is asking. */
 export interface AdminContext {
-  ctx: RequestContext;
+  ctx: EndpointContext;
   control: ControlPlane;
   actor: AdminIdentity;
 }
@@ -56,26 +58,11 @@ export interface AdminRouteDoc {
   idempotent?: boolean;
 }
 
-export function adminJson(ctx: RequestContext, body: unknown, status = 200, headers?: Record<string, string>): Reply {
+export function adminJson(ctx: EndpointContext, body: unknown, status = 200, headers?: Record<string, string>): Reply {
   const h = new ReplyHeaders(headers);
   h.set('content-type', 'application/json');
   h.set('cache-control', 'no-store');
   return new Reply(status, h, JSON.stringify(body));
-}
-
-export interface ListPage<T> {
-  object: 'list';
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-
-/** `rows` fetched with limit + 1: the page, whether more follow, and the cursor of the next page. */
-export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string): ListPage<T> {
-  const hasMore = rows.length > limit;
-  const data = hasMore ? rows.slice(0, limit) : rows;
-  const last = data[data.length - 1];
-  return { object: 'list', data, hasMore, nextCursor: hasMore && last !== undefined ? cursorOf(last) : null };
 }
 
 export interface ListQuery {
@@ -125,21 +112,13 @@ export function timeParam(name: string, value: string): number {
 }
 
 /** The JSON object body checked by `schema`: a 400 naming the field otherwise. */
-export async function readBody<T extends z.ZodType>(ctx: RequestContext, schema: T): Promise<z.output<T>> {
+export async function readBody<T extends z.ZodType>(ctx: EndpointContext, schema: T): Promise<z.output<T>> {
   const text = await ctx.body.text();
   return parseOrThrow(schema, parseJsonObject(text));
 }
 
 /** An optional JSON object body (a POST without one reads as `{}`). */
-export async function readOptionalBody<T extends z.ZodType>(ctx: RequestContext, schema: T): Promise<z.output<T>> {
+export async function readOptionalBody<T extends z.ZodType>(ctx: EndpointContext, schema: T): Promise<z.output<T>> {
   const text = await ctx.body.text();
   return parseOrThrow(schema, text.trim() === '' ? {} : parseJsonObject(text));
-}
-
-export function notFound(what: string, id: string): GatewayError {
-  return new GatewayError('not_found', `No ${what} with id '${quoteInput(id, 80)}'.`, { param: 'id', detail: 'not_found' });
-}
-
-export function conflict(message: string, detail = 'conflict'): GatewayError {
-  return new GatewayError('conflict', message, { detail });
 }

@@ -1,18 +1,18 @@
 /** /admin/v1/keys: the platform keys' lifecycle (the store's keys; config keys listed read-only). */
-import { GatewayError } from '../../errors.js';
-import { quoteInput } from '../../quote-input.js';
-import type { RequestContext } from '../../runtime.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoteInput } from '../../core/quote-input.js';
+import type { EndpointContext } from '../../endpoints/services.js';
 import type { KeysConfigView } from '../keys/key-service.js';
 import { createKeySchema, KEY_STATUSES, keyRecordSchema, keyWithSecretSchema, rotateKeySchema, updateKeySchema, type KeyStatus } from '../keys/key-wire.js';
 import { adminJson, listQuery, readBody, readOptionalBody, type AdminRoute } from './http.js';
 
 export const KEY_LIST_FILTERS = ['search', 'status', 'owner', 'source'] as const;
 
-function viewOf(ctx: RequestContext): KeysConfigView {
-  return { configKeys: ctx.rt.config.keys, providerIds: new Set(ctx.rt.config.providers.map((p) => p.id)) };
+function viewOf(ctx: EndpointContext): KeysConfigView {
+  return { configKeys: ctx.services.config.keys, providerIds: new Set(ctx.services.config.providers.map((p) => p.id)) };
 }
 
-function idempotencyKeyOf(ctx: RequestContext): string | undefined {
+function idempotencyKeyOf(ctx: EndpointContext): string | undefined {
   return ctx.request.headers.get('idempotency-key') ?? undefined;
 }
 

@@ -3,8 +3,8 @@
  * provider, status (an HTTP status, `success` or `error`), from/to (ISO 8601 instants or dates; a
  * date as `to` includes that whole day). Each bad value is a 400 naming its parameter.
  */
-import { GatewayError } from '../../errors.js';
-import { quoteInput } from '../../quote-input.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoteInput } from '../../core/quote-input.js';
 import type { LedgerFilter, StatusFilter } from '../ledger/ledger-filter.js';
 import { timeParam } from './http.js';
 

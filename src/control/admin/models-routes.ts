@@ -6,9 +6,8 @@
  * Both are paged by id like every admin list; no answer holds an upstream key.
  */
 import { z } from 'zod';
-import { deploymentKey } from '../../routing/deployment-health.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
-import type { RequestContext } from '../../runtime.js';
+import type { EndpointContext } from '../../endpoints/services.js';
 import { adminJson, listQuery, pageOf, type AdminRoute } from './http.js';
 
 export const providerEntrySchema = z.object({
@@ -49,7 +48,7 @@ function publicBaseURL(raw: string | undefined): string | null {
   }
 }
 
-function wireModel(ctx: RequestContext, m: ResolvedModel): Record<string, unknown> {
+function wireModel(ctx: EndpointContext, m: ResolvedModel): Record<string, unknown> {
   return {
     object: 'model',
     id: m.id,
@@ -58,7 +57,7 @@ function wireModel(ctx: RequestContext, m: ResolvedModel): Record<string, unknow
     fallbacks: m.fallbacks,
     pricing: m.pricing ?? null,
     deployments: m.deployments.map((d) => {
-      const h = ctx.rt.health.describe(deploymentKey(d));
+      const h = ctx.services.health.describe(ctx.services.health.keyOf(d));
       return { provider: d.provider.id, upstreamModel: d.upstreamModel, weight: d.weight, state: h.state, failures: h.failures, cooldownUntil: h.cooldownUntil ? new Date(h.cooldownUntil).toISOString() : null };
     }),
   };
@@ -74,9 +73,9 @@ export const MODELS_ROUTES: readonly AdminRoute[] = [
     doc: { summary: 'The configured providers, by id (never their keys).', response: providerEntrySchema, list: { filters: [] } },
     handler: async ({ ctx }) => {
       const q = listQuery(ctx.url, []);
-      const models = ctx.rt.models.list();
-      const all = ctx.rt.config.providers
-        .map((p) => ({ object: 'provider' as const, id: p.id, type: p.type, chatProtocol: ctx.rt.providers.get(p.id)?.chatProtocol ?? '', baseURL: publicBaseURL(p.baseURL), models: models.filter((m) => m.deployments.some((d) => d.provider.id === p.id)).length }))
+      const models = ctx.services.models.list();
+      const all = ctx.services.config.providers
+        .map((p) => ({ object: 'provider' as const, id: p.id, type: p.type, chatProtocol: ctx.services.providers.get(p.id)?.chatProtocol ?? '', baseURL: publicBaseURL(p.baseURL), models: models.filter((m) => m.deployments.some((d) => d.provider.id === p.id)).length }))
         .sort(byId);
       const after = q.after;
       const rest = after === undefined ? all : all.filter((p) => p.id > after);
@@ -93,7 +92,7 @@ export const MODELS_ROUTES: readonly AdminRoute[] = [
       const { provider, search } = q.filters;
       const needle = search?.toLowerCase();
       const after = q.after;
-      const matching = ctx.rt.models
+      const matching = ctx.services.models
         .list()
         .filter((m) => (provider === undefined || m.deployments.some((d) => d.provider.id === provider)) && (needle === undefined || m.id.toLowerCase().includes(needle)) && (after === undefined || m.id > after))
         .sort(byId);

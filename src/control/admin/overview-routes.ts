@@ -5,8 +5,8 @@
  * instances sharing the store and their health, from their heartbeats).
  */
 import { z } from 'zod';
-import { GatewayError } from '../../errors.js';
-import { quoteInput } from '../../quote-input.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoteInput } from '../../core/quote-input.js';
 import type { OverviewWindow } from '../ledger/ledger-hourly.js';
 import { adminJson, intParam, listQuery, type AdminRoute } from './http.js';
 

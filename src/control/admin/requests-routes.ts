@@ -1,5 +1,5 @@
 /** `GET /admin/v1/requests`: the usage ledger's rows, newest first, filtered and paged. */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { LedgerRow } from '../ledger/ledger-row.js';
 import { adminJson, listQuery, type AdminRoute } from './http.js';
 import { LEDGER_FILTERS, ledgerFilter } from './ledger-query.js';

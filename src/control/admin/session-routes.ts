@@ -5,7 +5,7 @@
  * on every instance). Sign-in and sign-out are in the audit log; the key never is.
  */
 import { z } from 'zod';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { adminJson, readBody, type AdminRoute } from './http.js';
 import { checkSameOrigin, overHttps, sessionCookie } from './console-session.js';
@@ -28,7 +28,7 @@ export const SESSION_ROUTES: readonly AdminRoute[] = [
     access: 'public',
     doc: { summary: 'Console sign-in: an admin key for a session cookie (HttpOnly, SameSite=Strict; Secure over HTTPS).', body: signInSchema, response: sessionSchema, status: 201 },
     handler: async ({ ctx, control }) => {
-      const admin = ctx.rt.admin;
+      const admin = ctx.services.admin;
       if (!admin) throw new GatewayError('not_found', 'No such route.', { detail: 'unknown_route' });
       checkSameOrigin(ctx.request, ctx.url);
       const { key } = await readBody(ctx, signInSchema);
@@ -46,7 +46,7 @@ export const SESSION_ROUTES: readonly AdminRoute[] = [
     access: 'read',
     doc: { summary: 'Who is signed in: the actor, its access and (for a console session) the CSRF token.', response: sessionSchema },
     handler: async ({ ctx, actor }) => {
-      const session = ctx.request.headers.has('authorization') ? undefined : await ctx.rt.admin?.sessionOf(ctx);
+      const session = ctx.request.headers.has('authorization') ? undefined : await ctx.services.admin?.sessionOf(ctx);
       const via = session ? 'session' : ctx.request.headers.has('authorization') ? 'key' : 'host';
       return adminJson(ctx, { object: 'session', actor: actor.id, access: actor.access, via, csrfToken: session?.csrfToken ?? null, expiresAt: session ? new Date(session.expiresAt).toISOString() : null });
     },
@@ -57,7 +57,7 @@ export const SESSION_ROUTES: readonly AdminRoute[] = [
     access: 'read',
     doc: { summary: 'Sign out: the console session ends (on every instance) and its cookie is cleared.', response: z.object({ object: z.literal('session'), ended: z.boolean() }) },
     handler: async ({ ctx, control, actor }) => {
-      const admin = ctx.rt.admin;
+      const admin = ctx.services.admin;
       const session = admin ? await admin.sessionOf(ctx) : undefined;
       if (session && admin) {
         await admin.sessions.revoke(control.db, session.id);

@@ -3,8 +3,8 @@
  * keyId, model, status), `GET /tasks/{id}`, `POST /tasks/{id}/cancel` (the operator stops a task)
  * and `GET /tasks/{id}/content` (the finished video, streamed from the upstream).
  */
-import { GatewayError } from '../../errors.js';
-import { Reply } from '../../http/reply.js';
+import { GatewayError } from '../../core/errors.js';
+import { Reply } from '../../reply/reply.js';
 import { publicVideoTask, type VideoTask } from '../../tasks/video/video-task.js';
 import type { TaskListEntry } from '../tasks/sql-task-store.js';
 import { adminJson, listQuery, type AdminContext, type AdminRoute } from './http.js';
@@ -74,7 +74,7 @@ function parseCursor(after: string): { createdAt: number; id: string } {
 }
 
 async function taskOf(admin: AdminContext, id: string | undefined): Promise<VideoTask> {
-  return admin.ctx.rt.videoTasks.findAny(id ?? '');
+  return admin.ctx.services.videoTasks.findAny(id ?? '');
 }
 
 export const TASKS_ROUTES: readonly AdminRoute[] = [
@@ -85,7 +85,7 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     doc: { summary: "The task center: every key's video tasks, newest first.", response: taskEntrySchema, list: { filters: ['keyId', 'model', 'status'] } },
     handler: async ({ ctx, control }) => {
       const q = listQuery(ctx.url, ['keyId', 'model', 'status']);
-      if (!ctx.rt.tasksInStore) {
+      if (!ctx.services.tasksInStore) {
         throw new GatewayError('conflict', "This gateway keeps its task records in the host's task store (e.g. Redis), not in the control plane's database, so they cannot be listed here. Read one by id, or run on PostgreSQL.", { detail: 'tasks_not_in_store' });
       }
       const { keyId, model, status } = q.filters;
@@ -104,7 +104,7 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     doc: { summary: 'One task in full (refreshed from the upstream when stale).', response: taskSchema },
     handler: async (admin, params) => {
       const task = await taskOf(admin, params.id);
-      return adminJson(admin.ctx, wireTask(await admin.ctx.rt.videoTasks.read(task, undefined)));
+      return adminJson(admin.ctx, wireTask(await admin.ctx.services.videoTasks.read(task, undefined)));
     },
   },
   {
@@ -115,7 +115,7 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     handler: async (admin, params) => {
       const task = await taskOf(admin, params.id);
       const before = wireTask(task);
-      const after = wireTask(await admin.ctx.rt.videoTasks.cancel(task, undefined));
+      const after = wireTask(await admin.ctx.services.videoTasks.cancel(task, undefined));
       if (before.status !== after.status) {
         await recordAudit(admin.control.db, { actor: admin.actor.id, action: 'task.cancel', targetType: 'task', targetId: task.record.id, before: auditView(before), after: auditView(after) }, admin.control.now());
       }
@@ -135,7 +135,7 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
       const task = await taskOf(admin, params.id);
       const rawIndex = ctx.url.searchParams.get('index') ?? '0';
       const index = /^\d+$/.test(rawIndex) ? Number(rawIndex) : -1;
-      const content = await ctx.rt.videoTasks.content(task, undefined, index, ctx.signal);
+      const content = await ctx.services.videoTasks.content(task, undefined, index, ctx.signal);
       const headers = new Headers({
         'content-type': content.contentType,
         'content-disposition': `attachment; filename="${content.fileName}"`,

@@ -3,10 +3,10 @@
  * provider (`groupBy`, default day; from/to select whole UTC days). `GET /admin/v1/usage/export`:
  * the ledger rows matching the filters as CSV, streamed oldest first.
  */
-import { GatewayError } from '../../errors.js';
-import { Reply } from '../../http/reply.js';
-import { ReplyHeaders } from '../../http/reply-headers.js';
-import { quoteInput } from '../../quote-input.js';
+import { GatewayError } from '../../core/errors.js';
+import { Reply } from '../../reply/reply.js';
+import { ReplyHeaders } from '../../reply/reply-headers.js';
+import { quoteInput } from '../../core/quote-input.js';
 import { CSV_HEADER, csvLines } from '../ledger/ledger-csv.js';
 import type { UsageGroup } from '../ledger/ledger-rollup.js';
 import { adminJson, listQuery, pageOf, type AdminRoute } from './http.js';

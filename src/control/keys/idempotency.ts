@@ -6,7 +6,7 @@
  */
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { sha256Hex } from './key-secret.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

@@ -7,13 +7,13 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { KeyConfig } from '../../config/schema.js';
-import { GatewayError } from '../../errors.js';
-import { quoteInput } from '../../quote-input.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoteInput } from '../../core/quote-input.js';
 import { recordAudit } from '../audit/audit-log.js';
 import type { Database } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema-keys.js';
 import { timeOrderedId } from '../ids.js';
-import { conflict, notFound, pageOf, type ListPage } from '../admin/http.js';
+import { conflict, notFound, pageOf, type ListPage } from '../list-page.js';
 import { idempotencyKey, remember, replayed, type StoredAnswer } from './idempotency.js';
 import type { KeyCache } from './key-cache.js';
 import { newSecret } from './key-secret.js';

@@ -1,5 +1,5 @@
 /** Anthropic errors: the body shape lives in shared/error-bodies.ts; here the stream frame and the upstream readers. */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { anthropicErrorBody } from '../shared/error-bodies.js';
 import { upstreamErrorMessage } from '../shared/upstream-error-message.js';
 

@@ -4,7 +4,6 @@ import { decodeAnthropicRequest } from './client/decode-request.js';
 import { decodeAnthropicResponse } from './upstream/decode-response.js';
 import { encodeAnthropicRequest } from './upstream/encode-request.js';
 import { encodeAnthropicResponse } from './client/encode-response.js';
-import { anthropicErrorMessage } from './errors.js';
 import { anthropicPassthrough } from './passthrough.js';
 import { anthropicSettingName } from './client/setting-names.js';
 import { createAnthropicStreamDecoder } from './upstream/stream-decoder.js';
@@ -25,7 +24,6 @@ export const anthropicMessagesProtocol: ProtocolCodec = {
     encodeRequest: (req, upstreamModel, target) => encodeAnthropicRequest(req, upstreamModel, target),
     decodeResponse: decodeAnthropicResponse,
     createStreamDecoder: createAnthropicStreamDecoder,
-    errorMessage: anthropicErrorMessage,
   },
   passthrough: anthropicPassthrough,
 };

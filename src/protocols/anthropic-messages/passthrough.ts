@@ -5,9 +5,9 @@
  * truncated body), ends the relay as a failure: the pipeline writes the error frame, so the client
  * never takes half an answer for a whole one and usage hooks see an incomplete stream.
  */
-import { GatewayError } from '../../errors.js';
-import { replaceTopLevelString } from '../../http/json-splice.js';
-import { sseFrame, type SSEEvent } from '../../http/sse.js';
+import { GatewayError } from '../../core/errors.js';
+import { replaceTopLevelString } from '../../wire/json-splice.js';
+import { sseFrame, type SSEEvent } from '../../wire/sse.js';
 import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import type { AnthropicUsage } from './anthropic-messages-api.js';

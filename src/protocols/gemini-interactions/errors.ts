@@ -4,7 +4,7 @@
  * shared/error-bodies.ts). Inside a stream, and in a failed interaction's `errors[]`, the API's own
  * `{code: string, message}` is used, with the Google status name as the code.
  */
-import type { GatewayError } from '../../errors.js';
+import type { GatewayError } from '../../core/errors.js';
 import { googleStatus } from '../shared/error-bodies.js';
 
 export { geminiErrorMessage as interactionsErrorMessage } from '../gemini/errors.js';

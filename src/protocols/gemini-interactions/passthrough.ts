@@ -9,9 +9,9 @@
  * steps ahead of the input. Thought steps carrying another vendor's signature (a gateway `mg1.`
  * token) are left out: Gemini cannot check them.
  */
-import { GatewayError } from '../../errors.js';
-import { replaceTopLevelString } from '../../http/json-splice.js';
-import { sseFrame, type SSEEvent } from '../../http/sse.js';
+import { GatewayError } from '../../core/errors.js';
+import { replaceTopLevelString } from '../../wire/json-splice.js';
+import { sseFrame, type SSEEvent } from '../../wire/sse.js';
 import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import { isGatewayReasoningToken } from '../shared/reasoning-token.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';

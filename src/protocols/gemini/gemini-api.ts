@@ -5,10 +5,10 @@
  * Objects are loose: fields the gateway does not model survive for pass-through and providerOptions.
  */
 import { z } from 'zod';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { guessMediaType } from '../../ir/media.js';
 import type { IRFilePart, IRImagePart } from '../../ir/types.js';
-import { quoteInput } from '../../quote-input.js';
+import { quoteInput } from '../../core/quote-input.js';
 
 const snakeToCamel = (k: string): string => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 

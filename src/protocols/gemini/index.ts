@@ -4,7 +4,6 @@ import { decodeGeminiRequest } from './client/decode-request.js';
 import { decodeGeminiResponse } from './upstream/decode-response.js';
 import { encodeGeminiRequest } from './upstream/encode-request.js';
 import { encodeGeminiResponse } from './client/encode-response.js';
-import { geminiErrorMessage } from './errors.js';
 import { geminiPassthrough } from './passthrough.js';
 import { geminiSettingName } from './client/setting-names.js';
 import { createGeminiStreamDecoder } from './upstream/stream-decoder.js';
@@ -26,7 +25,6 @@ export const geminiProtocol: ProtocolCodec = {
     encodeRequest: encodeGeminiRequest,
     decodeResponse: decodeGeminiResponse,
     createStreamDecoder: createGeminiStreamDecoder,
-    errorMessage: geminiErrorMessage,
     searchReportedAfterText: true,
   },
   passthrough: geminiPassthrough,

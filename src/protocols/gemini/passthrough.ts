@@ -5,8 +5,8 @@
  * Parts whose thought signature is a gateway token (another vendor's reasoning, from turns that
  * model answered) are left out: Gemini cannot check them and would refuse the request.
  */
-import { GatewayError } from '../../errors.js';
-import type { SSEEvent } from '../../http/sse.js';
+import { GatewayError } from '../../core/errors.js';
+import type { SSEEvent } from '../../wire/sse.js';
 import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { geminiErrorBody } from '../shared/error-bodies.js';

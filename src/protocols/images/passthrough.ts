@@ -4,7 +4,7 @@
  * `url` refused (images.md, pitfall 1). Edits keep their encoding; files go out as `image` when
  * there is one and as repeated `image[]` when there are several, in the caller's order.
  */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { isGptImageModel, type ImageEditRequest } from './images-api.js';
 
 function responseFormatFor(upstreamModel: string, modelId: string, value: unknown): unknown {

@@ -1,6 +1,6 @@
 /** OpenAI chat errors: the body shape lives in shared/error-bodies.ts; here the stream frame and the upstream readers. */
-import { GatewayError } from '../../errors.js';
-import { sseFrame } from '../../http/sse.js';
+import { GatewayError } from '../../core/errors.js';
+import { sseFrame } from '../../wire/sse.js';
 import { openAIErrorObject } from '../shared/error-bodies.js';
 import { upstreamErrorMessage } from '../shared/upstream-error-message.js';
 

@@ -4,7 +4,6 @@ import { decodeOpenAIChatRequest } from './client/decode-request.js';
 import { decodeOpenAIChatResponse } from './upstream/decode-response.js';
 import { encodeOpenAIChatRequest } from './upstream/encode-request.js';
 import { encodeOpenAIChatResponse } from './client/encode-response.js';
-import { openAIErrorMessage } from './errors.js';
 import { openAIChatPassthrough } from './passthrough.js';
 import { openAIChatSettingName } from './client/setting-names.js';
 import { createOpenAIChatStreamDecoder } from './upstream/stream-decoder.js';
@@ -25,7 +24,6 @@ export const openAIChatProtocol: ProtocolCodec = {
     encodeRequest: encodeOpenAIChatRequest,
     decodeResponse: decodeOpenAIChatResponse,
     createStreamDecoder: createOpenAIChatStreamDecoder,
-    errorMessage: openAIErrorMessage,
   },
   passthrough: openAIChatPassthrough,
 };

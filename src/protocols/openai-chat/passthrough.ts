@@ -1,6 +1,6 @@
-import { GatewayError } from '../../errors.js';
-import { findTopLevelValue, insertTopLevelField, replaceTopLevelString } from '../../http/json-splice.js';
-import { sseFrame, type SSEEvent } from '../../http/sse.js';
+import { GatewayError } from '../../core/errors.js';
+import { findTopLevelValue, insertTopLevelField, replaceTopLevelString } from '../../wire/json-splice.js';
+import { sseFrame, type SSEEvent } from '../../wire/sse.js';
 import type { IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { openAIChunkError, openAIErrorFrame } from './errors.js';

@@ -2,7 +2,7 @@
  * Responses errors: the OpenAI envelope (shared/error-bodies.ts) for HTTP errors; in a stream,
  * `response.failed` / `error` with the SDK's closed set of codes.
  */
-import type { GatewayError, GatewayErrorCode } from '../../errors.js';
+import type { GatewayError, GatewayErrorCode } from '../../core/errors.js';
 
 export { openAIErrorMessage as responsesErrorMessage } from '../openai-chat/errors.js';
 

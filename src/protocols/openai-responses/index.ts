@@ -15,7 +15,6 @@ import { responsesSettingName } from './client/setting-names.js';
 import { decodeResponsesResponse } from './upstream/decode-response.js';
 import { encodeResponsesRequest } from './upstream/encode-request.js';
 import { createResponsesStreamDecoder } from './upstream/stream-decoder.js';
-import { responsesErrorMessage } from './errors.js';
 
 export const openAIResponsesClient: ClientCodec<ResponsesRequest> = {
   protocol: 'openai-responses',
@@ -33,7 +32,6 @@ const openAIResponsesUpstream: UpstreamCodec = {
   decodeResponse: decodeResponsesResponse,
   createStreamDecoder: createResponsesStreamDecoder,
   // Errors before a stream are OpenAI-shaped: {error:{message,type,param,code}}.
-  errorMessage: responsesErrorMessage,
 };
 
 export const openAIResponsesProtocol: ProtocolCodec = {

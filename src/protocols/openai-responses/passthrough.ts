@@ -8,9 +8,9 @@
  * `input`. Reasoning items carrying another vendor's token (`mg1.`) are left out: OpenAI cannot
  * read them.
  */
-import { GatewayError } from '../../errors.js';
-import { replaceTopLevelString } from '../../http/json-splice.js';
-import { sseFrame, type SSEEvent } from '../../http/sse.js';
+import { GatewayError } from '../../core/errors.js';
+import { replaceTopLevelString } from '../../wire/json-splice.js';
+import { sseFrame, type SSEEvent } from '../../wire/sse.js';
 import type { IRFinishReason, IRUsage } from '../../ir/types.js';
 import type { PassthroughCodec, StreamRelay } from '../types.js';
 import { isGatewayReasoningToken } from '../shared/reasoning-token.js';

@@ -5,7 +5,7 @@
  * by the gateway's error code, so a new code does not compile until each shape names it. Bodies
  * carry the trace id; stream frames built from them too, when it is known.
  */
-import type { GatewayError, GatewayErrorCode } from '../../errors.js';
+import type { GatewayError, GatewayErrorCode } from '../../core/errors.js';
 
 export type ErrorShape = 'openai' | 'anthropic' | 'gemini';
 

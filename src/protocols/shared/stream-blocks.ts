@@ -4,7 +4,7 @@
  * every opened block gets exactly one matching end event. And the error for an upstream stream
  * that stops before its protocol's final event.
  */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { IRStreamEvent } from '../../ir/types.js';
 
 type OpenBlock = { kind: 'text'; id: string; refusal?: true } | { kind: 'reasoning'; id: string } | { kind: 'tool'; id: string; index: number };

@@ -2,7 +2,7 @@
  * Tool call arguments arrive as JSON text (the IR keeps them so); most wires want an object. One
  * parser for every protocol; each caller picks what a non-object, invalid or too-deep text becomes.
  */
-import { nestsTooDeep } from '../../http/json-guard.js';
+import { nestsTooDeep } from '../../wire/json-guard.js';
 
 export type ParsedArguments =
   | { kind: 'object'; value: Record<string, unknown> }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { GatewayError } from '../../errors.js';
-import { quoteInput } from '../../quote-input.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoteInput } from '../../core/quote-input.js';
 
 /** `['messages', 0, 'role']` -> `messages[0].role` */
 function formatPath(path: ReadonlyArray<PropertyKey>): string {

@@ -3,7 +3,7 @@
  * the same unit vector every time (8 dimensions, or `dimensions`), floats or base64 as asked.
  */
 import { vectorToBase64 } from '../../protocols/embeddings/vector-base64.js';
-import type { MockRoute } from './index.js';
+import type { MockRoute } from './route.js';
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });

@@ -2,7 +2,7 @@
  * The mock vendor's OpenAI Images API: POST /v1/images/generations (JSON) and /v1/images/edits
  * (multipart `image` / `image[]`, or JSON `images`). Every image is the same small real PNG.
  */
-import type { MockRoute } from './index.js';
+import type { MockRoute } from './route.js';
 import { MOCK_PNG_BASE64 } from './png.js';
 
 function json(status: number, body: unknown): Response {

@@ -8,7 +8,8 @@ import { mockImagesRoute } from './images.js';
 import { mockVideosRoute } from './videos.js';
 
 /** Routes of the in-process mock vendor (OpenAI-compatible wire format): chat, embeddings, images, videos. */
-export type MockRoute = (request: Request, url: URL, now: number) => Promise<Response | undefined>;
+export type { MockRoute } from './route.js';
+import type { MockRoute } from './route.js';
 
 const chatRoute: MockRoute = async (request, url, now) => {
   if (request.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) return undefined;

@@ -4,7 +4,7 @@
  * sees the same job. Timeline: queued for the first second, in progress for two more, then
  * completed — or failed when the prompt contains `[fail]`.
  */
-import type { MockRoute } from './index.js';
+import type { MockRoute } from './route.js';
 
 const RUN_SECONDS = 3;
 

@@ -7,7 +7,7 @@
 import type { ProviderConfig } from '../../config/schema.js';
 import { httpProvider, type HttpVendor } from '../http-provider.js';
 import type { FetchLike, Provider } from '../types.js';
-import { openAIVideosAdapter } from '../openai/videos.js';
+import { openAIVideosAdapter } from './videos.js';
 
 export function createOpenAIProvider(cfg: ProviderConfig, fetch: FetchLike, timeoutMs: number): Provider {
   const official = cfg.type === 'openai';

@@ -5,9 +5,9 @@
  */
 import type { RequestObserver } from '../../observability/request-observer.js';
 import { z } from 'zod';
-import { GatewayError } from '../../errors.js';
-import type { Provider } from '../types.js';
-import type { UpstreamVideoState, VideoAdapter, VideoJob, VideoLimits } from '../video-api.js';
+import { GatewayError } from '../../core/errors.js';
+import type { Provider, VideoAdapter } from '../types.js';
+import type { UpstreamVideoState, VideoJob, VideoLimits } from '../video-api.js';
 import { callUpstream, readUpstreamJson } from '../../upstream/call.js';
 
 const videoObjectSchema = z.looseObject({

@@ -9,12 +9,17 @@
  */
 import type { Principal } from '../../auth/principal.js';
 import { providerDeps, withCallerKey } from '../../providers/caller-credential.js';
-import type { Provider } from '../../providers/types.js';
-import type { GatewayRuntime } from '../../runtime.js';
+import type { GatewayConfig } from '../../config/schema.js';
+import type { FetchLike, Provider } from '../../providers/types.js';
 import type { VideoTaskData } from './video-task.js';
 
-/** What finding a task's provider and credential needs of the runtime. */
-export type CredentialRuntime = Pick<GatewayRuntime, 'config' | 'providers' | 'fetch' | 'now'>;
+/** What finding a task's provider and credential needs of the gateway. */
+export interface CredentialRuntime {
+  config: GatewayConfig;
+  providers: ReadonlyMap<string, Provider>;
+  fetch: FetchLike;
+  now: () => number;
+}
 
 export type TaskProvider =
   | { provider: Provider }

@@ -1,8 +1,8 @@
 /** A video request checked against what the chosen model can do, with its defaults filled in. */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { VideoRequest } from '../../protocols/videos/index.js';
 import type { VideoJob, VideoLimits } from '../../providers/video-api.js';
-import { quoteInput } from '../../quote-input.js';
+import { quoteInput } from '../../core/quote-input.js';
 
 function unsupported(modelId: string, param: string, message: string): GatewayError {
   return new GatewayError('unsupported', `The model '${modelId}' ${message}`, { param, detail: 'unsupported_value' });

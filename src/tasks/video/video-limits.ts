@@ -1,8 +1,9 @@
 /** Per-model video limits: the provider's defaults, then the model's `options.video` from the config. */
 import { z } from 'zod';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
-import type { VideoAdapter, VideoLimits } from '../../providers/video-api.js';
+import type { VideoLimits } from '../../providers/video-api.js';
+import type { VideoAdapter } from '../../providers/types.js';
 
 const overrideSchema = z.strictObject({
   durations: z.array(z.number().int().positive()).min(1).optional(),

@@ -4,10 +4,9 @@
  * delivers callbacks with retries. Every write is a compare-and-set, so instances never clobber
  * each other; the loser re-reads.
  */
-import type { GatewayError } from '../../errors.js';
-import { scrubContent, scrubError } from '../../upstream/redact.js';
+import type { GatewayError } from '../../core/errors.js';
+import { scrubContent, scrubError } from '../../core/redact.js';
 import type { Principal } from '../../auth/principal.js';
-import type { GatewayRuntime } from '../../runtime.js';
 import { taskProvider, type CredentialRuntime } from './video-credential.js';
 import { callbackBackoff, sendCallback } from './callback.js';
 import type { VideoTaskRecords } from './video-records.js';
@@ -16,7 +15,7 @@ import { applyPollFailure, applyUpstreamState, endTask } from './video-state.js'
 import { isTerminal, publicVideoTask, type VideoTask, type VideoTaskData } from './video-task.js';
 
 export interface VideoPollerDeps {
-  rt: CredentialRuntime & Pick<GatewayRuntime, 'secrets'>;
+  gateway: CredentialRuntime & { secrets: readonly string[] };
   records: VideoTaskRecords;
   settings: VideoTaskSettings;
 }
@@ -25,12 +24,12 @@ export class VideoPoller {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private readonly inflight = new Set<Promise<unknown>>();
-  private readonly rt: VideoPollerDeps['rt'];
+  private readonly gateway: VideoPollerDeps['gateway'];
   private readonly records: VideoTaskRecords;
   private readonly settings: VideoTaskSettings;
 
   constructor(deps: VideoPollerDeps) {
-    this.rt = deps.rt;
+    this.gateway = deps.gateway;
     this.records = deps.records;
     this.settings = deps.settings;
   }
@@ -41,7 +40,7 @@ export class VideoPoller {
    * background unless `kickCallbacks` is false.
    */
   async refresh(task: VideoTask, mode: 'due' | 'stale', kickCallbacks = true, principal?: Principal): Promise<VideoTask> {
-    const now = this.rt.now();
+    const now = this.gateway.now();
     if (isTerminal(task.data.status)) {
       if (kickCallbacks) this.kickCallback(task);
       return task;
@@ -63,7 +62,7 @@ export class VideoPoller {
       if (now - data.createdAt < this.settings.submitGraceMs) return data;
       return endTask(data, 'failed', { code: 'submit_lost', message: 'The submission to the upstream never completed.' }, now);
     }
-    const found = taskProvider(this.rt, task.record.ownerId, data, principal);
+    const found = taskProvider(this.gateway, task.record.ownerId, data, principal);
     // Waiting for the owner: off the background schedule until their next read polls it.
     if ('wait' in found) return data.poll.nextAt === null ? data : { ...data, poll: { ...data.poll, nextAt: null } };
     if ('error' in found) {
@@ -82,20 +81,20 @@ export class VideoPoller {
     }
     try {
       const state = await adapter.poll(provider, data.upstreamModel, data.upstreamId);
-      return applyUpstreamState(data, state, this.rt.now(), this.settings);
+      return applyUpstreamState(data, state, this.gateway.now(), this.settings);
     } catch (err) {
-      return applyPollFailure(data, this.scrub(err), this.rt.now(), this.settings);
+      return applyPollFailure(data, this.scrub(err), this.gateway.now(), this.settings);
     }
   }
 
   /** A GatewayError safe to store and show: credentials removed. */
   scrub(err: unknown): GatewayError {
-    return scrubError(err, this.rt.secrets);
+    return scrubError(err, this.gateway.secrets);
   }
 
   private kickCallback(task: VideoTask): void {
     const cb = task.data.callback;
-    if (!isTerminal(task.data.status) || !cb || cb.delivered || cb.nextAt === null || cb.nextAt > this.rt.now()) return;
+    if (!isTerminal(task.data.status) || !cb || cb.delivered || cb.nextAt === null || cb.nextAt > this.gateway.now()) return;
     this.track(this.deliverCallback(task.record.id).catch(() => undefined));
   }
 
@@ -103,17 +102,17 @@ export class VideoPoller {
   async deliverCallback(id: string): Promise<void> {
     const task = await this.records.load(id);
     const secret = this.settings.callbackSecret;
-    const now = this.rt.now();
+    const now = this.gateway.now();
     const cb = task?.data.callback;
     if (!task || !cb || !secret || !isTerminal(task.data.status) || cb.delivered || cb.nextAt === null || cb.nextAt > now) return;
     const attempts = cb.attempts + 1;
     const retryAt = attempts >= this.settings.callbackMaxAttempts ? null : now + callbackBackoff(attempts, this.settings.callbackBackoffMs, this.settings.callbackMaxBackoffMs);
     const claimed = await this.records.save(task, { ...task.data, callback: { ...cb, attempts, nextAt: retryAt } });
     if (!claimed) return;
-    const result = await sendCallback(this.rt.fetch, {
+    const result = await sendCallback(this.gateway.fetch, {
       url: cb.url,
       allowPrivateHosts: this.settings.allowPrivateCallbackHosts,
-      body: scrubContent(JSON.stringify(publicVideoTask(claimed)), this.rt.secrets),
+      body: scrubContent(JSON.stringify(publicVideoTask(claimed)), this.gateway.secrets),
       secret,
       now,
       event: `video.generation.${claimed.data.status}`,
@@ -151,7 +150,7 @@ export class VideoPoller {
   async tick(): Promise<void> {
     let ids: string[];
     try {
-      ids = await this.records.store.claimDue(this.rt.now(), this.settings.leaseMs, this.settings.batchSize);
+      ids = await this.records.store.claimDue(this.gateway.now(), this.settings.leaseMs, this.settings.batchSize);
     } catch {
       return;
     }

@@ -2,7 +2,7 @@
  * Video task records in the task store: typed reads, compare-and-set writes (instances never
  * clobber each other; the loser re-reads) and a notice for every recorded status change.
  */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { TaskRecord, TaskStore } from '../task-store.js';
 import { toVideoTask, withData, type VideoStatus, type VideoTask, type VideoTaskData } from './video-task.js';
 

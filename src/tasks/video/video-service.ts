@@ -6,14 +6,14 @@
  */
 import type { RequestObserver } from '../../observability/request-observer.js';
 import type { Principal } from '../../auth/principal.js';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { VideoRequest } from '../../protocols/videos/index.js';
-import type { VideoAdapter, VideoJob, VideoLimits } from '../../providers/video-api.js';
+import type { VideoJob, VideoLimits } from '../../providers/video-api.js';
+import type { VideoAdapter } from '../../providers/types.js';
 import type { ResolvedModel } from '../../routing/model-registry.js';
-import type { GatewayRuntime } from '../../runtime.js';
 import type { TaskStore } from '../task-store.js';
 import { callbackUrlProblem } from './callback.js';
-import { ownCredentialOf, taskProvider } from './video-credential.js';
+import { ownCredentialOf, taskProvider, type CredentialRuntime } from './video-credential.js';
 import { toVideoJob } from './video-job.js';
 import { videoApiOf } from './video-limits.js';
 import { VideoPoller } from './video-poller.js';
@@ -21,11 +21,14 @@ import { VideoTaskRecords, type VideoStatusObserver } from './video-records.js';
 import { videoTaskSettings, type VideoTaskOptions, type VideoTaskSettings } from './video-settings.js';
 import { applyUpstreamState, endTask } from './video-state.js';
 import { isTerminal, VIDEO_TASK_KIND, type VideoStatus, type VideoTask, type VideoTaskData } from './video-task.js';
-import { quoteInput } from '../../quote-input.js';
+import { quoteInput } from '../../core/quote-input.js';
 import { videoCostUsd } from '../../limits/cost.js';
 
 /** What the service takes from the gateway. */
-export interface VideoTaskDeps extends Pick<GatewayRuntime, 'config' | 'providers' | 'fetch' | 'now' | 'newId' | 'secrets'> {
+export interface VideoTaskDeps extends CredentialRuntime {
+  newId: (prefix?: string) => string;
+  /** The gateway's secrets, scrubbed from task errors and callbacks. */
+  secrets: readonly string[];
   store: TaskStore;
   options?: VideoTaskOptions;
   /** Told after every stored status change (e.g. for a "video tasks by state" metric). */
@@ -70,7 +73,7 @@ export class VideoTaskService {
   constructor(private readonly deps: VideoTaskDeps) {
     this.settings = videoTaskSettings(deps.options);
     this.records = new VideoTaskRecords(deps.store, deps.onStatusChange);
-    this.poller = new VideoPoller({ rt: deps, records: this.records, settings: this.settings });
+    this.poller = new VideoPoller({ gateway: deps, records: this.records, settings: this.settings });
   }
 
   /** Checks a request against the model (limits, defaults) and its callback URL; 400s name the field. */

@@ -1,5 +1,5 @@
 /** Pure state changes of a video task: upstream answers, poll failures, backoff, callbacks. */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { UpstreamVideoState } from '../../providers/video-api.js';
 import { isTerminal, type VideoStatus, type VideoTaskData } from './video-task.js';
 

@@ -14,8 +14,8 @@
  * as `web_search_call` and `url_citation` and sends back on its next turn.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
-import type { Gateway, HandleContext, ProviderConfig, ResponseEvent } from '../../../src/index.js';
+import { serve, type RunningServer } from '../../../node/index.js';
+import type { BridgeContext, Gateway, ProviderConfig, ResponseEvent } from '../../../src/index.js';
 import { describeRun, runCodex } from '../../helpers/agent-cli.js';
 import { startMockAnthropic } from '../../helpers/mock-anthropic.js';
 import { startMockGemini } from '../../helpers/mock-gemini.js';
@@ -238,7 +238,7 @@ describe.sequential('Codex CLI through the gateway (custom provider, wire_api = 
       );
       // What Codex sends, to see it replay the search.
       const sent: Json[] = [];
-      const recordBody = (ctx: HandleContext | undefined): HandleContext | undefined => {
+      const recordBody = (ctx: BridgeContext | undefined): BridgeContext | undefined => {
         const read = ctx?.readBody;
         if (ctx && read) {
           ctx.readBody = async (limit) => {
@@ -251,9 +251,9 @@ describe.sequential('Codex CLI through the gateway (custom provider, wire_api = 
       };
       const server = await serve(
         {
-          handle: (request, ctx) => gateway.handle(request, recordBody(ctx)),
-          // The node adapter calls reply() and hands the body over through the context's reader.
-          reply: (request, ctx) => gateway.reply(request, recordBody(ctx)),
+          handle: (request, ctx) => gateway.handle(request, ctx),
+          // The node adapter calls the bridge's reply() and hands the body over through the context's reader.
+          bridge: { handle: (request, ctx) => gateway.bridge.handle(request, recordBody(ctx)), reply: (request, ctx) => gateway.bridge.reply(request, recordBody(ctx)) },
           matches: (pathname) => gateway.matches(pathname),
           close: () => gateway.close(),
         },

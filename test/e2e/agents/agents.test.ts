@@ -10,7 +10,7 @@
  * tools -> tool results -> final text `[VENDOR] tool results: ...`, which the CLI prints.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import type { Gateway, ProviderConfig, ResponseEvent } from '../../../src/index.js';
 import { describeRun, runClaude, runGemini } from '../../helpers/agent-cli.js';
 import { startMockAnthropic } from '../../helpers/mock-anthropic.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import { createGateway, type Gateway } from '../../../src/index.js';
 import { ensureCliBuilt, spawnCli } from '../../helpers/cli-process.js';
 import { KEY_ALL, openAIConfig } from '../../helpers/gateway-config.js';

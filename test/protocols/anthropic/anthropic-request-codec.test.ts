@@ -1,7 +1,7 @@
 /** Anthropic request/response codecs: client decode, upstream encode (snapshots), response mapping. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
+import { GatewayError } from '../../../src/core/errors.js';
 import type { IRChatRequest } from '../../../src/ir/types.js';
 import { decodeAnthropicRequest } from '../../../src/protocols/anthropic-messages/client/decode-request.js';
 import { decodeAnthropicResponse } from '../../../src/protocols/anthropic-messages/upstream/decode-response.js';

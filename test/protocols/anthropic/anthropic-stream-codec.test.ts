@@ -1,8 +1,8 @@
 /** Anthropic stream decoder/encoder/relay, replaying recorded streams from test/fixtures/anthropic. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
-import { readSSE, type SSEEvent } from '../../../src/http/sse.js';
+import { GatewayError } from '../../../src/core/errors.js';
+import { readSSE, type SSEEvent } from '../../../src/wire/sse.js';
 import type { IRStreamEvent } from '../../../src/ir/types.js';
 import { anthropicPassthrough } from '../../../src/protocols/anthropic-messages/passthrough.js';
 import { createAnthropicStreamDecoder } from '../../../src/protocols/anthropic-messages/upstream/stream-decoder.js';

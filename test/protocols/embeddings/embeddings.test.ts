@@ -8,7 +8,7 @@
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import type { Gateway, ResponseEvent } from '../../../src/index.js';
 import { mockEmbedding } from '../../helpers/mock-embedding-vectors.js';
 import { startMockAnthropic, type MockAnthropic } from '../../helpers/mock-anthropic.js';

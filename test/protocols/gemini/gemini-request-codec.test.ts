@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
+import { GatewayError } from '../../../src/core/errors.js';
 import type { IRChatRequest } from '../../../src/ir/types.js';
 import { decodeGeminiRequest } from '../../../src/protocols/gemini/client/decode-request.js';
 import { decodeGeminiResponse } from '../../../src/protocols/gemini/upstream/decode-response.js';

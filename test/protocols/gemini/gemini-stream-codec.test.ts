@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { GoogleGenAI } from '@google/genai';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
-import { readSSE } from '../../../src/http/sse.js';
+import { GatewayError } from '../../../src/core/errors.js';
+import { readSSE } from '../../../src/wire/sse.js';
 import type { IRStreamEvent } from '../../../src/ir/types.js';
 import { decodeGeminiResponse } from '../../../src/protocols/gemini/upstream/decode-response.js';
 import { encodeGeminiResponse } from '../../../src/protocols/gemini/client/encode-response.js';

@@ -8,7 +8,7 @@
  */
 import type { Content, GoogleGenAI, Part, Tool } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import { GoogleGenAI as GenAI } from '@google/genai';
 import type { Gateway } from '../../../src/index.js';
 import { encodeGeminiResponse } from '../../../src/protocols/gemini/client/encode-response.js';

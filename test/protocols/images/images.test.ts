@@ -5,7 +5,7 @@
 import { GoogleGenAI } from '@google/genai';
 import OpenAI, { APIError, toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import type { Gateway } from '../../../src/index.js';
 import { mediaProviders } from '../../helpers/gateway-config.js';
 import { startMockMediaGemini, type MockMediaGemini } from '../../helpers/mock-media-gemini.js';

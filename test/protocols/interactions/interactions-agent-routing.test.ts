@@ -6,7 +6,7 @@
  */
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import { ConfigError, parseConfig, type Gateway, type GatewayConfigInput } from '../../../src/index.js';
 import { AGENT, eventually, rawCall } from '../../helpers/interactions-gateway.js';
 import { startMockGemini, type MockGemini } from '../../helpers/mock-gemini.js';

@@ -5,7 +5,7 @@
  * step accumulator, the replay of a stored interaction, usage mapping.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
+import { GatewayError } from '../../../src/core/errors.js';
 import type { IRStreamEvent } from '../../../src/ir/types.js';
 import { decodeInteractionRequest } from '../../../src/protocols/gemini-interactions/client/decode-request.js';
 import { fromInteractionsUsage, toInteractionsUsage, type InteractionsEncodeOptions } from '../../../src/protocols/gemini-interactions/client/interaction-object.js';

@@ -1,7 +1,7 @@
 /** GET /v1/models (per key, ?all=true) and GET /v1/models/{id}, through the openai client and raw fetch. */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import { createGateway, type Gateway } from '../../../src/index.js';
 import { KEY_ALL, KEY_GPT } from '../../helpers/gateway-config.js';
 import { startMockOpenAI, type MockOpenAI } from '../../helpers/mock-openai.js';

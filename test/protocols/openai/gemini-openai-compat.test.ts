@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import type { Gateway } from '../../../src/index.js';
 import { startMockAnthropic, type MockAnthropic } from '../../helpers/mock-anthropic.js';
 import { startMockGemini, type MockGemini } from '../../helpers/mock-gemini.js';

@@ -1,7 +1,7 @@
 /** The official openai npm client against the gateway (node:http adapter), upstream = strict mock OpenAI. */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import type { Gateway } from '../../../src/index.js';
 import { KEY_ALL, openAIConfig } from '../../helpers/gateway-config.js';
 import { createShippedGateway } from '../../helpers/shipped-gateway.js';

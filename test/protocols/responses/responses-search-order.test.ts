@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import type { Gateway } from '../../../src/index.js';
 import { closeMocks, RESP_KEY_A, responsesConfig, startMocks, type ResponsesMocks } from '../../helpers/responses-gateway.js';
 import { createShippedGateway } from '../../helpers/shipped-gateway.js';

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
-import { readSSE } from '../../../src/http/sse.js';
+import { GatewayError } from '../../../src/core/errors.js';
+import { readSSE } from '../../../src/wire/sse.js';
 import type { IRChatRequest, IRStreamEvent } from '../../../src/ir/types.js';
 import { decodeResponsesResponse } from '../../../src/protocols/openai-responses/upstream/decode-response.js';
 import { encodeResponsesRequest } from '../../../src/protocols/openai-responses/upstream/encode-request.js';

@@ -8,7 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import { createUndiciFetch } from '../../../node/upstream-fetch.js';
 import { createGateway, type Gateway, type GatewayConfigInput } from '../../../src/index.js';
 import { startMockOpenAIResponses, type MockOpenAIResponses } from '../../helpers/mock-openai-responses.js';

@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { GatewayError } from '../../../src/errors.js';
+import { GatewayError } from '../../../src/core/errors.js';
 import { chatRequestSchema } from '../../../src/protocols/openai-chat/openai-chat-api.js';
 import { validateChatRequest } from '../../../src/protocols/openai-chat/client/decode-request.js';
 import { contentBlockSchema, countTokensRequestSchema, customToolSchema, messagesRequestSchema } from '../../../src/protocols/anthropic-messages/anthropic-messages-api.js';

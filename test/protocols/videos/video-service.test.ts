@@ -3,8 +3,8 @@
  * task, cancel, and the status-change observer, against the built-in mock vendor and a fake clock.
  */
 import { describe, expect, it } from 'vitest';
-import { createRuntime } from '../../../src/gateway.js';
-import { GatewayError } from '../../../src/errors.js';
+import { createServices } from '../../../src/gateway/services.js';
+import { GatewayError } from '../../../src/core/errors.js';
 import { MemoryTaskStore } from '../../../src/tasks/memory-task-store.js';
 import { VideoTaskService } from '../../../src/tasks/video/video-service.js';
 import type { VideoStatus } from '../../../src/tasks/video/video-task.js';
@@ -14,7 +14,7 @@ const START = 1_767_225_600_000;
 function setup() {
   const clock = { now: START };
   const now = () => clock.now;
-  const rt = createRuntime({ providers: [{ id: 'mock', type: 'mock' }], models: [{ id: 'mock-video', provider: 'mock', capabilities: ['video'] }], keys: [{ id: 'team', key: 'mg-video-service-000001' }] }, { env: {}, now, video: { pollerTickMs: false } });
+  const rt = createServices({ providers: [{ id: 'mock', type: 'mock' }], models: [{ id: 'mock-video', provider: 'mock', capabilities: ['video'] }], keys: [{ id: 'team', key: 'mg-video-service-000001' }] }, { env: {}, now, video: { pollerTickMs: false } });
   const changes: Array<[string, VideoStatus | null, VideoStatus]> = [];
   let ids = 0;
   const service = new VideoTaskService({
@@ -80,14 +80,14 @@ describe('VideoTaskService', () => {
   it('refuses a callback URL without a signing secret or into a private network', () => {
     const { service, model } = setup();
     expect(() => service.prepare(model, { model: 'mock-video', prompt: 'x', callback_url: 'https://example.com/hook' })).toThrow(/video\.callbackSecret/);
-    const rt = createRuntime({ providers: [{ id: 'mock', type: 'mock' }], models: [{ id: 'mock-video', provider: 'mock', capabilities: ['video'] }] }, { env: {}, video: { pollerTickMs: false, callbackSecret: 'cb-secret' } });
+    const rt = createServices({ providers: [{ id: 'mock', type: 'mock' }], models: [{ id: 'mock-video', provider: 'mock', capabilities: ['video'] }] }, { env: {}, video: { pollerTickMs: false, callbackSecret: 'cb-secret' } });
     expect(() => rt.videoTasks.prepare(model, { model: 'mock-video', prompt: 'x', callback_url: 'http://169.254.169.254/latest' })).toThrow(/private network/);
     expect(rt.videoTasks.prepare(model, { model: 'mock-video', prompt: 'x', callback_url: 'https://example.com/hook' }).callbackUrl).toBe('https://example.com/hook');
   });
 
   it('an observer that throws changes nothing', async () => {
     const { model, principal } = setup();
-    const rt = createRuntime({ providers: [{ id: 'mock', type: 'mock' }], models: [] }, { env: {} });
+    const rt = createServices({ providers: [{ id: 'mock', type: 'mock' }], models: [] }, { env: {} });
     const service = new VideoTaskService({ ...rt, store: new MemoryTaskStore(), options: { pollerTickMs: false }, onStatusChange: () => { throw new Error('metrics down'); } });
     const result = await service.submit(service.prepare(model, { model: 'mock-video', prompt: 'a fox' }), { principal, requestId: undefined });
     expect(result.status).toBe('accepted');

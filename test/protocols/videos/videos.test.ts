@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { serve, type RunningServer } from '../../../adapters/node.js';
+import { serve, type RunningServer } from '../../../node/index.js';
 import type { Gateway, GatewayConfigInput, VideoTaskOptions } from '../../../src/index.js';
 import { mediaProviders } from '../../helpers/gateway-config.js';
 import { startMockMediaGemini, type MockMediaGemini } from '../../helpers/mock-media-gemini.js';

@@ -1,9 +1,9 @@
 /** Anthropic content blocks (request side) -> IR content parts. */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRTextPart, IRToolCallPart, IRToolResultPart, ProviderOptions } from '../../../ir/types.js';
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import { contentBlockSchema, type ContentBlock, type DocumentBlock, type ImageBlock } from '../anthropic-messages-api.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
 
 const P = 'anthropic-messages';

@@ -4,7 +4,7 @@
  * OpenAI parallel tool calls stay open together): a block that starts while another is open waits,
  * with its deltas, until the open one ends, so indexes stay contiguous and blocks never overlap.
  */
-import type { GatewayError } from '../../../errors.js';
+import type { GatewayError } from '../../../core/errors.js';
 import { mergeUsage, type IRStreamEvent, type IRUsage } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
 import { anthropicErrorFrame } from '../errors.js';

@@ -4,12 +4,12 @@
  * merged, empty text dropped (the API rejects empty text blocks), and reasoning replayed only when
  * it carries an Anthropic signature (unsigned thinking from another vendor is rejected upstream).
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { toStandardBase64 } from '../../../ir/media.js';
-import { nestsTooDeep, tooDeepError } from '../../../http/json-guard.js';
+import { nestsTooDeep, tooDeepError } from '../../../wire/json-guard.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRWarning, ProviderOptions } from '../../../ir/types.js';
 import { toolInput } from '../../shared/tool-arguments.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 
 type Block = Record<string, unknown>;
 interface AnthropicMessage {

@@ -1,5 +1,5 @@
 /** Anthropic `message` JSON -> IR (upstream side). */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatResponse, IRCitation, IRContentPart, IRWebSearchPart } from '../../../ir/types.js';
 import { messageResponseSchema } from '../anthropic-messages-api.js';
 import { fromAnthropicStopReason } from './map-finish-reason.js';

@@ -1,12 +1,12 @@
 /** IR -> Anthropic Messages request body (upstream side). */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest, IRWarning, IRWebSearchTool } from '../../../ir/types.js';
 import { dropped, droppedForeignOptions, withoutReasoningIfOff } from '../../shared/dropped-settings.js';
 import type { UpstreamTarget } from '../../types.js';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from '../anthropic-messages-api.js';
 import { anthropicExtras, convertToAnthropicMessages, encodeTextBlock } from './convert-to-anthropic-messages.js';
 import { thinkingFor } from './map-thinking.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 
 /** Anthropic's web search server tool; its results and citations come back as blocks of the answer. */
 function webSearchTool(t: IRWebSearchTool, warnings: IRWarning[]): Record<string, unknown> {

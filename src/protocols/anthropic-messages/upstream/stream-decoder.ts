@@ -5,8 +5,8 @@
  * `web_search_tool_result`) becomes web-search-start/-end; a text block's citations (which cite the
  * whole block) follow its text, before its end.
  */
-import { GatewayError } from '../../../errors.js';
-import type { SSEEvent } from '../../../http/sse.js';
+import { GatewayError } from '../../../core/errors.js';
+import type { SSEEvent } from '../../../wire/sse.js';
 import type { IRCitation, IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import type { StreamDecoder } from '../../types.js';
 import { isStreamEvent, type AnthropicUsage } from '../anthropic-messages-api.js';

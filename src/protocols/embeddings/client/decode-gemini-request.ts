@@ -1,5 +1,5 @@
 /** Gemini `:embedContent` and `:batchEmbedContents` bodies -> IR (text parts only: what every vendor can embed). */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IREmbeddingRequest } from '../../../ir/embeddings.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
 import { geminiBatchEmbedRequestSchema, geminiEmbedContentRequestSchema, type GeminiBatchEmbedRequest, type GeminiEmbedContentRequest } from '../embeddings-api.js';

@@ -2,7 +2,7 @@
  * IR -> Gemini `:batchEmbedContents` bodies, split to the vendor's per-call limit (joined back in
  * order by the caller), and their answers -> vectors. Gemini embeds text only and reports no usage.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IREmbeddingRequest } from '../../../ir/embeddings.js';
 import { GEMINI_BATCH_LIMIT, geminiBatchEmbedResponseSchema } from '../embeddings-api.js';
 

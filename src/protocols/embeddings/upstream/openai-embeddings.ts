@@ -1,5 +1,5 @@
 /** IR -> an OpenAI(-compatible) `/embeddings` body, and its answer -> IR. */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IREmbeddingRequest, IREmbeddingResponse } from '../../../ir/embeddings.js';
 import type { IRWarning } from '../../../ir/types.js';
 import { openAIEmbeddingsResponseSchema } from '../embeddings-api.js';

@@ -3,14 +3,14 @@
  * cannot express (Gemini's built-in tools, agents, safety settings, non-text output, ...) is a 400
  * naming the field, never silently dropped.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest, IRFunctionTool, IRMessage, IRResponseFormat, IRTextPart, IRToolChoice, ProtocolName } from '../../../ir/types.js';
 import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
 import { createInteractionSchema, functionToolSchema, type CreateInteractionRequest, type GenerationConfig, type Json } from '../gemini-interactions-api.js';
 import { decodeSteps, inputAsSteps, keepOwnSignatures } from './decode-steps.js';
 import { toJsonSchemaObject } from '../../gemini/client/schema-dialect.js';
-import { ownValue } from '../../../own-key.js';
+import { ownValue } from '../../../core/own-key.js';
 
 /** The body checked against the Interactions schema: a 400 naming the field. */
 export function validateInteractionRequest(body: Record<string, unknown>): CreateInteractionRequest {

@@ -6,7 +6,7 @@
  * reasoning token (`mg1.`) carrying another vendor's signed thinking; the origin travels in
  * providerOptions so only the vendor that signed it gets it back.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, ProtocolName } from '../../../ir/types.js';
 import { decodeReasoningToken } from '../../shared/reasoning-token.js';
 import { parseOrThrow } from '../../shared/zod-error.js';

@@ -3,37 +3,13 @@
  * so far; shared by the sync encoder, the stream encoder, the pass-through and the stored-interaction
  * paths. Also the per-request options the endpoint hands the encoders (ResponseMeta.options).
  */
-import { GatewayError } from '../../../errors.js';
-import { totalOf, type IRFinishReason, type IRUsage, type IRWarning, type ProtocolName } from '../../../ir/types.js';
+import { GatewayError } from '../../../core/errors.js';
+import { totalOf, type IRFinishReason, type IRUsage, type IRWarning } from '../../../ir/types.js';
 import type { ResponseMeta } from '../../types.js';
 import type { CreateInteractionRequest, InteractionStatus, InteractionsUsageWire, Json } from '../gemini-interactions-api.js';
 
-/** Receives what an interaction produced, for storing it (filled by the encoders and the relay). */
-export interface InteractionsSink {
-  /** Every event of a stream, serialized, in order (stored streams and background runs record them). */
-  onEvent?: (type: string, data: string) => void;
-  /** The final interaction object (output steps only), once known. */
-  final?: Json;
-  /** The upstream's own interaction id (pass-through to Gemini). */
-  upstreamId?: string;
-}
-
-/** What the encoders need besides the IR: set by the endpoint under `ResponseMeta.options.interactions`. */
-export interface InteractionsEncodeOptions {
-  /** The gateway's interaction id, fixed before the upstream is called. */
-  interactionId: string;
-  /** Epoch ms. */
-  createdAtMs: number;
-  /** Request fields every interaction object repeats (model or agent, system_instruction, tools, ...). */
-  echo: Json;
-  /** The upstream's protocol (the origin recorded in thought signatures). */
-  origin: ProtocolName;
-  sink: InteractionsSink;
-  /** Clock (epoch ms) for `updated`. */
-  now: () => number;
-  /** `thinking_summaries: "none"`: thought steps carry only their signature (which still holds the text). */
-  hideThoughtSummaries?: boolean;
-}
+export type { InteractionsEncodeOptions, InteractionsSink } from './encode-options.js';
+import type { InteractionsEncodeOptions } from './encode-options.js';
 
 export function interactionsOptions(meta: ResponseMeta): InteractionsEncodeOptions {
   const opts = meta.options?.interactions;

@@ -4,7 +4,7 @@
  * none was recorded): the lifecycle and step events a live stream has, each step's content in one
  * delta, event ids by position.
  */
-import type { StoredEvent } from '../../../conversations/conversation-store.js';
+import type { StoredEvent } from '../../../wire/stored-event.js';
 import type { Json } from '../gemini-interactions-api.js';
 
 const LIFECYCLE_FIELDS = ['id', 'object', 'status', 'model', 'agent', 'created', 'updated'];

@@ -8,7 +8,7 @@
  * open (OpenAI's parallel tool calls stream side by side) waits, with what it received, until the
  * open one stops. An empty text or thought makes no step at all.
  */
-import type { GatewayError } from '../../../errors.js';
+import type { GatewayError } from '../../../core/errors.js';
 import { mergeUsage, type IRStreamEvent, type IRUsage } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
 import type { InteractionStatus, Json } from '../gemini-interactions-api.js';

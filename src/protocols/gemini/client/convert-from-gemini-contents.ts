@@ -3,11 +3,11 @@
  * results are matched by name, so ids are synthesized per call and each `functionResponse` is
  * paired with a call of the previous model turn: by `id` when it names one, else by name in order.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { guessMediaType } from '../../../ir/media.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, IRToolResultPart, ProtocolName } from '../../../ir/types.js';
 import type { GeminiContent, GeminiPart } from '../gemini-api.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 import { reasoningOfSignature } from './thought-signature.js';
 
 interface PendingCall {

@@ -1,14 +1,14 @@
 /** Gemini generateContent request -> IR (used when the upstream speaks another protocol). */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest, IRResponseFormat, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
 import type { DecodeContext } from '../../types.js';
 import { convertFromGeminiContents } from './convert-from-gemini-contents.js';
 import { generateContentRequestSchema, type GenerateContentRequest } from '../gemini-api.js';
 import { toJsonSchemaObject } from './schema-dialect.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
-import { ownValue } from '../../../own-key.js';
+import { ownValue } from '../../../core/own-key.js';
 
 /** Top-level fields the IR models; the rest travels in providerOptions.gemini. */
 const MODELED = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);

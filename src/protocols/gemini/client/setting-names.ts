@@ -1,4 +1,4 @@
-import { ownValue } from '../../../own-key.js';
+import { ownValue } from '../../../core/own-key.js';
 
 /** IR setting names -> the Gemini generateContent request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {

@@ -4,7 +4,7 @@
  * deltas are buffered until tool-call-end and sent as one `functionCall` part. The last chunk
  * carries finishReason and usageMetadata; a failure after the start is an in-band error object.
  */
-import type { GatewayError } from '../../../errors.js';
+import type { GatewayError } from '../../../core/errors.js';
 import type { IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
 import { argsObject } from './encode-response.js';

@@ -4,13 +4,13 @@
  * are merged, as Gemini expects all results of a call turn in the single next user turn. Thought
  * signatures are replayed from providerOptions or from the tool call id that carries them.
  */
-import { GatewayError } from '../../../errors.js';
-import { nestsTooDeep, tooDeepError } from '../../../http/json-guard.js';
+import { GatewayError } from '../../../core/errors.js';
+import { nestsTooDeep, tooDeepError } from '../../../wire/json-guard.js';
 import type { IRContentPart, IRMessage, IRToolResultPart, IRWarning } from '../../../ir/types.js';
 import { encodeMedia } from '../gemini-api.js';
 import { argumentsObject, parseToolArguments } from '../../shared/tool-arguments.js';
 import { signatureFromToolCallId, SKIP_SIGNATURE } from './tool-call-ids.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 import type { Json } from '../../shared/json.js';
 
 export interface GeminiContentWire {

@@ -1,5 +1,5 @@
 /** Gemini GenerateContentResponse -> IR; a malformed answer is a 502. */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatResponse, IRContentPart, IRTextPart } from '../../../ir/types.js';
 import { generateContentResponseSchema, type GeminiResponsePart } from '../gemini-api.js';
 import { fromGeminiFinishReason } from './map-finish-reason.js';

@@ -1,10 +1,10 @@
 /** IR -> Gemini generateContent request body (the model travels in the URL, not the body). */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest, IRWarning } from '../../../ir/types.js';
 import { dropped, droppedForeignOptions, withoutReasoningIfOff } from '../../shared/dropped-settings.js';
 import type { UpstreamTarget } from '../../types.js';
 import { convertToGeminiContents } from './convert-to-gemini-contents.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 import type { Json } from '../../shared/json.js';
 
 const EFFORT_BUDGET: Record<string, number> = { minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 32768 };

@@ -3,8 +3,8 @@
  * become start/delta(full JSON)/end with increasing index. The finish reason and the full usage
  * arrive on the last chunk(s); usage is taken from the last chunk that has it, never summed.
  */
-import { codeForStatus, GatewayError } from '../../../errors.js';
-import type { SSEEvent } from '../../../http/sse.js';
+import { codeForStatus, GatewayError } from '../../../core/errors.js';
+import type { SSEEvent } from '../../../wire/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import { createOpenBlocks, REASONING_BLOCK, streamEndedEarly, TEXT_BLOCK } from '../../shared/stream-blocks.js';
 import type { StreamDecoder } from '../../types.js';

@@ -3,11 +3,11 @@
  * repeated fields, optional `mask`, text fields) or JSON (`images: [{image_url} | {file_id}]`).
  */
 import { z } from 'zod';
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
 import { imageEditOptionsSchema, type ImageEditRequest, type ImageInput } from '../images-api.js';
-import { quoteInput } from '../../../quote-input.js';
-import { protoKeyError } from '../../../http/json-guard.js';
+import { quoteInput } from '../../../core/quote-input.js';
+import { protoKeyError } from '../../../wire/json-guard.js';
 
 const MAX_IMAGES = 16;
 const INT_FIELDS = new Set(['n', 'output_compression', 'partial_images']);

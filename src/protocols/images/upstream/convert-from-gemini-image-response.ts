@@ -4,7 +4,7 @@
  * blocked prompt or a safety stop without an image is the caller's 400, no image otherwise a 502.
  */
 import { z } from 'zod';
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { ImagesResponse } from '../images-api.js';
 
 const detailsSchema = z.array(z.looseObject({ modality: z.string().optional(), tokenCount: z.number().optional() })).optional();

@@ -3,7 +3,7 @@
  * and 1K/2K/4K sizes instead of pixels, returns base64 only, and has no mask, transparency or
  * output-format switch on the Gemini API: such requests are refused, naming the field.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { guessMediaType, sourceFromUrl } from '../../../ir/media.js';
 import type { ImageGenerationRequest, ImageInput } from '../images-api.js';
 

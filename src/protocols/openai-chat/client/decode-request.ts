@@ -1,4 +1,4 @@
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { sourceFromUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';

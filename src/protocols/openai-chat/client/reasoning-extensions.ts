@@ -6,7 +6,7 @@
  * Anthropic's `thinking` (`{"type": "enabled", "budget_tokens": N}`, `disabled`, `adaptive`). Read
  * into the IR's reasoning, so every vendor that thinks gets it in its own terms.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest } from '../../../ir/types.js';
 import type { ChatRequest, GoogleExtension } from '../openai-chat-api.js';
 

@@ -1,5 +1,5 @@
 import { googleSettingName, reasoningFieldName } from './reasoning-extensions.js';
-import { ownValue } from '../../../own-key.js';
+import { ownValue } from '../../../core/own-key.js';
 
 /** IR setting names -> the OpenAI chat request fields a client sets them with (for warnings). */
 const NAMES: Record<string, string> = {

@@ -1,5 +1,5 @@
-import type { GatewayError } from '../../../errors.js';
-import { sseFrame } from '../../../http/sse.js';
+import type { GatewayError } from '../../../core/errors.js';
+import { sseFrame } from '../../../wire/sse.js';
 import type { IRStreamEvent } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
 import { openAIErrorFrame } from '../errors.js';

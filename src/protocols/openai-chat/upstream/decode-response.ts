@@ -1,4 +1,4 @@
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatResponse, IRContentPart } from '../../../ir/types.js';
 import { chatResponseSchema } from '../openai-chat-api.js';
 import { fromOpenAIFinishReason } from './map-finish-reason.js';

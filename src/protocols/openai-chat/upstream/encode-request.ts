@@ -1,8 +1,8 @@
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { dataUrl, toStandardBase64 } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRWarning } from '../../../ir/types.js';
 import { dropped, droppedForeignOptions, noReasoning } from '../../shared/dropped-settings.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 import type { UpstreamTarget } from '../../types.js';
 
 

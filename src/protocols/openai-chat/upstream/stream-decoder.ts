@@ -3,8 +3,8 @@
  * a malformed one (or one that is not JSON) ends the stream with an in-band error. Tool-call
  * fragments are keyed strictly by `index`.
  */
-import { GatewayError } from '../../../errors.js';
-import type { SSEEvent } from '../../../http/sse.js';
+import { GatewayError } from '../../../core/errors.js';
+import type { SSEEvent } from '../../../wire/sse.js';
 import type { IRFinishReason, IRStreamEvent, IRUsage } from '../../../ir/types.js';
 import { createOpenBlocks, REASONING_BLOCK, REFUSAL_BLOCK, streamEndedEarly, TEXT_BLOCK } from '../../shared/stream-blocks.js';
 import type { StreamDecoder, UpstreamTarget } from '../../types.js';

@@ -7,7 +7,7 @@
  * a malformed literal) gives undefined and takes the full parse and check, so what is accepted here
  * is exactly what the full path would accept, with the same meaning.
  */
-import { stringEnd } from '../../../http/json-guard.js';
+import { stringEnd } from '../../../wire/json-guard.js';
 import { readStringLiteral } from '../../shared/json.js';
 
 /** A JSON string without escapes or control characters (ids, models: what the API sends). */

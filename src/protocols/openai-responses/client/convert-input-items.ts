@@ -4,7 +4,7 @@
  * one role share one IR message (a reasoning item, text and the function calls of one assistant
  * turn; the outputs answering them). `system`/`developer` messages join the system prompt.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { guessMediaType, sourceFromUrl } from '../../../ir/media.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, ProtocolName } from '../../../ir/types.js';
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';

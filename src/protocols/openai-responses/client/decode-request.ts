@@ -1,5 +1,5 @@
 /** Responses request -> IR chat request (for upstreams of other vendors). */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest, IRMessage, IRTextPart, ProtocolName } from '../../../ir/types.js';
 import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';

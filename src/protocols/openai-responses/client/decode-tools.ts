@@ -10,7 +10,7 @@
  * `web_search` becomes the vendor's own search tool; OpenAI's other hosted tools are a 400 naming
  * the tool: no other vendor can run them.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRFunctionTool, IRTool, IRToolChoice, IRWebSearchTool } from '../../../ir/types.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
 import { clientToolSearchSchema, customToolSchema, functionToolSchema, namespaceToolSchema, type CustomToolWire, type FunctionToolWire, type ResponsesRequest } from '../openai-responses-api.js';

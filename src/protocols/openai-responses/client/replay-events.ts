@@ -4,7 +4,7 @@
  * lifecycle, added/delta/done chain per item and terminal event a live stream has, each delta
  * carrying the whole text.
  */
-import type { StoredEvent } from '../../../conversations/conversation-store.js';
+import type { StoredEvent } from '../../../wire/stored-event.js';
 import type { Json } from './response-object.js';
 
 const TERMINAL: Record<string, string> = { completed: 'response.completed', incomplete: 'response.incomplete', failed: 'response.failed' };

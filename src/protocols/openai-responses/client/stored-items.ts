@@ -4,7 +4,7 @@
  * stored conversation replayed as input items to an OpenAI upstream that does not know it.
  */
 import type { Json } from './response-object.js';
-import { ownValue } from '../../../own-key.js';
+import { ownValue } from '../../../core/own-key.js';
 
 const ID_PREFIX: Record<string, string> = { message: 'msg_', function_call: 'fc_', function_call_output: 'fco_', reasoning: 'rs_', custom_tool_call: 'ctc_', custom_tool_call_output: 'ctco_', tool_search_call: 'tsc_', tool_search_output: 'tso_' };
 

@@ -11,7 +11,7 @@
  * cites it: from an upstream that tells of its search only after the text (`holdTextForSearch`), the
  * message and what follows it are held back until the search is known or the answer ends.
  */
-import type { GatewayError } from '../../../errors.js';
+import type { GatewayError } from '../../../core/errors.js';
 import { mergeUsage, type IRStreamEvent, type IRUsage, type IRWebSearchPart } from '../../../ir/types.js';
 import type { ResponseMeta, StreamEncoder } from '../../types.js';
 import type { ClientToolRef } from './decode-tools.js';

@@ -1,5 +1,5 @@
 /** OpenAI Responses `response` object -> IR (upstream side). */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRChatResponse } from '../../../ir/types.js';
 import { finishOf, fromResponsesUsage, partsOfItem } from './map-response.js';
 import { responseObjectSchema } from './responses-wire.js';

@@ -4,7 +4,7 @@
  * (`store: false`): the gateway sends the whole history every turn, with reasoning items replayed
  * through their `encrypted_content` (asked for with `include`).
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { dataUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRFilePart, IRImagePart, IRMessage, IRTextPart, IRToolResultPart, IRWarning, IRWebSearchTool } from '../../../ir/types.js';
 import { isReasoningModel as isChatReasoningModel } from '../../openai-chat/upstream/encode-request.js';

@@ -1,5 +1,5 @@
 /** Usage, finish reasons and output items of a Responses answer, in IR terms (shared by the sync and stream decoders). */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { IRContentPart, IRFinishReason, IRUsage } from '../../../ir/types.js';
 import { toReasoningSignature } from './reasoning-signature.js';
 import type { OutputItemWire, ReasoningItemWire, ResponseObjectWire, ResponsesUsageWire } from './responses-wire.js';

@@ -7,8 +7,8 @@
  * with `response.completed` / `response.incomplete`; `response.failed`, an `error` event or a cut
  * stream is an error event.
  */
-import { GatewayError } from '../../../errors.js';
-import type { SSEEvent } from '../../../http/sse.js';
+import { GatewayError } from '../../../core/errors.js';
+import type { SSEEvent } from '../../../wire/sse.js';
 import type { IRStreamEvent } from '../../../ir/types.js';
 import { streamEndedEarly } from '../../shared/stream-blocks.js';
 import type { StreamDecoder } from '../../types.js';

@@ -3,10 +3,10 @@
  * refusal is a 400 naming the field. What the chosen model can do is checked by the video task
  * service (tasks/video/video-job.ts); the wire schema is in videos-api.ts.
  */
-import { GatewayError } from '../../../errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { metadataSchema, videoRequestSchema, type VideoRequest } from '../videos-api.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
-import { quoteInput } from '../../../quote-input.js';
+import { quoteInput } from '../../../core/quote-input.js';
 
 const TOP_LEVEL = new Set(Object.keys(videoRequestSchema.shape));
 const METADATA = new Set(Object.keys(metadataSchema.shape));

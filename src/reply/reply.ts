@@ -1,26 +1,31 @@
 /**
  * What an endpoint answers, before it is a Fetch Response. `gateway.handle()` turns it into a
  * Response (`toResponse`); a host bridge that writes to a socket itself (the node bridge) takes it
- * from `gateway.reply()` and writes it directly: a text or byte body in one write, a text stream
+ * from `gateway.bridge.reply()` and writes it directly: a text or byte body in one write, a text stream
  * chunk by chunk with `pipeTextStream`, with no Response and no Web stream in between (on Node,
  * building those costs more than most of a request's own work). Both go through the one stream
  * writer (stream-writer.ts).
  */
 
 import { ReplyHeaders } from './reply-headers.js';
-import { SSE_HEADERS } from './sse.js';
+import { SSE_HEADERS } from '../wire/sse.js';
 import { textStreamBody, type TextStream } from './stream-writer.js';
 
 export { KEEP_ALIVE_MS, KEEP_ALIVE_TEXT, pipeTextStream, type TextSink, type TextStream } from './stream-writer.js';
 
 /**
- * Optional on a text stream's `chunks`: `chunk` is called as each chunk is handed out and `finish`
- * once the source is over (ended, failed or returned), so an observer needs no wrapper (and no
- * promise hop per chunk) around it. False when the source cannot take them (already hooked or started).
+ * A text stream's `chunks` that can be observed without a wrapper (the stream pump's are):
+ * `observeChunks` has `chunk` called as each chunk is handed out and `finish` once the source is
+ * over (ended, failed or returned), so an observer adds no promise hop per chunk. It answers false
+ * when the source cannot take them (already observed or started).
  */
-export const CHUNK_HOOKS = Symbol('modelgate.chunkHooks');
-export interface HookableChunks {
-  [CHUNK_HOOKS]?(chunk: () => void, finish: () => void): boolean;
+export interface ObservableChunks extends AsyncGenerator<string> {
+  observeChunks(chunk: () => void, finish: () => void): boolean;
+}
+
+/** Whether `chunks` can be observed without a wrapper (see ObservableChunks). */
+export function isObservableChunks(chunks: AsyncGenerator<string>): chunks is ObservableChunks {
+  return typeof (chunks as Partial<ObservableChunks>).observeChunks === 'function';
 }
 
 export type ReplyBody = string | Uint8Array | ReadableStream<Uint8Array> | TextStream | null;
@@ -40,6 +45,11 @@ export class Reply {
 
 export function isTextStream(body: ReplyBody): body is TextStream {
   return body !== null && typeof body === 'object' && (body as Partial<TextStream>).kind === 'text-stream';
+}
+
+/** Whether a body is sent over time (a text stream or a byte stream) rather than whole. */
+export function isStreamed(body: ReplyBody): body is TextStream | ReadableStream<Uint8Array> {
+  return isTextStream(body) || body instanceof ReadableStream;
 }
 
 /** A streamed reply fed by `chunks`; `cancel` runs when the client leaves. */

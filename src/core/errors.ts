@@ -59,6 +59,12 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly retryAfter: number | undefined;
   readonly detail: string | undefined;
+  /**
+   * Set when an upstream exchange raised the error (its status, its body, its connection), as
+   * opposed to the gateway's own: the upstream's HTTP status, 0 when no answer came
+   * (upstream/failure.ts fromUpstream). Retries and attempt records read it.
+   */
+  upstreamStatus: number | undefined;
 
   constructor(code: GatewayErrorCode, message: string, init: GatewayErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -68,6 +74,7 @@ export class GatewayError extends Error {
     this.param = init.param ?? null;
     this.retryAfter = init.retryAfter;
     this.detail = init.detail;
+    this.upstreamStatus = undefined;
   }
 }
 

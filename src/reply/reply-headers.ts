@@ -15,17 +15,37 @@ const BYTES = /^[\0-\u00ff]*$/;
 const FORBIDDEN_IN_VALUE = /[\0\n\r]/;
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
-/** Lowercase names already checked (the gateway sets a few dozen): a lookup instead of a regex. */
-const checkedNames = new Set<string>();
-const MAX_CHECKED_NAMES = 256;
+/** The names the gateway itself sets, known to be valid: a lookup instead of a regex (read only). */
+const KNOWN_NAMES: ReadonlySet<string> = new Set([
+  'allow',
+  'cache-control',
+  'connection',
+  'content-disposition',
+  'content-encoding',
+  'content-length',
+  'content-type',
+  'request-id',
+  'retry-after',
+  'transfer-encoding',
+  'x-accel-buffering',
+  'x-modelgate-attempts',
+  'x-modelgate-cache',
+  'x-modelgate-cost-usd',
+  'x-modelgate-model',
+  'x-modelgate-provider',
+  'x-modelgate-warnings',
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-requests',
+  'x-ratelimit-reset-tokens',
+  'x-trace-id',
+]);
 
 function nameOf(name: string, method: string): string {
   const n = typeof name === 'string' ? name : String(name);
-  if (checkedNames.has(n)) return n;
-  if (LOWER_TOKEN.test(n)) {
-    if (checkedNames.size < MAX_CHECKED_NAMES) checkedNames.add(n);
-    return n;
-  }
+  if (KNOWN_NAMES.has(n) || LOWER_TOKEN.test(n)) return n;
   if (!TOKEN.test(n)) throw new TypeError(`Headers.${method}: "${n}" is an invalid header name.`);
   return n.toLowerCase();
 }

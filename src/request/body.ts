@@ -1,7 +1,7 @@
-import { GatewayError } from '../errors.js';
-import { quoteInput } from '../quote-input.js';
-import { duplicateKeyError, inspectJson, protoKeyError, protoKeyPath, tooDeepError, topLevelKeyCount } from './json-guard.js';
-import { ownValue } from '../own-key.js';
+import { GatewayError } from '../core/errors.js';
+import { quoteInput } from '../core/quote-input.js';
+import { duplicateKeyError, inspectJson, protoKeyError, protoKeyPath, tooDeepError, topLevelKeyCount } from '../wire/json-guard.js';
+import { ownValue } from '../core/own-key.js';
 
 /** Reads the raw (still content-encoded) body, failing with a 413 GatewayError past `limit` bytes. */
 export type BodyReader = (limit: number) => Promise<Uint8Array>;

@@ -16,8 +16,8 @@
  *
  * Iterative (no recursion); strings are skipped with indexOf, so base64 payloads cost little.
  */
-import { GatewayError } from '../errors.js';
-import { quoteInput } from '../quote-input.js';
+import { GatewayError } from '../core/errors.js';
+import { quoteInput } from '../core/quote-input.js';
 
 /**
  * Deepest nesting of objects and arrays accepted in a JSON body. Generous: a tool schema nests two

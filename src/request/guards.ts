@@ -2,7 +2,7 @@
  * Checks on the request line and headers that run in the router, before authentication and before
  * any body byte is read: the Host header, the body's media type and its content coding.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../core/errors.js';
 import { contentCodings } from './body.js';
 
 /** The origin of every request URL a bridge builds: only the path and query come from the client. */

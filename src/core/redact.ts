@@ -12,8 +12,8 @@
  * A secret that a model spells out over several stream events (one token each) is not caught:
  * the events' framing separates its pieces on the wire.
  */
-import { GatewayError, toGatewayError } from '../errors.js';
-import { quoteInput } from '../quote-input.js';
+import { GatewayError, toGatewayError } from './errors.js';
+import { quoteInput } from './quote-input.js';
 
 const REDACTED = '[redacted]';
 

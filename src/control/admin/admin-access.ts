@@ -1,0 +1,2 @@
+/** What an admin credential may do: read only, or read and change. */
+export type AdminAccess = 'read' | 'write';
