@@ -9,7 +9,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlPlane, type ControlPlane } from '../../src/control/control-plane.js';
@@ -17,6 +16,7 @@ import type { Database } from '../../src/control/db/database.js';
 import { timeOrderedId } from '../../src/control/ids.js';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { openDatabase } from '../../node/db/open-database.js';
+import { openSqliteFile, type SqliteHandle } from '../../node/db/sqlite-engine.js';
 
 const KEYS = 100_000;
 const ROWS = 1_000_000;
@@ -31,17 +31,19 @@ const BIG_TABLES = ['api_keys', 'ledger_rows', 'usage_daily', 'usage_hourly', 't
 
 let dir: string;
 let file: string;
-let raw: BetterSqlite3.Database;
+// The runtime's SQLite engine (node/db/sqlite-engine.ts: better-sqlite3 before Node 24, node:sqlite after).
+let raw: SqliteHandle;
 let db: Kysely<Database>;
 let control: ControlPlane;
 let gateway: Gateway;
 const keyIds: string[] = [];
 let statements: Array<{ sql: string; parameters: readonly unknown[] }> = [];
 
-function seed(): void {
-  const s = new BetterSqlite3(file);
-  s.pragma('journal_mode = WAL');
-  s.pragma('synchronous = OFF');
+async function seed(): Promise<void> {
+  const h = await openSqliteFile(file);
+  const s = h.database;
+  h.exec('PRAGMA journal_mode = WAL');
+  h.exec('PRAGMA synchronous = OFF');
   const insertKey = s.prepare(`insert into api_keys (id, name, owner, models, limits, metadata, provider_keys, expires_at, status, prefix, last4, created_at, updated_at, revoked_at, last_used_at, revision)
     values (?, ?, ?, '["*"]', null, ?, null, null, ?, 'mg-Ab3d', ?, ?, ?, null, null, ?)`);
   const insertRow = s.prepare(`insert into ledger_rows (trace_id, request_id, time, key_id, method, route, protocol, model, requested_model, resolved_model, provider, deployment, status, error_code, attempts, fallbacks,
@@ -50,36 +52,38 @@ function seed(): void {
   const insertTask = s.prepare(`insert into tasks (id, kind, owner_id, version, due_at, lease_until, expires_at, status, progress, model, provider, prompt_summary, created_at, updated_at, completed_at, cost_usd, idempotency_key, data)
     values (?, 'video', ?, 1, null, null, ?, ?, ?, 'sora-2', 'media', ?, ?, ?, ?, 0.4, null, '{}')`);
   const insertAudit = s.prepare(`insert into audit_log (id, time, actor, action, target_type, target_id, before, after) values (?, ?, ?, ?, 'key', ?, null, '{"name":"x"}')`);
-  s.transaction(() => {
+  h.exec('BEGIN');
+  {
     for (let i = 0; i < KEYS; i++) {
       const created = NOW - 400 * DAY + i * 60_000;
       const id = timeOrderedId('key_', created);
       keyIds.push(id);
-      insertKey.run(id, `team-${i}`, `owner-${i % 500}`, JSON.stringify({ plan: i % 7 === 0 ? 'pro' : 'free' }), i % 50 === 0 ? 'disabled' : 'active', String(i).padStart(4, '0').slice(-4), created, created, i + 1);
+      insertKey.run([id, `team-${i}`, `owner-${i % 500}`, JSON.stringify({ plan: i % 7 === 0 ? 'pro' : 'free' }), i % 50 === 0 ? 'disabled' : 'active', String(i).padStart(4, '0').slice(-4), created, created, i + 1]);
     }
     for (let i = 0; i < ROWS; i++) {
       const [model, provider] = MODELS[i % 3] as (typeof MODELS)[number];
       const status = i % 100 === 7 ? 429 : i % 200 === 3 ? 500 : 200;
-      insertRow.run(`t${i.toString(16).padStart(8, '0')}`, NOW - Math.floor((i / ROWS) * 29 * DAY), keyIds[i % ACTIVE_KEYS], model, model, provider, model, status, status === 200 ? null : status === 429 ? 'rate_limited' : 'bad_gateway', 100 + (i % 50), 20 + (i % 30), 0.0001 * (1 + (i % 5)), 50 + (i % 400));
+      insertRow.run([`t${i.toString(16).padStart(8, '0')}`, NOW - Math.floor((i / ROWS) * 29 * DAY), keyIds[i % ACTIVE_KEYS], model, model, provider, model, status, status === 200 ? null : status === 429 ? 'rate_limited' : 'bad_gateway', 100 + (i % 50), 20 + (i % 30), 0.0001 * (1 + (i % 5)), 50 + (i % 400)]);
     }
     for (let i = 0; i < TASKS; i++) {
       const created = NOW - i * 60_000;
       const status = ['succeeded', 'failed', 'cancelled', 'in_progress'][i % 4] as string;
-      insertTask.run(timeOrderedId('vtask_', created), keyIds[i % ACTIVE_KEYS], NOW + DAY, status, status === 'in_progress' ? 40 : 100, `prompt ${i}`, created, created, status === 'in_progress' ? null : created + 1000);
+      insertTask.run([timeOrderedId('vtask_', created), keyIds[i % ACTIVE_KEYS], NOW + DAY, status, status === 'in_progress' ? 40 : 100, `prompt ${i}`, created, created, status === 'in_progress' ? null : created + 1000]);
     }
     for (let i = 0; i < AUDIT; i++) {
       const t = NOW - 400 * DAY + i * 60_000;
-      insertAudit.run(timeOrderedId('aud_', t), t, i % 3 ? 'ops' : 'cli:alice', i % 4 ? 'key.update' : 'key.create', keyIds[i % KEYS]);
+      insertAudit.run([timeOrderedId('aud_', t), t, i % 3 ? 'ops' : 'cli:alice', i % 4 ? 'key.update' : 'key.create', keyIds[i % KEYS]]);
     }
     // The rollups the ledger's writer keeps beside the rows.
-    s.exec(`insert into usage_daily (day, key_id, model, provider, status, requests, errors, input_tokens, output_tokens, cached_tokens, reasoning_tokens, images, video_seconds, cost_nano, latency_ms_sum)
+    h.exec(`insert into usage_daily (day, key_id, model, provider, status, requests, errors, input_tokens, output_tokens, cached_tokens, reasoning_tokens, images, video_seconds, cost_nano, latency_ms_sum)
       select date(time / 1000, 'unixepoch'), key_id, model, provider, status, count(*), sum(status >= 400), sum(input_tokens), sum(output_tokens), 0, 0, 0, 0, sum(round(cost_usd * 1000000000)), sum(latency_ms)
       from ledger_rows group by 1, 2, 3, 4, 5`);
-    s.exec(`insert into usage_hourly (hour, key_id, model, provider, status, requests, errors, input_tokens, output_tokens, cost_nano, latency_ms_sum)
+    h.exec(`insert into usage_hourly (hour, key_id, model, provider, status, requests, errors, input_tokens, output_tokens, cost_nano, latency_ms_sum)
       select time - time % 3600000, key_id, model, provider, status, count(*), sum(status >= 400), sum(input_tokens), sum(output_tokens), sum(round(cost_usd * 1000000000)), sum(latency_ms)
       from ledger_rows where time >= ${NOW - 8 * DAY} group by 1, 2, 3, 4, 5`);
-  })();
-  s.exec('analyze');
+  }
+  h.exec('COMMIT');
+  h.exec('analyze');
   s.close();
 }
 
@@ -87,10 +91,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mg-console-scale-'));
   file = join(dir, 'store.db');
   await (await openDatabase({ kind: 'sqlite', file })).close();
-  seed();
-  raw = new BetterSqlite3(file, { readonly: true });
+  await seed();
+  raw = await openSqliteFile(file);
   db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: new BetterSqlite3(file) }),
+    dialect: new SqliteDialect({ database: (await openSqliteFile(file)).database }),
     log: (e) => {
       if (e.level === 'query') statements.push({ sql: e.query.sql, parameters: e.query.parameters });
     },
@@ -106,12 +110,12 @@ afterAll(async () => {
   await gateway?.close();
   await control?.close();
   await db?.destroy();
-  raw?.close();
+  raw?.database.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 function plan(sql: string, parameters: readonly unknown[]): string[] {
-  return (raw.prepare(`explain query plan ${sql}`).all(...(parameters as unknown[])) as Array<{ detail: string }>).map((p) => p.detail);
+  return (raw.database.prepare(`explain query plan ${sql}`).all(parameters) as Array<{ detail: string }>).map((p) => p.detail);
 }
 
 /**

@@ -6,11 +6,13 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_keys_and_audit.js';
 import * as m0002 from './0002_ledger_and_tasks.js';
 import * as m0003 from './0003_console.js';
+import * as m0004 from './0004_ordered_indexes.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_keys_and_audit': m0001,
   '0002_ledger_and_tasks': m0002,
   '0003_console': m0003,
+  '0004_ordered_indexes': m0004,
 };
 
 /** A static provider for Kysely's Migrator (no file system: the same list on every runtime). */
