@@ -11,12 +11,12 @@ import { bodyTooLarge as tooLarge } from '../src/gateway/bridge.js';
 /** A request body that sends nothing for this long is cut (408), by default; ms. */
 export const DEFAULT_BODY_IDLE_MS = 30_000;
 
-/** Requests whose client waits for `100 Continue` (serve() answers `checkContinue` itself). */
-const awaitingContinue = new WeakSet<IncomingMessage>();
-
-/** Marks a request whose `Expect: 100-continue` the reader answers when the body is wanted. */
-export function deferContinue(req: IncomingMessage): void {
-  awaitingContinue.add(req);
+/** What the bridge knows and learns of one request's body, kept with the request's own reader. */
+export interface BodyMarks {
+  /** The client waits for `100 Continue` (serve() answers `checkContinue` itself): the reader sends it when the body is wanted. */
+  continueDeferred: boolean;
+  /** The body was read to its last byte before the parser saw the message end. */
+  readInFull: boolean;
 }
 
 export interface NodeBodyLimits {
@@ -27,7 +27,7 @@ export interface NodeBodyLimits {
 }
 
 /** A `readBody(limit)` for one node request. */
-export function nodeBodyReader(req: IncomingMessage, res: ServerResponse, limits: NodeBodyLimits): (limit: number) => Promise<Uint8Array> {
+export function nodeBodyReader(req: IncomingMessage, res: ServerResponse, limits: NodeBodyLimits, marks: BodyMarks = { continueDeferred: false, readInFull: false }): (limit: number) => Promise<Uint8Array> {
   return (requested) =>
     new Promise<Uint8Array>((resolve, reject) => {
       const limit = limits.maxBodyBytes && limits.maxBodyBytes < requested ? limits.maxBodyBytes : requested;
@@ -37,9 +37,12 @@ export function nodeBodyReader(req: IncomingMessage, res: ServerResponse, limits
       if (req.readableEnded) return resolve(new Uint8Array(0));
       // A chunked body received in full but past the limit: left unread (node discards it after the 413).
       if (req.complete && req.readableLength > limit) return reject(tooLarge(limit));
-      const buffered = bufferedBody(req, declared);
+      const buffered = bufferedBody(req, declared, marks);
       if (buffered) return resolve(buffered);
-      if (awaitingContinue.delete(req)) res.writeContinue();
+      if (marks.continueDeferred) {
+        marks.continueDeferred = false;
+        res.writeContinue();
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       let timer: NodeJS.Timeout | undefined;
@@ -86,22 +89,19 @@ export function nodeBodyReader(req: IncomingMessage, res: ServerResponse, limits
  * adds none. Undefined when the body is still arriving, the stream is already flowing (someone else
  * reads it) or decodes to strings.
  */
-function bufferedBody(req: IncomingMessage, declared: number): Uint8Array | undefined {
+function bufferedBody(req: IncomingMessage, declared: number, marks: BodyMarks): Uint8Array | undefined {
   if (req.readableFlowing || req.readableEncoding !== null) return undefined;
   const buffered = req.readableLength;
   if (buffered !== declared && !(req.complete && Number.isNaN(declared))) return undefined;
-  readInFull.add(req);
+  marks.readInFull = true;
   const chunk = buffered > 0 ? (req.read() as Buffer | null) : null;
   return chunk ? new Uint8Array(chunk.buffer as ArrayBuffer, chunk.byteOffset, chunk.byteLength) : new Uint8Array(0);
 }
-
-/** Requests whose body was read to its last byte before the parser saw the message end. */
-const readInFull = new WeakSet<IncomingMessage>();
 
 /**
  * Whether every byte of the request was received (an answer then leaves the connection open), also
  * when the parser has not yet flagged the message complete.
  */
-export function receivedInFull(req: IncomingMessage): boolean {
-  return req.complete || readInFull.has(req);
+export function receivedInFull(req: IncomingMessage, marks: BodyMarks): boolean {
+  return req.complete || marks.readInFull;
 }

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerOptions, type ServerResp
 import type { AddressInfo } from 'node:net';
 import type { Gateway } from '../src/index.js';
 import { createRequestListener, type NodeBridgeOptions } from './node.js';
-import { DEFAULT_BODY_IDLE_MS, deferContinue } from './node-body.js';
+import { DEFAULT_BODY_IDLE_MS } from './node-body.js';
 
 export interface ServeOptions extends NodeBridgeOptions {
   port?: number;
@@ -56,20 +56,15 @@ export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<Runnin
   if (requestTimeout > 0 && headersTimeout > requestTimeout) throw new RangeError(`headersTimeoutMs (${headersTimeout}) must not be above requestTimeoutMs (${requestTimeout})`);
   const gatewayListener = createRequestListener(gateway, opts);
   const intercept = opts.intercept;
-  const listener = intercept
-    ? (req: IncomingMessage, res: ServerResponse) => {
-        if (!intercept(req, res)) gatewayListener(req, res);
-      }
-    : gatewayListener;
-  const server = createServer({ ...opts.serverOptions, headersTimeout, requestTimeout }, listener);
+  const listener = (req: IncomingMessage, res: ServerResponse, continueDeferred = false) => {
+    if (!intercept?.(req, res)) gatewayListener(req, res, continueDeferred);
+  };
+  const server = createServer({ ...opts.serverOptions, headersTimeout, requestTimeout }, (req, res) => listener(req, res));
   server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? SERVE_DEFAULTS.keepAliveTimeoutMs;
   if (opts.maxConnections !== undefined) server.maxConnections = opts.maxConnections;
   // `Expect: 100-continue`: the client waits for the go-ahead, which comes only when the gateway
   // reads the body (after the key check); a 401 first means the body is never sent.
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    deferContinue(req);
-    listener(req, res);
-  });
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => listener(req, res, true));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', () => {

@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type HandleContext, type Principal } from '../src/index.js';
 import type { BridgeContext } from '../src/gateway/bridge.js';
 import { allowedMethods, bodyTooLarge, errorBodyText, FIXED_ORIGIN, hasDotSegment, isTextStream, KEEP_ALIVE_TEXT, pipeChunks, Reply, type ChunkSource } from '../src/gateway/bridge.js';
-import { DEFAULT_BODY_IDLE_MS, nodeBodyReader, receivedInFull } from './node-body.js';
+import { DEFAULT_BODY_IDLE_MS, nodeBodyReader, receivedInFull, type BodyMarks } from './node-body.js';
 import { LINGER_DEFAULTS, lingerOnClose, type LingerBounds } from './node-linger.js';
 import { clientGone, FORBIDDEN_METHODS, nodeRequest, type ClientGone } from './node-request.js';
 
@@ -294,8 +294,11 @@ class NodeHandleContext implements BridgeContext {
   }
 }
 
-/** Handles one node request with the gateway. */
-export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}): Promise<void> {
+/**
+ * Handles one node request with the gateway. `continueDeferred`: the server left the client's
+ * `Expect: 100-continue` unanswered (serve() does), so the body reader answers it when it reads.
+ */
+export async function handleNode(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, opts: NodeBridgeOptions & { body?: unknown; context?: HandleContext } = {}, continueDeferred = false): Promise<void> {
   const target = originForm(path);
   const linger = lingerBounds(opts);
   if (target === undefined) return bridgeError(req, res, '/', new GatewayError('invalid_request', 'Malformed request target; expected a path.'), {}, linger);
@@ -310,6 +313,7 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
   let headers = req.headers;
   const client = clientGone(res);
   const context = new NodeHandleContext(client);
+  const marks: BodyMarks = { continueDeferred, readInFull: false };
   if (method !== 'GET' && method !== 'HEAD') {
     const reused = parsedBody(req, opts.body);
     if (reused) {
@@ -326,10 +330,15 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
       };
       else context.body = bytes;
     } else {
-      context.readBody = nodeBodyReader(req, res, {
-        ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
-        bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_MS,
-      });
+      context.readBody = nodeBodyReader(
+        req,
+        res,
+        {
+          ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+          bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_MS,
+        },
+        marks,
+      );
     }
   }
   const request = nodeRequest(method, FIXED_ORIGIN + target, headers, client.signal);
@@ -337,13 +346,13 @@ export async function handleNode(gateway: Gateway, req: IncomingMessage, res: Se
   if (principal) context.principal = principal;
   // A wrapper without the bridge (handle() only) still works, through a Response.
   const reply = gateway.bridge ? await gateway.bridge.reply(request, context) : Reply.of(await gateway.handle(request, context));
-  await writeReply(res, reply, { close: !receivedInFull(req), linger });
+  await writeReply(res, reply, { close: !receivedInFull(req, marks), linger });
 }
 
 /** A node:http request listener serving the gateway (404 for paths outside `prefix`). */
-export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions = {}): (req: IncomingMessage, res: ServerResponse, continueDeferred?: boolean) => void {
   const linger = lingerBounds(opts);
-  return (req, res) => {
+  return (req, res, continueDeferred = false) => {
     // Before originForm: it resolves an absolute-form target (`POST http://h/v1/chat/%2e%2e/...`).
     if (hasDotSegment(req.url ?? '/')) return bridgeError(req, res, '/', dotSegmentError(), {}, linger);
     const target = originForm(req.url ?? '/');
@@ -352,7 +361,7 @@ export function createRequestListener(gateway: Gateway, opts: NodeBridgeOptions 
       // In the protocol shape of the path as sent (an Anthropic client outside the mount gets Anthropic's).
       return bridgeError(req, res, target ?? '/', new GatewayError('not_found', "Not found: the path is outside the gateway's mount path.", { detail: 'unknown_route' }), {}, linger);
     }
-    handleNode(gateway, req, res, path, opts).catch(() => {
+    handleNode(gateway, req, res, path, opts, continueDeferred).catch(() => {
       if (!res.headersSent) return bridgeError(req, res, path, new GatewayError('internal', 'Internal gateway error.'), {}, linger);
       res.end();
     });

@@ -67,20 +67,25 @@ interface Target {
   secure: boolean;
 }
 
-/** Parsed targets by URL string: a provider calls the same few URLs, each parse costs ~0.4 µs. Bounded: cleared when full. */
-const targets = new Map<string, Target>();
-const MAX_TARGETS = 512;
+/**
+ * Parsed targets by URL string: a provider calls the same few URLs, each parse costs ~0.4 µs.
+ * Bounded: cleared when full. Each upstream client (createUndiciFetch) keeps its own.
+ */
+class TargetCache {
+  private static readonly MAX = 512;
+  private readonly targets = new Map<string, Target>();
 
-function targetOf(input: string | URL): Target {
-  const cached = typeof input === 'string' ? targets.get(input) : undefined;
-  if (cached) return cached;
-  const url = new URL(input);
-  const target = { origin: url.origin, path: `${url.pathname}${url.search}`, secure: url.protocol === 'https:' };
-  if (typeof input === 'string') {
-    if (targets.size >= MAX_TARGETS) targets.clear();
-    targets.set(input, target);
+  of(input: string | URL): Target {
+    const cached = typeof input === 'string' ? this.targets.get(input) : undefined;
+    if (cached) return cached;
+    const url = new URL(input);
+    const target = { origin: url.origin, path: `${url.pathname}${url.search}`, secure: url.protocol === 'https:' };
+    if (typeof input === 'string') {
+      if (this.targets.size >= TargetCache.MAX) this.targets.clear();
+      this.targets.set(input, target);
+    }
+    return target;
   }
-  return target;
 }
 
 interface Call {
@@ -232,6 +237,7 @@ export interface UndiciFetchOptions {
 }
 
 export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstreamFetch {
+  const targets = new TargetCache();
   const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
 
   const send = (url: Target, method: string, init: RequestInit | undefined, body: PreparedBody, abortHook: AbortHook | undefined): Promise<Response> => {
@@ -239,7 +245,7 @@ export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstrea
     return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, abortHook, redirect: init?.redirect });
   };
   const call = (input: string | URL, init: RequestInit | undefined, abortHook?: AbortHook): Promise<Response> => {
-    const url = targetOf(input);
+    const url = targets.of(input);
     const method = (init?.method ?? 'GET').toUpperCase();
     const raw = init?.body;
     if (raw != null && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');

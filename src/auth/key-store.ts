@@ -1,30 +1,39 @@
 import type { KeyConfig } from '../config/schema.js';
 import type { Principal } from './principal.js';
-import { sha256Words } from './sha256.js';
+import { Sha256 } from './sha256.js';
 
 const encoder = new TextEncoder();
-/** Reused for ASCII tokens (all real ones): TextEncoder.encode costs more than the hash itself. */
-const ascii = new Uint8Array(256);
 
-/** The digest words of `text`'s UTF-8 bytes, in sha256Words' shared buffer (read before the next hash). */
-export function digestOf(text: string): Int32Array {
-  const n = text.length;
-  if (n > ascii.length) return hashBytes(encoder.encode(text));
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c > 0x7f) {
-      ascii.fill(0, 0, i);
-      return hashBytes(encoder.encode(text));
+/**
+ * Hashes presented tokens to digest words: a SHA-256 hasher and a buffer reused for ASCII tokens
+ * (all real ones: TextEncoder.encode costs more than the hash itself). Each key store owns one,
+ * so two gateways in one process share no buffer.
+ */
+export class TokenHasher {
+  private readonly sha = new Sha256();
+  private readonly ascii = new Uint8Array(256);
+
+  /** The digest words of `text`'s UTF-8 bytes, in this hasher's buffer (read before its next call). */
+  digest(text: string): Int32Array {
+    const ascii = this.ascii;
+    const n = text.length;
+    if (n > ascii.length) return this.bytes(encoder.encode(text));
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 0x7f) {
+        ascii.fill(0, 0, i);
+        return this.bytes(encoder.encode(text));
+      }
+      ascii[i] = c;
     }
-    ascii[i] = c;
+    const digest = this.sha.words(ascii, n);
+    ascii.fill(0, 0, n);
+    return digest;
   }
-  const digest = sha256Words(ascii, n);
-  ascii.fill(0, 0, n);
-  return digest;
-}
 
-function hashBytes(bytes: Uint8Array): Int32Array {
-  return sha256Words(bytes, bytes.length);
+  private bytes(bytes: Uint8Array): Int32Array {
+    return this.sha.words(bytes, bytes.length);
+  }
 }
 
 /** The map key of a digest: 30 of its bits, a small integer (no string per lookup); the full digest confirms. */
@@ -53,11 +62,12 @@ interface StoredKey {
 export class KeyStore {
   /** Digests that share those 30 bits share a bucket (rare), each one confirmed in full. */
   private readonly byDigest = new Map<number, StoredKey[]>();
+  private readonly hasher = new TokenHasher();
 
   constructor(keys: readonly KeyConfig[]) {
     for (const k of keys) {
       if (k.disabled) continue;
-      const digest = digestOf(k.key).slice();
+      const digest = this.hasher.digest(k.key).slice();
       const principal: Principal = { id: k.id, models: k.models, ...(k.limits ? { limits: k.limits } : {}), ...(k.providerKeys ? { providerKeys: k.providerKeys } : {}), ...(k.cache ? { cache: k.cache } : {}) };
       const bucket = this.byDigest.get(keyOf(digest)) ?? [];
       // The same key text twice: the later entry wins.
@@ -73,7 +83,7 @@ export class KeyStore {
   }
 
   lookupSync(token: string): Principal | undefined {
-    const digest = digestOf(token);
+    const digest = this.hasher.digest(token);
     const bucket = this.byDigest.get(keyOf(digest));
     if (!bucket) return undefined;
     for (let i = 0; i < bucket.length; i++) {

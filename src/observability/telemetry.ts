@@ -46,6 +46,12 @@ const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0];
 const TPOT_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5];
 
+const DURATION = 'gen_ai.client.operation.duration';
+const TTFT = 'gen_ai.server.time_to_first_token';
+const TPOT = 'gen_ai.server.time_per_output_token';
+/** The instruments measured in seconds (unit `s`): a Prometheus exposition names them with `_seconds`. */
+export const SECONDS_INSTRUMENTS: readonly string[] = [DURATION, TTFT, TPOT];
+
 export interface Instruments {
   /** False while the meter provider is the API's no-op: callers then skip building attributes. */
   enabled: boolean;
@@ -86,7 +92,7 @@ function createInstruments(provider: MeterProvider): Instruments {
   return {
     enabled: requests !== NOOP_COUNTER,
     requests,
-    duration: meter.createHistogram('gen_ai.client.operation.duration', {
+    duration: meter.createHistogram(DURATION, {
       description: 'Duration of GenAI operations served through the gateway.',
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
@@ -97,12 +103,12 @@ function createInstruments(provider: MeterProvider): Instruments {
       valueType: ValueType.INT,
       advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
     }),
-    timeToFirstToken: meter.createHistogram('gen_ai.server.time_to_first_token', {
+    timeToFirstToken: meter.createHistogram(TTFT, {
       description: 'Time from the request to the first streamed token.',
       unit: 's',
       advice: { explicitBucketBoundaries: TTFT_BUCKETS },
     }),
-    timePerOutputToken: meter.createHistogram('gen_ai.server.time_per_output_token', {
+    timePerOutputToken: meter.createHistogram(TPOT, {
       description: 'Time per output token after the first, for streamed answers.',
       unit: 's',
       advice: { explicitBucketBoundaries: TPOT_BUCKETS },

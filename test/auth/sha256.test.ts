@@ -1,7 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { KeyStore } from '../../src/auth/key-store.js';
-import { sha256, sha256Words } from '../../src/auth/sha256.js';
+import { KeyStore, TokenHasher } from '../../src/auth/key-store.js';
+import { Sha256, sha256 } from '../../src/auth/sha256.js';
+
+const hasher = new Sha256();
+const sha256Words = (data: Uint8Array, len: number) => hasher.words(data, len);
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -79,5 +82,16 @@ describe('sha256 (plain JS, used by the key store)', () => {
     expect(await store.lookup(a)).toEqual({ id: 'a', models: ['*'] });
     expect(await store.lookup(b)).toEqual({ id: 'b2', models: ['x'] });
     expect(await store.lookup('sk-collide-1')).toBeUndefined();
+  });
+
+  it('gives each hasher its own buffers: a digest read later is not overwritten by another hasher', () => {
+    const [one, two] = [new Sha256(), new Sha256()];
+    const a = one.words(utf8('sk-first-0123456789'), 19);
+    two.words(utf8('sk-second-0123456789'), 20);
+    expect(Buffer.from(new Int32Array(a).buffer).swap32().toString('hex')).toBe(createHash('sha256').update('sk-first-0123456789').digest('hex'));
+    const [x, y] = [new TokenHasher(), new TokenHasher()];
+    const dx = x.digest('sk-first-0123456789');
+    y.digest('sk-second-0123456789');
+    expect([...dx]).toEqual([...a]);
   });
 });

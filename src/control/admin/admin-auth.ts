@@ -6,7 +6,7 @@
  * credential is a 401; the admin key's text is never echoed.
  */
 import { timingSafeEqual } from '../../auth/key-store.js';
-import { sha256 } from '../../auth/sha256.js';
+import { Sha256 } from '../../auth/sha256.js';
 import { extractToken } from '../../auth/extract-token.js';
 import type { Kysely } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
@@ -46,6 +46,7 @@ export class AdminAuth {
   private readonly keys: Array<{ digest: Uint8Array; identity: AdminIdentity }>;
   readonly sessions: ConsoleSessions;
   readonly sessionTtlSeconds: number;
+  private readonly sha = new Sha256();
 
   /** `platform.isPlatformKey`: whether a token is one of the gateway's platform keys (answered with a 403 that says so); `platform.db`: the control plane's store, where console sessions live. */
   constructor(
@@ -54,14 +55,14 @@ export class AdminAuth {
     private readonly platform: { isPlatformKey: (token: string) => boolean; db?: Kysely<Database> },
     session: AdminSessionOptions = {},
   ) {
-    this.keys = keys.map((k) => ({ digest: sha256(encoder.encode(k.key)), identity: { id: k.id, access: k.access } }));
+    this.keys = keys.map((k) => ({ digest: this.sha.digest(encoder.encode(k.key)), identity: { id: k.id, access: k.access } }));
     this.sessionTtlSeconds = session.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
     this.sessions = new ConsoleSessions(session.sessionSecret, this.sessionTtlSeconds * 1000, session.now ?? Date.now);
   }
 
   /** The admin key's identity (console sign-in); undefined when it is no admin key. */
   identityOfKey(key: string): AdminIdentity | undefined {
-    const digest = sha256(encoder.encode(key));
+    const digest = this.sha.digest(encoder.encode(key));
     let found: AdminIdentity | undefined;
     // Every entry is compared, so the time does not tell which one matched.
     for (const k of this.keys) if (timingSafeEqual(k.digest, digest) && !found) found = k.identity;

@@ -14,7 +14,7 @@
  * than served with the gateway's own credentials instead of the holder's.
  */
 import type { Kysely } from 'kysely';
-import { digestOf, keyOf, timingSafeEqual } from '../../auth/key-store.js';
+import { keyOf, timingSafeEqual, TokenHasher } from '../../auth/key-store.js';
 import type { Principal } from '../../auth/principal.js';
 import type { LimitsConfig } from '../../config/schema.js';
 import type { Database } from '../db/database.js';
@@ -51,6 +51,7 @@ export class KeyCache {
   private revision = -1;
   private readonly keys = new Map<string, CachedKey>();
   private readonly byDigest = new Map<number, Secret[]>();
+  private readonly hasher = new TokenHasher();
   private readonly secretsOfKey = new Map<string, Secret[]>();
   /** Key id -> when it was last used here; written in batches (never per request). */
   private readonly used = new Map<string, number>();
@@ -160,7 +161,7 @@ export class KeyCache {
   }
 
   private secretOf(token: string): Secret | undefined {
-    const digest = digestOf(token);
+    const digest = this.hasher.digest(token);
     const bucket = this.byDigest.get(keyOf(digest));
     if (!bucket) return undefined;
     let found: Secret | undefined;

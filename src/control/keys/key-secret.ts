@@ -48,7 +48,7 @@ export function displayParts(secret: string): { prefix: string; last4: string } 
   return { prefix, last4: secret.slice(-4) };
 }
 
-/** A hex digest as the 8 big-endian words sha256Words gives (for the in-memory index). */
+/** A hex digest as the 8 big-endian words Sha256.words gives (for the in-memory index). */
 export function digestWords(hex: string): Int32Array {
   const words = new Int32Array(8);
   for (let i = 0; i < 8; i++) words[i] = Number.parseInt(hex.slice(i * 8, i * 8 + 8), 16) | 0;
