@@ -47,7 +47,17 @@ export function launcher(ctx: LaunchContext) {
       ),
     /** modelgate on the node:http bridge with its control plane on (SQLite store, keys from it, the ledger written). */
     controlGateway: (upstream: BenchChild): Promise<BenchChild> =>
-      startChild({ name: 'modelgate (control plane on)', file: entry('gateway-server'), env: { BENCH_UPSTREAM: upstream.url, BENCH_HOST: 'node', BENCH_CONTROL: 'sqlite' }, cpu: onTarget }, pinning),
+      startChild(
+        {
+          name: 'modelgate (control plane on)',
+          file: entry('gateway-server'),
+          env: { BENCH_UPSTREAM: upstream.url, BENCH_HOST: 'node', BENCH_CONTROL: 'sqlite' },
+          // BENCH_PROFILE_CONTROL=DIR: a V8 CPU profile of this child.
+          nodeArgs: process.env.BENCH_PROFILE_CONTROL ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_CONTROL}`, '--cpu-prof-interval=250'] : [],
+          cpu: onTarget,
+        },
+        pinning,
+      ),
     bun: (upstream: BenchChild): Promise<BenchChild> =>
       startChild({ name: 'modelgate on Bun', file: entry('host-bun'), env: { BENCH_UPSTREAM: upstream.url }, runtime: 'bun', cpu: onTarget }, pinning, ctx.bun),
     /** The server as shipped: `npm start` in the repository (dist/ built), pinned like the others. */

@@ -3,7 +3,7 @@
  * and their daily rollups written in one transaction, rows read newest first with a keyset cursor,
  * summaries read from the rollups, and the retention's batched reads and deletes.
  */
-import { sql, type ExpressionBuilder, type Expression, type Kysely, type Selectable, type SqlBool, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type ExpressionBuilder, type Expression, type Kysely, type Selectable, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { LedgerRowsTable } from '../db/schema-ledger.js';
 import type { LedgerSink } from './ledger-queue.js';
@@ -89,8 +89,42 @@ function fromDb(d: Selectable<LedgerRowsTable>): LedgerRow {
 
 const DAY_MS = 86_400_000;
 
+/** A row with every column set (nulls included), so a compiled INSERT names every column. */
+const SAMPLE: LedgerRowsTable = toDb({
+  traceId: '', requestId: null, time: 0, keyId: '', method: '', route: '', protocol: null, model: null, requestedModel: null,
+  resolvedModel: null, provider: null, deployment: null, status: 0, errorCode: null, attempts: 0, fallbacks: 0, inputTokens: null,
+  outputTokens: null, cachedTokens: null, reasoningTokens: null, images: null, videoSeconds: null, costUsd: null, price: null,
+  latencyMs: 0, ttftMs: null, stream: false, byok: false, cacheHit: false,
+});
+/** The parameters' order: Kysely lists a multi-row INSERT's columns in the first row's key order, row after row. */
+const COLUMNS = Object.keys(SAMPLE) as Array<keyof LedgerRowsTable>;
+/** Statement texts kept per row count (a batch's size varies; the last chunk of a big one too). */
+const MAX_CACHED_TEXTS = 32;
+
 export class SqlLedgerStore implements LedgerSink {
+  /**
+   * The INSERT's SQL per row count, compiled once by Kysely: building the query for each batch
+   * (Kysely parses every row's values into its tree) cost ~25 us CPU per ledger row in the bench's
+   * control-plane scenario, more than the database's own work (bench/RESULTS.md, control-openai-*).
+   */
+  private readonly insertTexts = new Map<number, string>();
+
   constructor(private readonly db: Kysely<Database>) {}
+
+  private insertText(trx: Transaction<Database>, rows: number): string {
+    let text = this.insertTexts.get(rows);
+    if (text === undefined) {
+      text = trx
+        .insertInto('ledger_rows')
+        .values(Array.from({ length: rows }, () => SAMPLE))
+        .onConflict((oc) => oc.column('trace_id').doNothing())
+        .returning('trace_id')
+        .compile().sql;
+      if (this.insertTexts.size >= MAX_CACHED_TEXTS) this.insertTexts.clear();
+      this.insertTexts.set(rows, text);
+    }
+    return text;
+  }
 
   /**
    * Rows and their rollups in one transaction. A row already stored (a batch retried after its
@@ -101,13 +135,14 @@ export class SqlLedgerStore implements LedgerSink {
     await this.db.transaction().execute(async (trx) => {
       const fresh = new Set<string>();
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const inserted = await trx
-          .insertInto('ledger_rows')
-          .values(rows.slice(i, i + INSERT_CHUNK).map(toDb))
-          .onConflict((oc) => oc.column('trace_id').doNothing())
-          .returning('trace_id')
-          .execute();
-        for (const r of inserted) fresh.add(r.trace_id);
+        const chunk = rows.slice(i, i + INSERT_CHUNK);
+        const parameters: unknown[] = [];
+        for (const row of chunk) {
+          const d = toDb(row);
+          for (const c of COLUMNS) parameters.push(d[c] ?? null);
+        }
+        const inserted = await trx.executeQuery<{ trace_id: string }>(CompiledQuery.raw(this.insertText(trx, chunk.length), parameters));
+        for (const r of inserted.rows) fresh.add(r.trace_id);
       }
       const added = rows.filter((r) => fresh.has(r.traceId));
       await addRollups(trx, added);
