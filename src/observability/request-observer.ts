@@ -367,22 +367,20 @@ export class RequestObserver {
     const e = this.event;
     const first = e.stream ? (this.firstTokenAt ?? this.firstChunkAt) : undefined;
     const protocol = routeFacts(e.route, e.path)?.clientProtocol;
-    const event: ResponseEvent = {
-      ...e,
-      status,
-      latencyMs,
-      ...(o.usage ? { usage: o.usage } : {}),
-      ...(o.costUsd !== undefined ? { costUsd: o.costUsd } : {}),
-      ...(o.pricing ? { pricing: o.pricing } : {}),
-      ...(o.media ? { media: o.media } : {}),
-      ...(o.error ? { error: o.error } : {}),
-      ...(o.streamCompleted !== undefined ? { streamCompleted: o.streamCompleted } : {}),
-      ...(o.finishReason ? { finishReason: o.finishReason } : {}),
-      ...(this.response.model ? { resolvedModel: this.response.model } : {}),
-      ...(protocol ? { protocol } : {}),
-      ...(first !== undefined ? { ttftMs: first - this.startedAt } : {}),
-      ...(o.cacheHit ? { cacheHit: true } : {}),
-    };
+    // One copy of the request's facts, the outcome's set by assignment (conditional spreads would
+    // build and copy a temporary object per field on every request).
+    const event: ResponseEvent = { ...e, status, latencyMs };
+    if (o.usage) event.usage = o.usage;
+    if (o.costUsd !== undefined) event.costUsd = o.costUsd;
+    if (o.pricing) event.pricing = o.pricing;
+    if (o.media) event.media = o.media;
+    if (o.error) event.error = o.error;
+    if (o.streamCompleted !== undefined) event.streamCompleted = o.streamCompleted;
+    if (o.finishReason) event.finishReason = o.finishReason;
+    if (this.response.model) event.resolvedModel = this.response.model;
+    if (protocol) event.protocol = protocol;
+    if (first !== undefined) event.ttftMs = first - this.startedAt;
+    if (o.cacheHit) event.cacheHit = true;
     if (ledger) {
       try {
         ledger(event);
