@@ -24,7 +24,8 @@ export class GatewayRequestContext implements EndpointContext {
   secrets: readonly string[];
   obs: RequestObserver;
   #signal: AbortSignal | undefined;
-  readonly #hostSignal: AbortSignal | undefined;
+  /** The host's context, whose `signal` may be a getter that builds an AbortSignal: read only on demand. */
+  readonly #host: HandleContext;
 
   constructor(
     public readonly services: GatewayServices,
@@ -38,7 +39,7 @@ export class GatewayRequestContext implements EndpointContext {
     public event: RequestContext['event'],
     public errorShape: ErrorShape,
   ) {
-    this.#hostSignal = host.signal;
+    this.#host = host;
     this.hostPrincipal = host.principal;
     this.clientGone = host.onClientGone;
     this.secrets = services.secrets;
@@ -52,6 +53,6 @@ export class GatewayRequestContext implements EndpointContext {
 
   /** Read only when something needs it (upstream calls can follow the host's clientGone instead). */
   get signal(): AbortSignal {
-    return (this.#signal ??= this.#hostSignal ?? this.request.signal);
+    return (this.#signal ??= this.#host.signal ?? this.request.signal);
   }
 }
