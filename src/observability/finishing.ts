@@ -30,3 +30,41 @@ export function finishing(source: AsyncGenerator<string>, chunk: () => void, fin
   };
   return gen;
 }
+
+/**
+ * A byte body with `chunk` called for each chunk and `finish` once it is over: ended, failed, or
+ * cancelled by the client. Pulls only when the client pulls, so the client's pace still reaches
+ * the upstream.
+ */
+export function finishingBytes(body: ReadableStream<Uint8Array>, chunk: () => void, finish: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let read: ReadableStreamReadResult<Uint8Array>;
+        try {
+          read = await reader.read();
+        } catch (err) {
+          controller.error(err);
+          finish();
+          return;
+        }
+        if (read.done) {
+          controller.close();
+          finish();
+          return;
+        }
+        chunk();
+        controller.enqueue(read.value);
+      },
+      async cancel(reason) {
+        try {
+          await reader.cancel(reason);
+        } finally {
+          finish();
+        }
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

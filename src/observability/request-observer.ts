@@ -8,34 +8,18 @@
  * The same moments open and close the server span, the client span of each attempt and the metrics.
  */
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import type { GatewayError } from '../core/errors.js';
-import type { PricingConfig } from '../config/schema.js';
-import type { IRFinishReason, IRUsage, ProtocolName } from '../ir/types.js';
+import type { ProtocolName } from '../ir/types.js';
 import { ATTR, genAiProviderName, operationOfProtocol, requestSettings, routeFacts, type RequestSettings, type ResponseFacts } from './genai.js';
 import { isTextStream, Reply } from '../reply/reply.js';
-import { fireHook, type GatewayHooks, type MediaUsage, type RequestEvent, type ResponseEvent } from './hooks.js';
+import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } from './hooks.js';
 import { extractParent, injectContext, NOOP_SPAN, NOOP_SPAN_CONTEXT, type Telemetry } from './telemetry.js';
-import { finishing } from './finishing.js';
+import { finishing, finishingBytes } from './finishing.js';
 import { UNOBSERVED, type AttemptTarget, type UpstreamAttempt } from './attempt.js';
+import { responseEventOf, type RequestOutcome } from './response-event.js';
 
 export type { AttemptTarget, UpstreamAttempt } from './attempt.js';
 
-/** What handlers learn about the outcome while serving a request. */
-export interface RequestOutcome {
-  usage?: IRUsage;
-  costUsd?: number;
-  /** The model's pricing `costUsd` was computed with. */
-  pricing?: PricingConfig;
-  /** Images produced, seconds of video asked for. */
-  media?: MediaUsage;
-  /** The failure (already scrubbed) when the request failed, also mid-stream under a 200. */
-  error?: { code: GatewayError['code']; message: string };
-  streamCompleted?: boolean;
-  /** Why the model stopped (also the span's gen_ai.response.finish_reasons when no answer fact set them). */
-  finishReason?: IRFinishReason;
-  /** The answer came from the response cache. */
-  cacheHit?: boolean;
-}
+export type { RequestOutcome } from './response-event.js';
 
 export interface ObserverDeps {
   hooks: GatewayHooks;
@@ -313,37 +297,7 @@ export class RequestObserver {
         : body.cancel;
       return new Reply(reply.status, reply.headers, { ...body, chunks: finishing(body.chunks, chunkSeen, finish), cancel });
     }
-    const reader = body.getReader();
-    const wrapped = new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          let chunk: ReadableStreamReadResult<Uint8Array>;
-          try {
-            chunk = await reader.read();
-          } catch (err) {
-            controller.error(err);
-            finish();
-            return;
-          }
-          if (chunk.done) {
-            controller.close();
-            finish();
-            return;
-          }
-          chunkSeen();
-          controller.enqueue(chunk.value);
-        },
-        async cancel(reason) {
-          try {
-            await reader.cancel(reason);
-          } finally {
-            finish();
-          }
-        },
-      },
-      // Pull only when the client pulls: the client's pace still reaches the upstream.
-      { highWaterMark: 0 },
-    );
+    const wrapped = finishingBytes(body, chunkSeen, finish);
     return new Reply(reply.status, reply.headers, wrapped);
   }
 
@@ -367,20 +321,8 @@ export class RequestObserver {
     const e = this.event;
     const first = e.stream ? (this.firstTokenAt ?? this.firstChunkAt) : undefined;
     const protocol = routeFacts(e.route, e.path)?.clientProtocol;
-    // One copy of the request's facts, the outcome's set by assignment (conditional spreads would
-    // build and copy a temporary object per field on every request).
-    const event: ResponseEvent = { ...e, status, latencyMs };
-    if (o.usage) event.usage = o.usage;
-    if (o.costUsd !== undefined) event.costUsd = o.costUsd;
-    if (o.pricing) event.pricing = o.pricing;
-    if (o.media) event.media = o.media;
-    if (o.error) event.error = o.error;
-    if (o.streamCompleted !== undefined) event.streamCompleted = o.streamCompleted;
-    if (o.finishReason) event.finishReason = o.finishReason;
-    if (this.response.model) event.resolvedModel = this.response.model;
-    if (protocol) event.protocol = protocol;
-    if (first !== undefined) event.ttftMs = first - this.startedAt;
-    if (o.cacheHit) event.cacheHit = true;
+    const ttftMs = first !== undefined ? first - this.startedAt : undefined;
+    const event = responseEventOf(e, status, latencyMs, o, { resolvedModel: this.response.model, protocol, ttftMs });
     if (ledger) {
       try {
         ledger(event);

@@ -1,0 +1,49 @@
+/** A finished request's ResponseEvent (hooks, the usage ledger): the request's facts plus what handlers reported. */
+import type { GatewayError } from '../core/errors.js';
+import type { PricingConfig } from '../config/schema.js';
+import type { IRFinishReason, IRUsage } from '../ir/types.js';
+import type { MediaUsage, RequestEvent, ResponseEvent } from './hooks.js';
+
+/** What handlers learn about the outcome while serving a request. */
+export interface RequestOutcome {
+  usage?: IRUsage;
+  costUsd?: number;
+  /** The model's pricing `costUsd` was computed with. */
+  pricing?: PricingConfig;
+  /** Images produced, seconds of video asked for. */
+  media?: MediaUsage;
+  /** The failure (already scrubbed) when the request failed, also mid-stream under a 200. */
+  error?: { code: GatewayError['code']; message: string };
+  streamCompleted?: boolean;
+  /** Why the model stopped (also the span's gen_ai.response.finish_reasons when no answer fact set them). */
+  finishReason?: IRFinishReason;
+  /** The answer came from the response cache. */
+  cacheHit?: boolean;
+}
+
+/** Facts the observer learned beside the outcome. */
+export interface AnswerFacts {
+  resolvedModel: string | undefined;
+  protocol: string | undefined;
+  ttftMs: number | undefined;
+}
+
+/**
+ * One copy of the request's facts with the outcome's set by assignment (conditional spreads would
+ * build and copy a temporary object per field on every request).
+ */
+export function responseEventOf(e: RequestEvent, status: number, latencyMs: number, o: RequestOutcome, facts: AnswerFacts): ResponseEvent {
+  const event: ResponseEvent = { ...e, status, latencyMs };
+  if (o.usage) event.usage = o.usage;
+  if (o.costUsd !== undefined) event.costUsd = o.costUsd;
+  if (o.pricing) event.pricing = o.pricing;
+  if (o.media) event.media = o.media;
+  if (o.error) event.error = o.error;
+  if (o.streamCompleted !== undefined) event.streamCompleted = o.streamCompleted;
+  if (o.finishReason) event.finishReason = o.finishReason;
+  if (facts.resolvedModel) event.resolvedModel = facts.resolvedModel;
+  if (facts.protocol) event.protocol = facts.protocol;
+  if (facts.ttftMs !== undefined) event.ttftMs = facts.ttftMs;
+  if (o.cacheHit) event.cacheHit = true;
+  return event;
+}
