@@ -61,13 +61,11 @@ function groupRssBytes(pgid: number): number {
  * --cpu-prof in NODE_OPTIONS, so then the group runs `node --cpu-prof dist/node/cli.js` (what npm
  * start runs, without npm and the shell around it).
  */
-function profileArgs(quiet: boolean): string[] | undefined {
+function profileArgs(repoRoot: string, quiet: boolean): string[] | undefined {
   const dir = process.env.BENCH_PROFILE_SHIPPED;
   if (!dir) return undefined;
-  return ['--cpu-prof', `--cpu-prof-dir=${join(dir, quiet ? 'shipped-quiet' : 'shipped')}`, '--cpu-prof-interval=250', join(repoRootOf(), 'dist', 'node', 'cli.js')];
+  return ['--cpu-prof', `--cpu-prof-dir=${join(dir, quiet ? 'shipped-quiet' : 'shipped')}`, '--cpu-prof-interval=250', join(repoRoot, 'dist', 'node', 'cli.js')];
 }
-let repoRootValue = '';
-const repoRootOf = () => repoRootValue;
 
 export async function startShipped(repoRoot: string, upstreamUrl: string, cpu: number, pinning: Pinning, o: ShippedOptions): Promise<BenchChild> {
   const name = o.name ?? (o.quiet ? 'npm start --quiet' : 'npm start');
@@ -75,8 +73,7 @@ export async function startShipped(repoRoot: string, upstreamUrl: string, cpu: n
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify(gatewayConfig(upstreamUrl), null, 2));
   const cliArgs = ['--config', config, '--port', '0', '--host', '127.0.0.1', '--db', join(dir, 'modelgate.db'), ...(o.quiet ? ['--quiet'] : ['--access-log', join(dir, 'access.log')]), ...(o.args ?? [])];
-  repoRootValue = repoRoot;
-  const profiled = profileArgs(o.quiet);
+  const profiled = profileArgs(repoRoot, o.quiet);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const run = profiled ? [process.execPath, ...profiled, ...cliArgs] : [npm, 'start', '--silent', '--', ...cliArgs];
   const command = pinning.enabled && pinning.taskset ? pinning.taskset : (run[0] as string);
