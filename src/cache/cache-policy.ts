@@ -23,7 +23,7 @@ export interface CachePlan {
   ttlMs: number;
   /** False with `Cache-Control: no-cache` (the fresh answer is still stored). */
   read: boolean;
-  /** Oldest answer accepted (`max-age`), in ms; undefined: any live one. */
+  /** Oldest answer accepted (`max-age`), in ms; undefined: every live one. */
   maxAgeMs?: number;
   /** Share of the original price a hit costs. */
   hitCostFraction: number;

@@ -101,7 +101,7 @@ export interface RequestSettings {
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 
-/** max tokens, temperature and top_p as any client protocol names them (OpenAI, Anthropic, Responses, Gemini, Interactions). */
+/** max tokens, temperature and top_p as each client protocol names them (OpenAI, Anthropic, Responses, Gemini, Interactions). */
 export function requestSettings(body: Record<string, unknown>): RequestSettings {
   const gen = obj(body.generationConfig) ?? obj(body.generation_config) ?? {};
   const maxTokens = num(body.max_completion_tokens) ?? num(body.max_tokens) ?? num(body.max_output_tokens) ?? num(gen.maxOutputTokens) ?? num(gen.max_output_tokens);
