@@ -29,7 +29,7 @@ const storeDir = controlMode ? mkdtempSync(join(tmpdir(), 'modelgate-bench-contr
 const opened = storeDir ? await (await import('../node/control.js')).openControlPlane(join(storeDir, 'store.db'), {}) : undefined;
 const storeKey = opened ? (await opened.control.keys.create({ name: 'bench' }, 'bench', { configKeys: [] })).body.key : undefined;
 const config = opened ? { ...gatewayConfig(upstream), keys: [] } : gatewayConfig(upstream);
-const gateway = createGateway(config, { fetch: createUndiciFetch(connections ? { connections } : {}), env: {}, ...(opened ? { control: opened.control } : {}) });
+const gateway = createGateway(config, { fetch: createUndiciFetch(connections ? { connections } : {}), env: {}, ...(opened ? { control: opened.control } : {}), ...(process.env.BENCH_LEDGER_HACK === 'none' ? { ledger: { enqueue: () => true } } : process.env.BENCH_LEDGER_HACK === 'nullsink' ? { ledger: new (await import('../src/control/ledger/ledger-queue.js')).LedgerQueue({ write: async () => {} }) } : {}) });
 const host = process.env.BENCH_HOST ?? 'node';
 
 if (host === 'node') {

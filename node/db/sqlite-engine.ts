@@ -38,7 +38,41 @@ export function sqliteEngineFor(env: NodeJS.ProcessEnv = process.env, nodeVersio
 }
 
 export async function openSqliteFile(file: string, engine: SqliteEngineName = sqliteEngineFor()): Promise<SqliteHandle> {
-  return engine === 'node:sqlite' ? openNodeSqlite(file) : openBetterSqlite3(file);
+  const handle = engine === 'node:sqlite' ? await openNodeSqlite(file) : await openBetterSqlite3(file);
+  return { ...handle, database: withStatementCache(handle.database) };
+}
+
+/** Prepared statements kept per SQL text (the ledger's INSERTs, the key cache's reads, ...). */
+export const STATEMENT_CACHE_SIZE = 64;
+
+/**
+ * Kysely's SQLite driver prepares every query again. SQLite parses and plans the text each time:
+ * for the ledger's multi-row INSERT (200 rows, 5,800 parameters) that was 13% of writing a batch
+ * (2.4 us per row of 18, measured with a V8 profile of the SqlLedgerStore writing 100,000 rows,
+ * 2026-11-27). The same statement is reused instead: Kysely runs one query at a time on a SQLite
+ * connection (its single-connection provider holds a mutex until a query, streamed ones included,
+ * has finished), so a cached statement is never in use twice. Least recently used ones go first.
+ */
+export function withStatementCache(database: SqliteDatabase, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => {
+      statements.clear();
+      return database.close();
+    },
+    prepare: (sql: string): SqliteStatement => {
+      let stmt = statements.get(sql);
+      if (stmt !== undefined) {
+        // Most recently used last (a Map iterates in insertion order).
+        statements.delete(sql);
+      } else {
+        stmt = database.prepare(sql);
+        if (statements.size >= size) statements.delete(statements.keys().next().value as string);
+      }
+      statements.set(sql, stmt);
+      return stmt;
+    },
+  };
 }
 
 async function openBetterSqlite3(file: string): Promise<SqliteHandle> {

@@ -116,4 +116,12 @@ describe.each(testDatabaseKinds())('ledger store on %s', (kind) => {
     await expect(purgeLedger(store, { now, exportCsv: async () => Promise.reject(new Error('disk full')) })).rejects.toThrow('disk full');
     expect((await store.rows({}, { limit: 10 })).rows.map((r) => r.traceId)).toEqual(['trace-2000']);
   });
+
+  it('a retried batch that also holds new rows: only the new ones are stored and counted', async () => {
+    const first = [row(3000, { keyId: 'key_retry', costUsd: 1 }), row(3001, { keyId: 'key_retry', costUsd: 2 })];
+    await store.write(first);
+    await store.write([...first, row(3002, { keyId: 'key_retry', costUsd: 4 })]);
+    expect((await store.rows({ keyId: 'key_retry' }, { limit: 10 })).rows.map((r) => r.traceId)).toEqual(['trace-3002', 'trace-3001', 'trace-3000']);
+    expect(await store.spendSince('key_retry', T0)).toEqual({ costUsd: 7, requests: 3 });
+  });
 });

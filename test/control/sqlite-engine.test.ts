@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../node/db/open-database.js';
-import { openSqliteFile, sqliteEngineFor } from '../../node/db/sqlite-engine.js';
+import { openSqliteFile, sqliteEngineFor, withStatementCache } from '../../node/db/sqlite-engine.js';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 const dir = mkdtempSync(join(tmpdir(), 'mg-sqlite-engine-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,6 +29,29 @@ describe('the SQLite engine', () => {
     expect(sqliteEngineFor({ MODELGATE_SQLITE_ENGINE: 'better-sqlite3' }, '24.21.0')).toBe('better-sqlite3');
     expect(sqliteEngineFor({ MODELGATE_SQLITE_ENGINE: 'node' }, '22.22.0')).toBe('node:sqlite');
     expect(() => sqliteEngineFor({ MODELGATE_SQLITE_ENGINE: 'sqlite3' }, '24.21.0')).toThrow(/MODELGATE_SQLITE_ENGINE must be/);
+  });
+
+  it('prepares each SQL text once and reuses the statement; the least recently used goes beyond the cache size', () => {
+    const prepared: string[] = [];
+    let closed = 0;
+    const inner: SqliteDatabase = {
+      close: () => void closed++,
+      prepare: (text: string): SqliteStatement => {
+        prepared.push(text);
+        return { reader: true, all: () => [{ text }], run: () => ({ changes: 0, lastInsertRowid: 0 }), iterate: () => [][Symbol.iterator]() };
+      },
+    };
+    const cached = withStatementCache(inner, 2);
+    const a = cached.prepare('select a');
+    expect(cached.prepare('select a')).toBe(a);
+    cached.prepare('select b');
+    cached.prepare('select a'); // a is now the most recently used
+    cached.prepare('select c'); // evicts b
+    expect(cached.prepare('select a')).toBe(a);
+    cached.prepare('select b');
+    expect(prepared).toEqual(['select a', 'select b', 'select c', 'select b']);
+    cached.close();
+    expect(closed).toBe(1);
   });
 
   it('node:sqlite opens where the runtime has it, and names the way out where it does not', async () => {

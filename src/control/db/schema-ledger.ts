@@ -1,6 +1,6 @@
 /**
  * `ledger_rows`: the usage ledger, one row per request whose key is known (never prompt or answer
- * text). Written in batches by the ledger queue; indexed on (key_id, time) and (time).
+ * text). Written in batches by the ledger queue; keyed by (time, trace_id) (store version 5), indexed on (key_id, time).
  * `usage_daily`: the daily rollups every summary reads, one line per UTC day, key, model,
  * provider and status, added to in the transaction that writes the rows. Times are integer
  * milliseconds since the epoch; booleans are 0/1; `price` is JSON text.

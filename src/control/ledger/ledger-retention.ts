@@ -14,7 +14,8 @@ const DAY_MS = 86_400_000;
 /** What the purge needs of the store (SqlLedgerStore). */
 export interface RetentionStore {
   oldestBefore(cutoff: number, limit: number): Promise<LedgerRow[]>;
-  deleteRows(traceIds: readonly string[]): Promise<number>;
+  /** Deletes the rows with these keys. */
+  deleteRows(rows: ReadonlyArray<Pick<LedgerRow, 'time' | 'traceId'>>): Promise<number>;
   deleteRollupsBefore(cutoff: number): Promise<number>;
   /** The hourly rollups (the console's overview): kept HOURLY_ROLLUP_DAYS. */
   deleteHourlyBefore?(cutoff: number): Promise<number>;
@@ -56,7 +57,7 @@ export async function purgeLedger(store: RetentionStore, options: RetentionOptio
       await options.exportCsv(`${headerWritten ? '' : CSV_HEADER}${csvLines(rows)}`);
       headerWritten = true;
     }
-    rowsDeleted += await store.deleteRows(rows.map((r) => r.traceId));
+    rowsDeleted += await store.deleteRows(rows);
     if (rows.length < batch) break;
   }
   const rollupsDeleted = await store.deleteRollupsBefore(options.now - rollupDays * DAY_MS);

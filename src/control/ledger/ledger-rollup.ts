@@ -56,8 +56,15 @@ export function addTotals(into: RollupTotals, more: RollupTotals): void {
 /** The rollup deltas of a batch of rows: one line per day, key, model, provider and status. */
 export function rollupOf(rows: readonly LedgerRow[]): RollupLine[] {
   const lines = new Map<string, RollupLine>();
+  // A batch's rows are mostly of one day: its name is made once (toISOString per row showed in profiles).
+  let dayStart = Number.NaN;
+  let day = '';
   for (const r of rows) {
-    const day = dayOf(r.time);
+    const start = r.time - (r.time % DAY_MS);
+    if (start !== dayStart) {
+      dayStart = start;
+      day = dayOf(r.time);
+    }
     const model = r.model ?? '';
     const provider = r.provider ?? '';
     const id = `${day}\u0000${r.keyId}\u0000${model}\u0000${provider}\u0000${r.status}`;

@@ -53,6 +53,12 @@ function toDb(r: LedgerRow): LedgerRowsTable {
   };
 }
 
+/** A row's values in COLUMNS order, appended to `into`. */
+function pushParameters(into: unknown[], row: LedgerRow): void {
+  const d = toDb(row);
+  for (const c of COLUMNS) into.push(d[c] ?? null);
+}
+
 function fromDb(d: Selectable<LedgerRowsTable>): LedgerRow {
   return {
     traceId: d.trace_id,
@@ -101,6 +107,9 @@ const COLUMNS = Object.keys(SAMPLE) as Array<keyof LedgerRowsTable>;
 /** Statement texts kept per row count (a batch's size varies; the last chunk of a big one too). */
 const MAX_CACHED_TEXTS = 32;
 
+/** A batch held rows already stored (a retry after a commit that was not heard): written again with RETURNING. */
+class AlreadyStored extends Error {}
+
 export class SqlLedgerStore implements LedgerSink {
   /**
    * The INSERT's SQL per row count, compiled once by Kysely: building the query for each batch
@@ -111,17 +120,17 @@ export class SqlLedgerStore implements LedgerSink {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  private insertText(trx: Transaction<Database>, rows: number): string {
-    let text = this.insertTexts.get(rows);
+  private insertText(trx: Transaction<Database>, rows: number, returning: boolean): string {
+    const id = returning ? rows : -rows;
+    let text = this.insertTexts.get(id);
     if (text === undefined) {
-      text = trx
+      const insert = trx
         .insertInto('ledger_rows')
         .values(Array.from({ length: rows }, () => SAMPLE))
-        .onConflict((oc) => oc.column('trace_id').doNothing())
-        .returning('trace_id')
-        .compile().sql;
+        .onConflict((oc) => oc.columns(['time', 'trace_id']).doNothing());
+      text = returning ? insert.returning('trace_id').compile().sql : insert.compile().sql;
       if (this.insertTexts.size >= MAX_CACHED_TEXTS) this.insertTexts.clear();
-      this.insertTexts.set(rows, text);
+      this.insertTexts.set(id, text);
     }
     return text;
   }
@@ -132,22 +141,40 @@ export class SqlLedgerStore implements LedgerSink {
    */
   async write(rows: readonly LedgerRow[]): Promise<void> {
     if (!rows.length) return;
-    await this.db.transaction().execute(async (trx) => {
-      const fresh = new Set<string>();
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const chunk = rows.slice(i, i + INSERT_CHUNK);
-        const parameters: unknown[] = [];
-        for (const row of chunk) {
-          const d = toDb(row);
-          for (const c of COLUMNS) parameters.push(d[c] ?? null);
-        }
-        const inserted = await trx.executeQuery<{ trace_id: string }>(CompiledQuery.raw(this.insertText(trx, chunk.length), parameters));
-        for (const r of inserted.rows) fresh.add(r.trace_id);
-      }
-      const added = rows.filter((r) => fresh.has(r.traceId));
-      await addRollups(trx, added);
-      await addHourlyRollups(trx, added);
-    });
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await this.insertRows(trx, rows, false);
+        await addRollups(trx, rows);
+        await addHourlyRollups(trx, rows);
+      });
+    } catch (err) {
+      if (!(err instanceof AlreadyStored)) throw err;
+      // Rolled back; written again, this time told which rows are new.
+      await this.db.transaction().execute(async (trx) => {
+        const added = await this.insertRows(trx, rows, true);
+        await addRollups(trx, added);
+        await addHourlyRollups(trx, added);
+      });
+    }
+  }
+
+  /**
+   * INSERTs of up to INSERT_CHUNK rows, each compiled once per row count. Without `returning`
+   * (the usual case: a batch written once) a chunk that stored fewer rows than it holds throws
+   * AlreadyStored; with it, the rows that were new are returned. RETURNING costs SQLite about
+   * 1.2 us per row of 10 (a result row built for each), so it is only paid for a retried batch.
+   */
+  private async insertRows(trx: Transaction<Database>, rows: readonly LedgerRow[], returning: boolean): Promise<LedgerRow[]> {
+    const fresh = new Set<string>();
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const chunk = rows.slice(i, i + INSERT_CHUNK);
+      const parameters: unknown[] = [];
+      for (const row of chunk) pushParameters(parameters, row);
+      const result = await trx.executeQuery<{ trace_id: string }>(CompiledQuery.raw(this.insertText(trx, chunk.length, returning), parameters));
+      if (returning) for (const r of result.rows) fresh.add(r.trace_id);
+      else if (result.numAffectedRows !== BigInt(chunk.length)) throw new AlreadyStored();
+    }
+    return returning ? rows.filter((r) => fresh.has(r.traceId)) : [...rows];
   }
 
   /** Rows matching `filter`, newest first; one more than `limit` is read to tell whether more follow. */
@@ -241,9 +268,13 @@ export class SqlLedgerStore implements LedgerSink {
     return found.map(fromDb);
   }
 
-  async deleteRows(traceIds: readonly string[]): Promise<number> {
-    if (!traceIds.length) return 0;
-    const r = await this.db.deleteFrom('ledger_rows').where('trace_id', 'in', [...traceIds]).executeTakeFirst();
+  /** Deletes these rows, found by their key (time, trace_id). */
+  async deleteRows(rows: ReadonlyArray<Pick<LedgerRow, 'time' | 'traceId'>>): Promise<number> {
+    if (!rows.length) return 0;
+    const r = await this.db
+      .deleteFrom('ledger_rows')
+      .where((eb) => eb(eb.refTuple('time', 'trace_id'), 'in', rows.map((row) => eb.tuple(row.time, row.traceId))))
+      .executeTakeFirst();
     return num(r.numDeletedRows);
   }
 

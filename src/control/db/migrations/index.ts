@@ -7,12 +7,14 @@ import * as m0001 from './0001_keys_and_audit.js';
 import * as m0002 from './0002_ledger_and_tasks.js';
 import * as m0003 from './0003_console.js';
 import * as m0004 from './0004_ordered_indexes.js';
+import * as m0005 from './0005_ledger_time_key.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_keys_and_audit': m0001,
   '0002_ledger_and_tasks': m0002,
   '0003_console': m0003,
   '0004_ordered_indexes': m0004,
+  '0005_ledger_time_key': m0005,
 };
 
 /** A static provider for Kysely's Migrator (no file system: the same list on every runtime). */
