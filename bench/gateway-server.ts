@@ -18,6 +18,7 @@ import { createGateway } from '../src/gateway/gateway.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
 import { onStopMessage, serveChild } from './child-ipc.js';
 import { gatewayConfig } from './settings.js';
+import type { LedgerRecorder } from '../src/control/ledger/ledger-recorder.js';
 
 const upstream = process.env.BENCH_UPSTREAM;
 if (!upstream) throw new Error('BENCH_UPSTREAM is required');
@@ -29,8 +30,20 @@ const storeDir = controlMode ? mkdtempSync(join(tmpdir(), 'modelgate-bench-contr
 const opened = storeDir ? await (await import('../node/control.js')).openControlPlane(join(storeDir, 'store.db'), {}) : undefined;
 const storeKey = opened ? (await opened.control.keys.create({ name: 'bench' }, 'bench', { configKeys: [] })).body.key : undefined;
 const config = opened ? { ...gatewayConfig(upstream), keys: [] } : gatewayConfig(upstream);
-const gateway = createGateway(config, { fetch: createUndiciFetch(connections ? { connections } : {}), env: {}, ...(opened ? { control: opened.control } : {}), ...(process.env.BENCH_LEDGER_HACK === 'none' ? { ledger: { enqueue: () => true } } : process.env.BENCH_LEDGER_HACK === 'nullsink' ? { ledger: new (await import('../src/control/ledger/ledger-queue.js')).LedgerQueue({ write: async () => {} }) } : {}) });
+const gateway = createGateway(config, { fetch: createUndiciFetch(connections ? { connections } : {}), env: {}, ...(opened ? { control: opened.control } : {}), ...(await ledgerOverride()) });
 const host = process.env.BENCH_HOST ?? 'node';
+
+/**
+ * BENCH_CONTROL_LEDGER (diagnosis, with BENCH_CONTROL): `none` drops every ledger row, `queue`
+ * queues them for a sink that stores nothing; what the control plane costs besides its database.
+ */
+async function ledgerOverride(): Promise<{ ledger?: LedgerRecorder }> {
+  const mode = process.env.BENCH_CONTROL_LEDGER;
+  if (mode === undefined || mode === '') return {};
+  if (mode === 'none') return { ledger: { enqueue: () => true } };
+  if (mode === 'queue') return { ledger: new (await import('../src/control/ledger/ledger-queue.js')).LedgerQueue({ write: async () => undefined }) };
+  throw new Error(`BENCH_CONTROL_LEDGER must be none or queue, got ${mode}`);
+}
 
 if (host === 'node') {
   const server = await serve(gateway, { port: 0, host: '127.0.0.1' });
