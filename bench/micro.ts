@@ -9,6 +9,9 @@
  * MICRO_VIA=handle measures `gateway.handle()` instead, reading the Fetch Response's body (the
  * path of Bun, Deno, Workers and the fetch adapter: the stream writer's ReadableStream sink).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { nodeRequest } from '../adapters/node-request.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import { isTextStream, type Reply } from '../src/reply/reply.js';
@@ -96,7 +99,13 @@ const answer = async (_url: string | URL, init?: RequestInit): Promise<Response>
 // Taking an abort hook as createUndiciFetch does: the gateway then builds no AbortSignal per call.
 const fetch = Object.assign(answer, { fetchWithAbortHook: (url: string | URL, init: RequestInit) => answer(url, init) });
 
-const gateway = createGateway(gatewayConfig('http://127.0.0.1:9'), { fetch: fetch as unknown as typeof globalThis.fetch, env: {} });
+// MICRO_CONTROL=sqlite: the control plane on as the standalone server has it (a SQLite file in a
+// temp dir, the key from the store, every request a ledger row), to see what it costs per request.
+const storeDir = process.env.MICRO_CONTROL === 'sqlite' ? mkdtempSync(join(tmpdir(), 'modelgate-micro-control-')) : undefined;
+const opened = storeDir ? await (await import('../node/control.js')).openControlPlane(join(storeDir, 'store.db'), {}) : undefined;
+const platformKey = opened ? (await opened.control.keys.create({ name: 'micro' }, 'micro', { configKeys: [] })).body.key ?? '' : PLATFORM_KEY;
+const baseConfig = gatewayConfig('http://127.0.0.1:9');
+const gateway = createGateway(opened ? { ...baseConfig, keys: [] } : baseConfig, { fetch: fetch as unknown as typeof globalThis.fetch, env: {}, ...(opened ? { control: opened.control } : {}) });
 const anthropicClient = 'client' in scenario && scenario.client === 'anthropic';
 const requestBody = new TextEncoder().encode(anthropicClient ? anthropicBody(scenario.model, scenario.stream) : openAIBody(scenario.model, scenario.stream));
 const path = anthropicClient ? '/v1/messages' : '/v1/chat/completions';
@@ -104,7 +113,7 @@ const headers = {
   host: '127.0.0.1',
   'content-type': 'application/json',
   'content-length': String(requestBody.byteLength),
-  ...(anthropicClient ? { 'x-api-key': PLATFORM_KEY, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${PLATFORM_KEY}` }),
+  ...(anthropicClient ? { 'x-api-key': platformKey, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${platformKey}` }),
 };
 
 async function drain(reply: Reply): Promise<number> {
@@ -165,10 +174,14 @@ walls.length = 0;
 const results: number[] = [];
 for (let r = 0; r < rounds; r++) results.push(await round(perRound));
 results.sort((a, b) => a - b);
-console.log(`${id}${viaHandle ? ' (handle)' : ''}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
+console.log(`${id}${viaHandle ? ' (handle)' : ''}${opened ? ' (control plane on)' : ''}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
 if (concurrency === 1) {
   walls.sort((a, b) => a - b);
   const at = (q: number) => (walls[Math.min(walls.length - 1, Math.floor(q * walls.length))] ?? 0).toFixed(3);
   console.log(`wall ms per request at 1 in flight: p50 ${at(0.5)}, p99 ${at(0.99)}, p99.9 ${at(0.999)}, max ${at(1)}`);
 }
 await gateway.close();
+if (opened && storeDir) {
+  await opened.close();
+  rmSync(storeDir, { recursive: true, force: true });
+}

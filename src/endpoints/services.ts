@@ -14,7 +14,8 @@ import type { BackgroundRuns } from '../conversations/background-runs.js';
 import type { ConversationOptions, ConversationStore } from '../conversations/conversation-store.js';
 import type { AdmissionServices } from '../limits/admission.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
-import type { GatewayHooks, ResponseEvent } from '../observability/hooks.js';
+import type { GatewayHooks, RequestEvent } from '../observability/hooks.js';
+import type { ResponseEnd } from '../observability/response-event.js';
 import type { Telemetry } from '../observability/telemetry.js';
 import type { FetchLike, Provider } from '../providers/types.js';
 import type { RequestContext } from '../request/context.js';
@@ -54,7 +55,7 @@ export interface GatewayServices {
   /** True when the video tasks are the control plane's task records (the task center can list them). */
   tasksInStore: boolean;
   /** Turns a finished request into its ledger row and queues it (absent: no ledger). */
-  ledger?: (event: ResponseEvent) => void;
+  ledger?: (event: RequestEvent, end: ResponseEnd) => void;
   /** The operator's side, when the host gave one (GatewayOptions.control). */
   control?: ControlPlane;
   /** Admin API credentials; the admin routes exist when it is set and enabled and `control` is there. */

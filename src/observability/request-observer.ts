@@ -15,7 +15,7 @@ import { fireHook, type GatewayHooks, type RequestEvent, type ResponseEvent } fr
 import { extractParent, injectContext, NOOP_SPAN, NOOP_SPAN_CONTEXT, type Telemetry } from './telemetry.js';
 import { finishing, finishingBytes } from './finishing.js';
 import { UNOBSERVED, type AttemptTarget, type UpstreamAttempt } from './attempt.js';
-import { responseEventOf, type RequestOutcome } from './response-event.js';
+import { responseEndOf, responseEventOf, type RequestOutcome, type ResponseEnd } from './response-event.js';
 
 export type { AttemptTarget, UpstreamAttempt } from './attempt.js';
 
@@ -28,10 +28,10 @@ export interface ObserverDeps {
   /** Secrets scrubbed from captured content (only read when content capture is on). */
   scrub: (text: string) => string;
   /**
-   * The usage ledger: handed the complete event of every request whose key is known, when the
+   * The usage ledger: handed the facts and the end of every request whose key is known, when the
    * response is complete (it only queues; see control/ledger/ledger-queue.ts).
    */
-  ledger?: (event: ResponseEvent) => void;
+  ledger?: (event: RequestEvent, end: ResponseEnd) => void;
 }
 
 const MAX_CONTENT_CHARS = 64_000;
@@ -322,15 +322,15 @@ export class RequestObserver {
     const first = e.stream ? (this.firstTokenAt ?? this.firstChunkAt) : undefined;
     const protocol = routeFacts(e.route, e.path)?.clientProtocol;
     const ttftMs = first !== undefined ? first - this.startedAt : undefined;
-    const event = responseEventOf(e, status, latencyMs, o, { resolvedModel: this.response.model, protocol, ttftMs });
+    const facts = { resolvedModel: this.response.model, protocol, ttftMs };
     if (ledger) {
       try {
-        ledger(event);
+        ledger(e, responseEndOf(status, latencyMs, o, facts));
       } catch {
         // the ledger only queues; nothing it does may break the request
       }
     }
-    if (hook) fireHook(hook, event);
+    if (hook) fireHook(hook, responseEventOf(e, status, latencyMs, o, facts));
   }
 
   private record(status: number, latencyMs: number, now: number): void {

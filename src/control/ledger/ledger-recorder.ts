@@ -1,5 +1,6 @@
 /** The gateway's side of the usage ledger: a finished request's event becomes a row, handed to the queue. */
-import type { ResponseEvent } from '../../observability/hooks.js';
+import type { RequestEvent } from '../../observability/hooks.js';
+import type { ResponseEnd } from '../../observability/response-event.js';
 import { ledgerRowOf, type LedgerRow } from './ledger-row.js';
 
 /** Takes rows without blocking (a LedgerQueue); `close` writes what is queued. */
@@ -9,9 +10,9 @@ export interface LedgerRecorder {
 }
 
 /** The observer's ledger callback: the row of every request whose key is known, queued. */
-export function ledgerOf(recorder: LedgerRecorder, now: () => number): (event: ResponseEvent) => void {
-  return (event) => {
-    const row = ledgerRowOf(event, now());
+export function ledgerOf(recorder: LedgerRecorder, now: () => number): (event: RequestEvent, end: ResponseEnd) => void {
+  return (event, end) => {
+    const row = ledgerRowOf(event, end, now());
     if (row) recorder.enqueue(row);
   };
 }

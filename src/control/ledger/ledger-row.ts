@@ -5,7 +5,8 @@
  * 429, an upstream 4xx, a stream the client left) has its row.
  */
 import type { PricingConfig } from '../../config/schema.js';
-import type { ResponseEvent } from '../../observability/hooks.js';
+import type { RequestEvent, UpstreamAttemptRecord } from '../../observability/hooks.js';
+import type { ResponseEnd } from '../../observability/response-event.js';
 
 /** A ledger row as the admin API answers it (`GET /admin/v1/requests`) and the CSV export writes it. */
 export interface LedgerRow {
@@ -57,45 +58,56 @@ export interface LedgerRow {
   cacheHit: boolean;
 }
 
-/** The row of a finished request; undefined when no key is known (nothing to account it to). */
-export function ledgerRowOf(event: ResponseEvent, now: number): LedgerRow | undefined {
+/**
+ * The row of a finished request from its facts and how it ended (a ResponseEvent serves as both);
+ * undefined when no key is known (nothing to account it to).
+ */
+export function ledgerRowOf(event: RequestEvent, end: ResponseEnd, now: number): LedgerRow | undefined {
   const keyId = event.keyId;
   if (keyId === undefined) return undefined;
-  const u = event.usage;
+  const u = end.usage;
   let attempts = 0;
-  const models = new Set<string>();
-  for (const a of event.attempts ?? []) {
-    models.add(a.model);
-    if (!a.skipped) attempts++;
+  let fallbacks = 0;
+  const tried = event.attempts;
+  if (tried !== undefined) {
+    // Distinct models after the first (a handful of attempts at most: no Set needed).
+    for (let i = 0; i < tried.length; i++) {
+      const a = tried[i] as UpstreamAttemptRecord;
+      if (!a.skipped) attempts++;
+      let seen = false;
+      for (let j = 0; j < i && !seen; j++) seen = (tried[j] as UpstreamAttemptRecord).model === a.model;
+      if (!seen && i > 0) fallbacks++;
+    }
   }
   const cached = u?.cachedInputTokens;
+  const status = end.status;
   return {
     traceId: event.traceId,
     requestId: event.requestId ?? null,
-    time: Math.round(now - event.latencyMs),
+    time: Math.round(now - end.latencyMs),
     keyId,
     method: event.method,
     route: event.route ?? event.path,
-    protocol: event.protocol ?? null,
+    protocol: end.protocol ?? null,
     model: event.model ?? event.requestedModel ?? null,
     requestedModel: event.requestedModel ?? null,
-    resolvedModel: event.resolvedModel ?? null,
+    resolvedModel: end.resolvedModel ?? null,
     provider: event.provider ?? null,
     deployment: event.upstreamModel ?? null,
-    status: event.status,
-    errorCode: event.error?.code ?? (event.status >= 400 ? `http_${event.status}` : null),
+    status,
+    errorCode: end.error?.code ?? (status >= 400 ? `http_${status}` : null),
     attempts,
-    fallbacks: Math.max(0, models.size - 1),
+    fallbacks,
     inputTokens: u?.inputTokens ?? null,
     outputTokens: u?.outputTokens ?? null,
     cachedTokens: cached ?? null,
     reasoningTokens: u?.reasoningTokens ?? null,
-    images: event.media?.images ?? null,
-    videoSeconds: event.media?.videoSeconds ?? null,
-    costUsd: event.costUsd ?? null,
-    price: event.pricing ?? null,
-    latencyMs: Math.round(event.latencyMs),
-    ttftMs: event.ttftMs === undefined ? null : Math.round(event.ttftMs),
+    images: end.media?.images ?? null,
+    videoSeconds: end.media?.videoSeconds ?? null,
+    costUsd: end.costUsd ?? null,
+    price: end.pricing ?? null,
+    latencyMs: Math.round(end.latencyMs),
+    ttftMs: end.ttftMs === undefined ? null : Math.round(end.ttftMs),
     stream: event.stream === true,
     byok: event.providerCredential === 'caller',
     cacheHit: cached !== undefined && cached > 0,
