@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeRequest } from '../adapters/node-request.js';
+import { accessLogger } from '../node/access-log.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import { isTextStream, type Reply } from '../src/reply/reply.js';
 import { UpstreamBody, upstreamResponse } from '../node/upstream-response.js';
@@ -105,7 +106,14 @@ const storeDir = process.env.MICRO_CONTROL === 'sqlite' ? mkdtempSync(join(tmpdi
 const opened = storeDir ? await (await import('../node/control.js')).openControlPlane(join(storeDir, 'store.db'), {}) : undefined;
 const platformKey = opened ? (await opened.control.keys.create({ name: 'micro' }, 'micro', { configKeys: [] })).body.key ?? '' : PLATFORM_KEY;
 const baseConfig = gatewayConfig('http://127.0.0.1:9');
-const gateway = createGateway(opened ? { ...baseConfig, keys: [] } : baseConfig, { fetch: fetch as unknown as typeof globalThis.fetch, env: {}, ...(opened ? { control: opened.control } : {}) });
+// MICRO_ACCESS_LOG=1: the standalone server's access-log hook, its lines built and dropped.
+const hooks = process.env.MICRO_ACCESS_LOG === '1' ? { onResponse: accessLogger('json', () => undefined) } : undefined;
+const gateway = createGateway(opened ? { ...baseConfig, keys: [] } : baseConfig, {
+  fetch: fetch as unknown as typeof globalThis.fetch,
+  env: {},
+  ...(opened ? { control: opened.control } : {}),
+  ...(hooks ? { hooks } : {}),
+});
 const anthropicClient = 'client' in scenario && scenario.client === 'anthropic';
 const requestBody = new TextEncoder().encode(anthropicClient ? anthropicBody(scenario.model, scenario.stream) : openAIBody(scenario.model, scenario.stream));
 const path = anthropicClient ? '/v1/messages' : '/v1/chat/completions';
@@ -174,7 +182,7 @@ walls.length = 0;
 const results: number[] = [];
 for (let r = 0; r < rounds; r++) results.push(await round(perRound));
 results.sort((a, b) => a - b);
-console.log(`${id}${viaHandle ? ' (handle)' : ''}${opened ? ' (control plane on)' : ''}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
+console.log(`${id}${viaHandle ? ' (handle)' : ''}${opened ? ' (control plane on)' : ''}${hooks ? ' (access log)' : ''}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
 if (concurrency === 1) {
   walls.sort((a, b) => a - b);
   const at = (q: number) => (walls[Math.min(walls.length - 1, Math.floor(q * walls.length))] ?? 0).toFixed(3);

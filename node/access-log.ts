@@ -29,9 +29,9 @@ export interface AccessLogLine {
   error?: string;
 }
 
-export function accessLogLine(e: ResponseEvent, now: Date): AccessLogLine {
+export function accessLogLine(e: ResponseEvent, time: string): AccessLogLine {
   // Assigned field by field in a fixed order (the line's key order): no intermediate objects per field.
-  const l: AccessLogLine = { time: now.toISOString(), traceId: e.traceId } as AccessLogLine;
+  const l: AccessLogLine = { time, traceId: e.traceId } as AccessLogLine;
   if (e.requestId) l.requestId = e.requestId;
   l.method = e.method;
   l.path = e.path;
@@ -67,9 +67,18 @@ export function formatText(l: AccessLogLine): string {
 }
 
 /** An onResponse hook writing one access-log line per request. */
-export function accessLogger(format: LogFormat, write: (line: string) => void): (e: ResponseEvent) => void {
+export function accessLogger(format: LogFormat, write: (line: string) => void, now: () => number = Date.now): (e: ResponseEvent) => void {
+  // Requests finishing within the same millisecond share one time string (toISOString was a
+  // tenth of the hook's cost).
+  let lastMs = Number.NaN;
+  let lastTime = '';
   return (e) => {
-    const line = accessLogLine(e, new Date());
+    const ms = now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastTime = new Date(ms).toISOString();
+    }
+    const line = accessLogLine(e, lastTime);
     write(format === 'json' ? JSON.stringify(line) : formatText(line));
   };
 }

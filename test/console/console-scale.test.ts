@@ -223,7 +223,7 @@ describe(`console pages over ${KEYS} keys and ${ROWS} ledger rows (SQLite file)`
     const time = (r: Record<string, unknown>) => Date.parse(r.time as string);
     const first = await twoPages('/requests', 50, time);
     expect(first.data[0]?.traceId).toBe('t00000000');
-    for (const q of [`keyId=${keyIds[5]}`, 'model=claude-sonnet', 'provider=gemini', 'status=error', 'status=429', `from=${new Date(NOW - 3 * DAY).toISOString()}&to=${new Date(NOW - 2 * DAY).toISOString()}`]) {
+    for (const q of [`keyId=${keyIds[5]}`, 'model=claude-sonnet', 'provider=gemini', 'status=error', 'status=429', 'status=success', 'status=200', `from=${new Date(NOW - 3 * DAY).toISOString()}&to=${new Date(NOW - 2 * DAY).toISOString()}`]) {
       await twoPages(`/requests?${q}`, 50, time);
     }
   });
