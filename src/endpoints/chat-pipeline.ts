@@ -8,6 +8,7 @@ import type { EndpointContext } from './services.js';
 import { candidateModels, runAttempts } from '../routing/attempts.js';
 import { chatNeeds } from '../routing/request-needs.js';
 import { responseFacts, streamStartFacts } from '../observability/genai.js';
+import type { RequestOutcome } from '../observability/response-event.js';
 import { admitFallbackModel, admitModelCall, requestLimits } from '../limits/admission.js';
 import { estimateChatRequest } from '../limits/estimate-request.js';
 import { settleRequest } from '../limits/request-lease.js';
@@ -143,21 +144,22 @@ function meta(ctx: EndpointContext, call: ChatCall): ResponseMeta {
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
 async function finishEvent(ctx: EndpointContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<number | undefined> {
   const costUsd = await settleRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
-  ctx.obs.report({
-    ...(usage ? { usage } : {}),
-    ...(finishReason ? { finishReason } : {}),
-    ...(costUsd !== undefined ? { costUsd } : {}),
-    ...(call.model.pricing ? { pricing: call.model.pricing } : {}),
-    ...(err ? { error: { code: err.code, message: scrubError(ctx, err).message } } : {}),
-    ...(streamCompleted !== undefined ? { streamCompleted } : {}),
-  });
+  // Set field by field: conditional spreads build and copy an object per field (slow on Node 20).
+  const outcome: RequestOutcome = {};
+  if (usage) outcome.usage = usage;
+  if (finishReason) outcome.finishReason = finishReason;
+  if (costUsd !== undefined) outcome.costUsd = costUsd;
+  if (call.model.pricing) outcome.pricing = call.model.pricing;
+  if (err) outcome.error = { code: err.code, message: scrubError(ctx, err).message };
+  if (streamCompleted !== undefined) outcome.streamCompleted = streamCompleted;
+  ctx.obs.report(outcome);
   return costUsd;
 }
 
 async function passthrough(ctx: EndpointContext, call: ChatCall, codec: PassthroughCodec, target: { url: string; headers: Headers }): Promise<Reply> {
   const provider = call.model.provider;
   const body = codec.prepareBody(call.raw, call.parsed, call.model.upstreamModel, call.stream);
-  const upstream = await callUpstream(provider, upstreamRequest(ctx, { ...target, body, protocol: codec.protocol }, ctx.services.config.timeouts.streamIdleMs));
+  const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol: codec.protocol }, ctx.services.config.timeouts.streamIdleMs));
   if (!call.stream) {
     const raw = { text: '' };
     const json = await readUpstreamJson(upstream, provider.id, raw);

@@ -44,7 +44,8 @@ export class GatewayRequestContext implements EndpointContext {
     this.clientGone = host.onClientGone;
     this.secrets = services.secrets;
     this.obs = new RequestObserver(
-      { hooks: services.hooks, now: services.now, telemetry: services.telemetry, scrub: (text) => scrubContent(text, this.secrets), ...(services.ledger ? { ledger: services.ledger } : {}) },
+      // One shape for every request (a conditional spread builds and copies an object each time).
+      { hooks: services.hooks, now: services.now, telemetry: services.telemetry, scrub: (text) => scrubContent(text, this.secrets), ledger: services.ledger },
       event,
       startedAt,
       request.headers,

@@ -143,7 +143,12 @@ export function responseFacts(json: Record<string, unknown>): ResponseFacts {
     const reason = status === 'incomplete' ? str(obj(json.incomplete_details)?.reason) : undefined;
     if (reason ?? status) reasons.push((reason ?? status) as string);
   }
-  return { ...(id ? { id } : {}), ...(model ? { model } : {}), ...(reasons.length ? { finishReasons: reasons } : {}) };
+  // Set field by field (conditional spreads copy an object per field).
+  const facts: ResponseFacts = {};
+  if (id) facts.id = id;
+  if (model) facts.model = model;
+  if (reasons.length) facts.finishReasons = reasons;
+  return facts;
 }
 
 /**
@@ -162,5 +167,8 @@ export function streamStartFacts(data: string): ResponseFacts {
   if (!o) return {};
   const inner = obj(o.message) ?? obj(o.response) ?? obj(o.interaction) ?? o;
   const { id, model } = responseFacts(inner);
-  return { ...(id ? { id } : {}), ...(model ? { model } : {}) };
+  const facts: ResponseFacts = {};
+  if (id) facts.id = id;
+  if (model) facts.model = model;
+  return facts;
 }
