@@ -9,7 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 
 export const CHILD_ENTRIES = ['bench/mock-upstream.ts', 'bench/floor-proxy.ts', 'bench/gateway-server.ts', 'bench/host-bun.ts'];
-const CHILD_SUPPORT = ['bench/child-ipc.ts', 'bench/settings.ts', 'bench/scenarios.ts', 'bench/micro.ts', 'bench/floor-variants.ts', 'bench/micro-heap.ts'];
+const CHILD_SUPPORT = ['bench/child-ipc.ts', 'bench/control-store.ts', 'bench/settings.ts', 'bench/scenarios.ts', 'bench/micro.ts', 'bench/floor-variants.ts', 'bench/micro-heap.ts'];
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];

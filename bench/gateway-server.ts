@@ -9,10 +9,7 @@
  * store, the usage ledger written in batches): the config has no keys, a store key is created and
  * its secret sent to the parent with the URL.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { serve } from '../node/index.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import { createUndiciFetch } from '../node/upstream-fetch.js';
@@ -25,10 +22,9 @@ if (!upstream) throw new Error('BENCH_UPSTREAM is required');
 const connections = process.env.BENCH_UPSTREAM_CONNECTIONS ? Number(process.env.BENCH_UPSTREAM_CONNECTIONS) : undefined;
 const controlMode = process.env.BENCH_CONTROL;
 if (controlMode !== undefined && controlMode !== 'sqlite') throw new Error(`BENCH_CONTROL must be sqlite, got ${controlMode}`);
-const storeDir = controlMode ? mkdtempSync(join(tmpdir(), 'modelgate-bench-control-')) : undefined;
 // Imported only here, so the config-keys server loads exactly what it loaded before the control plane existed.
-const opened = storeDir ? await (await import('../node/control.js')).openControlPlane(join(storeDir, 'store.db'), {}) : undefined;
-const storeKey = opened ? (await opened.control.keys.create({ name: 'bench' }, 'bench', { configKeys: [] })).body.key : undefined;
+const opened = controlMode ? await (await import('./control-store.js')).openBenchControlStore('bench') : undefined;
+const storeKey = opened?.platformKey;
 const config = opened ? { ...gatewayConfig(upstream), keys: [] } : gatewayConfig(upstream);
 const gateway = createGateway(config, { fetch: createUndiciFetch(connections ? { connections } : {}), env: {}, ...(opened ? { control: opened.control } : {}), ...(await ledgerOverride()) });
 const host = process.env.BENCH_HOST ?? 'node';
@@ -50,7 +46,7 @@ if (host === 'node') {
   process.send?.({ type: 'ready', url: server.url, ...(storeKey ? { platformKey: storeKey } : {}) });
   onStopMessage(() => {
     server.server.close();
-    if (storeDir) rmSync(storeDir, { recursive: true, force: true });
+    opened?.removeSync();
   });
 } else if (host === 'express') {
   // Imported only here so the node-bridge child loads exactly what the standalone server loads.

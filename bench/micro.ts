@@ -9,9 +9,6 @@
  * MICRO_VIA=handle measures `gateway.handle()` instead, reading the Fetch Response's body (the
  * path of Bun, Deno, Workers and the fetch adapter: the stream writer's ReadableStream sink).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { nodeRequest } from '../adapters/node-request.js';
 import { accessLogger } from '../node/access-log.js';
 import { createGateway } from '../src/gateway/gateway.js';
@@ -102,9 +99,8 @@ const fetch = Object.assign(answer, { fetchWithAbortHook: (url: string | URL, in
 
 // MICRO_CONTROL=sqlite: the control plane on as the standalone server has it (a SQLite file in a
 // temp dir, the key from the store, every request a ledger row), to see what it costs per request.
-const storeDir = process.env.MICRO_CONTROL === 'sqlite' ? mkdtempSync(join(tmpdir(), 'modelgate-micro-control-')) : undefined;
-const opened = storeDir ? await (await import('../node/control.js')).openControlPlane(join(storeDir, 'store.db'), {}) : undefined;
-const platformKey = opened ? (await opened.control.keys.create({ name: 'micro' }, 'micro', { configKeys: [] })).body.key ?? '' : PLATFORM_KEY;
+const opened = process.env.MICRO_CONTROL === 'sqlite' ? await (await import('./control-store.js')).openBenchControlStore('micro') : undefined;
+const platformKey = opened?.platformKey ?? PLATFORM_KEY;
 const baseConfig = gatewayConfig('http://127.0.0.1:9');
 // MICRO_ACCESS_LOG=1: the standalone server's access-log hook, its lines built and dropped.
 const hooks = process.env.MICRO_ACCESS_LOG === '1' ? { onResponse: accessLogger('json', () => undefined) } : undefined;
@@ -189,7 +185,4 @@ if (concurrency === 1) {
   console.log(`wall ms per request at 1 in flight: p50 ${at(0.5)}, p99 ${at(0.99)}, p99.9 ${at(0.999)}, max ${at(1)}`);
 }
 await gateway.close();
-if (opened && storeDir) {
-  await opened.close();
-  rmSync(storeDir, { recursive: true, force: true });
-}
+await opened?.close();

@@ -26,51 +26,47 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolv
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
 
-function toDb(r: LedgerRow): LedgerRowsTable {
-  return {
-    trace_id: r.traceId,
-    request_id: r.requestId,
-    time: r.time,
-    key_id: r.keyId,
-    method: r.method,
-    route: r.route,
-    protocol: r.protocol,
-    model: r.model,
-    requested_model: r.requestedModel,
-    resolved_model: r.resolvedModel,
-    provider: r.provider,
-    deployment: r.deployment,
-    status: r.status,
-    error_code: r.errorCode,
-    attempts: r.attempts,
-    fallbacks: r.fallbacks,
-    input_tokens: r.inputTokens,
-    output_tokens: r.outputTokens,
-    cached_tokens: r.cachedTokens,
-    reasoning_tokens: r.reasoningTokens,
-    images: r.images,
-    video_seconds: r.videoSeconds,
-    cost_usd: r.costUsd,
-    price: r.price ? JSON.stringify(r.price) : null,
-    latency_ms: r.latencyMs,
-    ttft_ms: r.ttftMs,
-    stream: r.stream ? 1 : 0,
-    byok: r.byok ? 1 : 0,
-    cache_hit: r.cacheHit ? 1 : 0,
-  };
-}
-
 /**
- * A row's values in COLUMNS order, appended to `into` (as toDb maps them, without its object per
- * row; the ledger-store tests read every column back).
+ * How each column is filled from a row, in the INSERT's column order (every column of the table:
+ * the Record type makes a missing one a compile error). One table for the statement's columns and
+ * its parameters, appended without an object per row.
  */
+const COLUMN_VALUES: Readonly<Record<keyof LedgerRowsTable, (r: LedgerRow) => unknown>> = {
+  trace_id: (r) => r.traceId,
+  request_id: (r) => r.requestId,
+  time: (r) => r.time,
+  key_id: (r) => r.keyId,
+  method: (r) => r.method,
+  route: (r) => r.route,
+  protocol: (r) => r.protocol,
+  model: (r) => r.model,
+  requested_model: (r) => r.requestedModel,
+  resolved_model: (r) => r.resolvedModel,
+  provider: (r) => r.provider,
+  deployment: (r) => r.deployment,
+  status: (r) => r.status,
+  error_code: (r) => r.errorCode,
+  attempts: (r) => r.attempts,
+  fallbacks: (r) => r.fallbacks,
+  input_tokens: (r) => r.inputTokens,
+  output_tokens: (r) => r.outputTokens,
+  cached_tokens: (r) => r.cachedTokens,
+  reasoning_tokens: (r) => r.reasoningTokens,
+  images: (r) => r.images,
+  video_seconds: (r) => r.videoSeconds,
+  cost_usd: (r) => r.costUsd,
+  price: (r) => (r.price ? JSON.stringify(r.price) : null),
+  latency_ms: (r) => r.latencyMs,
+  ttft_ms: (r) => r.ttftMs,
+  stream: (r) => (r.stream ? 1 : 0),
+  byok: (r) => (r.byok ? 1 : 0),
+  cache_hit: (r) => (r.cacheHit ? 1 : 0),
+};
+const VALUE_OF = Object.values(COLUMN_VALUES);
+
+/** A row's values in the INSERT's column order, appended to `into`. */
 function pushParameters(into: unknown[], r: LedgerRow): void {
-  into.push(
-    r.traceId, r.requestId, r.time, r.keyId, r.method, r.route, r.protocol, r.model, r.requestedModel, r.resolvedModel, r.provider,
-    r.deployment, r.status, r.errorCode, r.attempts, r.fallbacks, r.inputTokens, r.outputTokens, r.cachedTokens, r.reasoningTokens,
-    r.images, r.videoSeconds, r.costUsd, r.price ? JSON.stringify(r.price) : null, r.latencyMs, r.ttftMs, r.stream ? 1 : 0, r.byok ? 1 : 0,
-    r.cacheHit ? 1 : 0,
-  );
+  for (let i = 0; i < VALUE_OF.length; i++) into.push((VALUE_OF[i] as (r: LedgerRow) => unknown)(r) ?? null);
 }
 
 function fromDb(d: Selectable<LedgerRowsTable>): LedgerRow {
@@ -109,15 +105,8 @@ function fromDb(d: Selectable<LedgerRowsTable>): LedgerRow {
 
 const DAY_MS = 86_400_000;
 
-/** A row with every column set (nulls included), so a compiled INSERT names every column. */
-const SAMPLE: LedgerRowsTable = toDb({
-  traceId: '', requestId: null, time: 0, keyId: '', method: '', route: '', protocol: null, model: null, requestedModel: null,
-  resolvedModel: null, provider: null, deployment: null, status: 0, errorCode: null, attempts: 0, fallbacks: 0, inputTokens: null,
-  outputTokens: null, cachedTokens: null, reasoningTokens: null, images: null, videoSeconds: null, costUsd: null, price: null,
-  latencyMs: 0, ttftMs: null, stream: false, byok: false, cacheHit: false,
-});
-/** The parameters' order: Kysely lists a multi-row INSERT's columns in the first row's key order, row after row. */
-const COLUMNS = Object.keys(SAMPLE) as Array<keyof LedgerRowsTable>;
+/** Every column named (null values), so a compiled multi-row INSERT lists them in COLUMN_VALUES' order. */
+const SAMPLE = Object.fromEntries(Object.keys(COLUMN_VALUES).map((c) => [c, null])) as unknown as LedgerRowsTable;
 /** Statement texts kept per row count (a batch's size varies; the last chunk of a big one too). */
 const MAX_CACHED_TEXTS = 32;
 
@@ -178,7 +167,7 @@ export class SqlLedgerStore implements LedgerSink {
    * AlreadyStored; with it, the rows that were new are returned. RETURNING costs SQLite about
    * 1.2 us per row of 10 (a result row built for each), so it is only paid for a retried batch.
    */
-  private async insertRows(trx: Transaction<Database>, rows: readonly LedgerRow[], returning: boolean): Promise<LedgerRow[]> {
+  private async insertRows(trx: Transaction<Database>, rows: readonly LedgerRow[], returning: boolean): Promise<readonly LedgerRow[]> {
     const fresh = new Set<string>();
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       if (i > 0) await nextTurn();
@@ -189,7 +178,7 @@ export class SqlLedgerStore implements LedgerSink {
       if (returning) for (const r of result.rows) fresh.add(r.trace_id);
       else if (result.numAffectedRows !== BigInt(chunk.length)) throw new AlreadyStored();
     }
-    return returning ? rows.filter((r) => fresh.has(r.traceId)) : [...rows];
+    return returning ? rows.filter((r) => fresh.has(r.traceId)) : rows;
   }
 
   /** Rows matching `filter`, newest first; one more than `limit` is read to tell whether more follow. */
