@@ -8,6 +8,8 @@
  * MICRO_CONCURRENCY (default 64) requests are in flight at a time, as at 64 connections.
  * MICRO_VIA=handle measures `gateway.handle()` instead, reading the Fetch Response's body (the
  * path of Bun, Deno, Workers and the fetch adapter: the stream writer's ReadableStream sink).
+ * MICRO_CONTROL=sqlite turns the control plane on (a SQLite store, the key from it, a ledger row per
+ * request); MICRO_ACCESS_LOG=1 adds the standalone server's access-log hook (lines built, dropped).
  */
 import { nodeRequest } from '../adapters/node-request.js';
 import { accessLogger } from '../node/access-log.js';
