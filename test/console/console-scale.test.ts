@@ -46,9 +46,22 @@ async function seed(): Promise<void> {
   h.exec('PRAGMA synchronous = OFF');
   const insertKey = s.prepare(`insert into api_keys (id, name, owner, models, limits, metadata, provider_keys, expires_at, status, prefix, last4, created_at, updated_at, revoked_at, last_used_at, revision)
     values (?, ?, ?, '["*"]', null, ?, null, null, ?, 'mg-Ab3d', ?, ?, ?, null, null, ?)`);
-  const insertRow = s.prepare(`insert into ledger_rows (trace_id, request_id, time, key_id, method, route, protocol, model, requested_model, resolved_model, provider, deployment, status, error_code, attempts, fallbacks,
-    input_tokens, output_tokens, cached_tokens, reasoning_tokens, images, video_seconds, cost_usd, price, latency_ms, ttft_ms, stream, byok, cache_hit)
-    values (?, null, ?, ?, 'POST', '/v1/chat/completions', 'openai-chat', ?, ?, null, ?, ?, ?, ?, 1, 0, ?, ?, null, null, null, null, ?, null, ?, null, 0, 0, 0)`);
+  // Store version 6: a row's repeated strings are ids of ledger_names lines.
+  const insertName = s.prepare('insert into ledger_names (id, name) values (?, ?)');
+  const nameIds = new Map<string, number>();
+  const nameId = (name: string | null): number | null => {
+    if (name === null) return null;
+    let id = nameIds.get(name);
+    if (id === undefined) {
+      id = nameIds.size + 1;
+      nameIds.set(name, id);
+      insertName.run([id, name]);
+    }
+    return id;
+  };
+  const insertRow = s.prepare(`insert into ledger_rows (trace_id, request_id, time, key_ref, method_ref, route_ref, protocol_ref, model_ref, requested_model_ref, resolved_model_ref, provider_ref, deployment_ref, status, error_code_ref, attempts, fallbacks,
+    input_tokens, output_tokens, cached_tokens, reasoning_tokens, images, video_seconds, cost_usd, price_ref, latency_ms, ttft_ms, stream, byok, cache_hit)
+    values (?, null, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, 1, 0, ?, ?, null, null, null, null, ?, null, ?, null, 0, 0, 0)`);
   const insertTask = s.prepare(`insert into tasks (id, kind, owner_id, version, due_at, lease_until, expires_at, status, progress, model, provider, prompt_summary, created_at, updated_at, completed_at, cost_usd, idempotency_key, data)
     values (?, 'video', ?, 1, null, null, ?, ?, ?, 'sora-2', 'media', ?, ?, ?, ?, 0.4, null, '{}')`);
   const insertAudit = s.prepare(`insert into audit_log (id, time, actor, action, target_type, target_id, before, after) values (?, ?, ?, ?, 'key', ?, null, '{"name":"x"}')`);
@@ -63,7 +76,8 @@ async function seed(): Promise<void> {
     for (let i = 0; i < ROWS; i++) {
       const [model, provider] = MODELS[i % 3] as (typeof MODELS)[number];
       const status = i % 100 === 7 ? 429 : i % 200 === 3 ? 500 : 200;
-      insertRow.run([`t${i.toString(16).padStart(8, '0')}`, NOW - Math.floor((i / ROWS) * 29 * DAY), keyIds[i % ACTIVE_KEYS], model, model, provider, model, status, status === 200 ? null : status === 429 ? 'rate_limited' : 'bad_gateway', 100 + (i % 50), 20 + (i % 30), 0.0001 * (1 + (i % 5)), 50 + (i % 400)]);
+      const error = status === 200 ? null : status === 429 ? 'rate_limited' : 'bad_gateway';
+      insertRow.run([`t${i.toString(16).padStart(8, '0')}`, NOW - Math.floor((i / ROWS) * 29 * DAY), nameId(keyIds[i % ACTIVE_KEYS] as string), nameId('POST'), nameId('/v1/chat/completions'), nameId('openai-chat'), nameId(model), nameId(model), nameId(provider), nameId(model), status, nameId(error), 100 + (i % 50), 20 + (i % 30), 0.0001 * (1 + (i % 5)), 50 + (i % 400)]);
     }
     for (let i = 0; i < TASKS; i++) {
       const created = NOW - i * 60_000;
@@ -77,10 +91,10 @@ async function seed(): Promise<void> {
     // The rollups the ledger's writer keeps beside the rows.
     h.exec(`insert into usage_daily (day, key_id, model, provider, status, requests, errors, input_tokens, output_tokens, cached_tokens, reasoning_tokens, images, video_seconds, cost_nano, latency_ms_sum)
       select date(time / 1000, 'unixepoch'), key_id, model, provider, status, count(*), sum(status >= 400), sum(input_tokens), sum(output_tokens), 0, 0, 0, 0, sum(round(cost_usd * 1000000000)), sum(latency_ms)
-      from ledger_rows group by 1, 2, 3, 4, 5`);
+      from ledger_requests group by 1, 2, 3, 4, 5`);
     h.exec(`insert into usage_hourly (hour, key_id, model, provider, status, requests, errors, input_tokens, output_tokens, cost_nano, latency_ms_sum)
       select time - time % 3600000, key_id, model, provider, status, count(*), sum(status >= 400), sum(input_tokens), sum(output_tokens), sum(round(cost_usd * 1000000000)), sum(latency_ms)
-      from ledger_rows where time >= ${NOW - 8 * DAY} group by 1, 2, 3, 4, 5`);
+      from ledger_requests where time >= ${NOW - 8 * DAY} group by 1, 2, 3, 4, 5`);
   }
   h.exec('COMMIT');
   h.exec('analyze');

@@ -1,8 +1,9 @@
 /**
  * Store version 5 keys the ledger's rows by (time, trace_id) (random trace ids as the key made
- * every insert land at a random place of a growing B-tree). A store written at version 4 is
- * migrated with every row kept, on a real SQLite file and on the PostgreSQL at DATABASE_URL; the
- * new key still refuses a row stored twice, and the migration goes down and up again.
+ * every insert land at a random place of a growing B-tree); version 6 stores the rows' repeated
+ * strings once each in ledger_names. A store written at version 4 is migrated with every row
+ * kept, on a real SQLite file and on the PostgreSQL at DATABASE_URL; the key still refuses a row
+ * stored twice, filters by name still find their rows, and the migrations go down and up again.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,20 @@ async function traceKeyed(db: Kysely<Database>): Promise<LedgerRow[]> {
   return (await new SqlLedgerStore(db).rows({}, { limit: 1000 })).rows;
 }
 
-describe.each(testDatabaseKinds())('ledger rows keyed by (time, trace_id) on %s', (kind) => {
+/** Rows as version 4 and 5 hold them (text columns), newest first: `ledger_rows` there, the `ledger_requests` view from version 6. */
+async function textRows(db: Kysely<Database>, table: 'ledger_rows' | 'ledger_requests'): Promise<unknown[]> {
+  const found = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by time desc, trace_id desc`.execute(db);
+  return found.rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) && k !== 'trace_id' ? Number(v) : v])));
+}
+
+async function indexExists(db: Kysely<Database>, kind: 'sqlite' | 'postgres', name: string): Promise<boolean> {
+  const r = kind === 'sqlite'
+    ? await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'ledger_rows' and name = ${name}`.execute(db)
+    : await sql<{ n: number }>`select count(*)::int as n from pg_indexes where tablename = 'ledger_rows' and indexname = ${name} and schemaname = current_schema()`.execute(db);
+  return Number(r.rows[0]?.n) === 1;
+}
+
+describe.each(testDatabaseKinds())('ledger rows keyed by (time, trace_id), their strings named once, on %s', (kind) => {
   let t: Opened | undefined;
   afterEach(async () => {
     await t?.opened.close();
@@ -68,33 +82,45 @@ describe.each(testDatabaseKinds())('ledger rows keyed by (time, trace_id) on %s'
     const db = t.opened.db;
     expect((await t.migrator.migrateTo('0004_ordered_indexes')).error).toBeUndefined();
     const old = Array.from({ length: 300 }, (_, i) => v4Row(i));
-    for (let i = 0; i < old.length; i += 50) await db.insertInto('ledger_rows').values(old.slice(i, i + 50) as never).execute();
-    const before = await traceKeyed(db);
+    for (let i = 0; i < old.length; i += 50) await db.insertInto('ledger_rows' as never).values(old.slice(i, i + 50) as never).execute();
+    const before = await textRows(db, 'ledger_rows');
     expect(before).toHaveLength(300);
 
     const up = await t.migrator.migrateToLatest();
     expect(up.error).toBeUndefined();
-    expect(up.results?.map((r) => [r.migrationName, r.status])).toEqual([['0005_ledger_time_key', 'Success']]);
+    expect(up.results?.map((r) => [r.migrationName, r.status])).toEqual([['0005_ledger_time_key', 'Success'], ['0006_ledger_names', 'Success']]);
+    expect(await textRows(db, 'ledger_requests')).toEqual(before);
     const after = await traceKeyed(db);
-    expect(after).toEqual(before);
+    expect(after).toHaveLength(300);
+    const r7 = after.find((r) => r.traceId === 'trace-7');
+    expect(r7).toMatchObject({ keyId: 'key_a', method: 'POST', route: '/v1/chat/completions', protocol: 'openai-chat', model: 'gpt-4o', resolvedModel: 'gpt-4o-2024-08-06', provider: 'openai', status: 200, errorCode: null, price: { inputPerMTok: 2.5, outputPerMTok: 10 }, stream: true });
+    // Each string once: 2 keys, method, route, protocol, 2 models, provider, error code, price.
+    expect(Number((await db.selectFrom('ledger_names').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n)).toBe(10);
 
-    // The key is (time, trace_id): the same pair is refused, the same trace id at another time is another row.
-    await expect(db.insertInto('ledger_rows').values(v4Row(7) as never).execute()).rejects.toThrow(/unique|duplicate/i);
-    await db.insertInto('ledger_rows').values({ ...v4Row(7), time: T0 + 999_999 } as never).execute();
+    // The key is (time, trace_id): the same pair is not stored twice, the same trace id at another time is another row.
     const store = new SqlLedgerStore(db);
-    expect((await store.rows({ keyId: 'key_b' }, { limit: 1000 })).rows).toHaveLength(100);
+    await store.write([r7 as LedgerRow]);
+    expect(await traceKeyed(db)).toHaveLength(300);
+    await store.write([{ ...(r7 as LedgerRow), time: T0 + 999_999, model: 'gpt-4o-mini' }]);
+    expect((await store.rows({ keyId: 'key_a' }, { limit: 1000 })).rows).toHaveLength(201);
+    expect((await store.rows({ model: 'gpt-4o-mini' }, { limit: 1000 })).rows.map((r) => [r.traceId, r.time])).toEqual([['trace-7', T0 + 999_999]]);
+    expect((await store.rows({ model: 'no-such-model' }, { limit: 1000 })).rows).toEqual([]);
+    expect((await store.rows({ provider: 'openai', status: 429 }, { limit: 1000 })).rows).toHaveLength(60);
     // Retention deletes by the key.
     expect(await store.deleteRows([{ time: T0 + 70, traceId: 'trace-7' }, { time: T0 + 80, traceId: 'trace-8' }])).toBe(2);
     expect((await traceKeyed(db)).map((r) => [r.traceId, r.time]).filter(([id]) => id === 'trace-7')).toEqual([['trace-7', T0 + 999_999]]);
 
-    const down = await t.migrator.migrateDown();
-    expect(down.error).toBeUndefined();
-    const indexCount = kind === 'sqlite'
-      ? await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'ledger_rows' and name = 'ledger_rows_time_trace'`.execute(db)
-      : await sql<{ n: number }>`select count(*)::int as n from pg_indexes where tablename = 'ledger_rows' and indexname = 'ledger_rows_time_trace' and schemaname = current_schema()`.execute(db);
-    expect(Number(indexCount.rows[0]?.n)).toBe(1);
-    expect(await traceKeyed(db)).toHaveLength(299);
+    // Down to version 5 (text columns again, every row), then 4, and up again.
+    expect((await t.migrator.migrateDown()).error).toBeUndefined();
+    const v5 = await textRows(db, 'ledger_rows');
+    expect(v5).toHaveLength(299);
+    expect(v5[0]).toMatchObject({ trace_id: 'trace-7', key_id: 'key_a', model: 'gpt-4o-mini', price: '{"inputPerMTok":2.5,"outputPerMTok":10}' });
+    expect((await t.migrator.migrateDown()).error).toBeUndefined();
+    expect(await indexExists(db, kind, 'ledger_rows_time_trace')).toBe(true);
     expect((await t.migrator.migrateToLatest()).error).toBeUndefined();
-    expect(await traceKeyed(db)).toHaveLength(299);
+    expect(await indexExists(db, kind, 'ledger_rows_model_time')).toBe(true);
+    const again = await new SqlLedgerStore(db).rows({}, { limit: 1000 });
+    expect(again.rows).toHaveLength(299);
+    expect(again.rows[0]).toMatchObject({ traceId: 'trace-7', keyId: 'key_a', model: 'gpt-4o-mini' });
   });
 });

@@ -124,4 +124,32 @@ describe.each(testDatabaseKinds())('ledger store on %s', (kind) => {
     expect((await store.rows({ keyId: 'key_retry' }, { limit: 10 })).rows.map((r) => r.traceId)).toEqual(['trace-3002', 'trace-3001', 'trace-3000']);
     expect(await store.spendSince('key_retry', T0)).toEqual({ costUsd: 7, requests: 3 });
   });
+
+  it('names: instances storing new strings at once agree on their ids; a small name cache starts over without losing any', async () => {
+    // Four stores on one database (four instances): each writes rows naming the same new keys and models, at once.
+    const stores = Array.from({ length: 4 }, () => new SqlLedgerStore(t.db));
+    const batchOf = (s: number): LedgerRow[] =>
+      Array.from({ length: 37 }, (_, i) => row(5000 + s * 100 + i, { keyId: `key_n${i % 9}`, model: `model-n${i % 5}`, requestedModel: `alias-${s}`, errorCode: i % 4 ? null : `code_${i % 3}` }));
+    await Promise.all(stores.map((st, s) => st.write(batchOf(s))));
+    const fresh = new SqlLedgerStore(t.db);
+    for (let k = 0; k < 9; k++) {
+      const found = (await fresh.rows({ keyId: `key_n${k}` }, { limit: 1000 })).rows;
+      expect(found.length).toBe(4 * batchOf(0).filter((r) => r.keyId === `key_n${k}`).length);
+      expect(new Set(found.map((r) => r.keyId))).toEqual(new Set([`key_n${k}`]));
+    }
+    const byModel = (await fresh.rows({ model: 'model-n3' }, { limit: 1000 })).rows;
+    expect(byModel.map((r) => r.model).every((m) => m === 'model-n3')).toBe(true);
+    expect(byModel.length).toBe(4 * batchOf(0).filter((r) => r.model === 'model-n3').length);
+    expect(new Set(byModel.map((r) => r.requestedModel))).toEqual(new Set(['alias-0', 'alias-1', 'alias-2', 'alias-3']));
+    // Each string stored once.
+    const names = await t.db.selectFrom('ledger_names').select('name').execute();
+    expect(names.length).toBe(new Set(names.map((n) => n.name)).size);
+
+    // A cache of 3 names: a batch of 150 rows (chunks of 100, 32, 16, 2) with 40 distinct keys reads back exactly.
+    const small = new SqlLedgerStore(t.db, { maxCachedNames: 3 });
+    const many = Array.from({ length: 150 }, (_, i) => row(7000 + i, { keyId: `key_m${i % 40}`, deployment: `dep-${i % 7}` }));
+    await small.write(many);
+    const back = (await small.rows({ from: many[0]?.time, to: (many[149]?.time as number) + 1 }, { limit: 1000 })).rows;
+    expect(back).toEqual([...many].reverse());
+  });
 });

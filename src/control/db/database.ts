@@ -1,6 +1,6 @@
 import type { AuditLogTable } from './schema-audit.js';
 import type { ApiKeySecretsTable, ApiKeysTable, ControlStateTable, IdempotencyKeysTable } from './schema-keys.js';
-import type { LedgerRowsTable, UsageDailyTable } from './schema-ledger.js';
+import type { LedgerNamesTable, LedgerRowsTable, UsageDailyTable } from './schema-ledger.js';
 import type { TasksTable } from './schema-tasks.js';
 import type { ConsoleSessionsTable, InstancesTable, UsageHourlyTable } from './schema-console.js';
 
@@ -12,6 +12,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
   ledger_rows: LedgerRowsTable;
+  ledger_names: LedgerNamesTable;
   usage_daily: UsageDailyTable;
   tasks: TasksTable;
   usage_hourly: UsageHourlyTable;

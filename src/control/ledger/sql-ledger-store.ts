@@ -12,6 +12,8 @@ import { dayOf, rollupOf, type UsageBucket } from './ledger-rollup.js';
 import type { LedgerFilter, RowPage, UsageQuery } from './ledger-filter.js';
 import { NANO_PER_USD } from '../../limits/cost.js';
 import { addHourlyRollups } from './ledger-hourly.js';
+import { LedgerNames } from './ledger-names.js';
+import { fromDb, idsIn, namesIn, num, pushParameters, SAMPLE, type Ids } from './ledger-columns.js';
 
 /**
  * Rows per INSERT statement (29 parameters each: well inside SQLite's and PostgreSQL's limits).
@@ -21,92 +23,21 @@ import { addHourlyRollups } from './ledger-hourly.js';
  */
 const INSERT_CHUNK = 100;
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
-const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
-
 /**
- * How each column is filled from a row, in the INSERT's column order (every column of the table:
- * the Record type makes a missing one a compile error). One table for the statement's columns and
- * its parameters, appended without an object per row.
+ * Rows in the next INSERT: INSERT_CHUNK, or for the rest of a batch the largest power of two that
+ * fits. A batch's size varies (the queue writes what a second gathered), so statements for every
+ * row count from 1 to 99 would be prepared over and over (parsing one of 2,900 parameters costs
+ * SQLite more than inserting its rows); this way 8 statement shapes serve every batch.
  */
-const COLUMN_VALUES: Readonly<Record<keyof LedgerRowsTable, (r: LedgerRow) => unknown>> = {
-  trace_id: (r) => r.traceId,
-  request_id: (r) => r.requestId,
-  time: (r) => r.time,
-  key_id: (r) => r.keyId,
-  method: (r) => r.method,
-  route: (r) => r.route,
-  protocol: (r) => r.protocol,
-  model: (r) => r.model,
-  requested_model: (r) => r.requestedModel,
-  resolved_model: (r) => r.resolvedModel,
-  provider: (r) => r.provider,
-  deployment: (r) => r.deployment,
-  status: (r) => r.status,
-  error_code: (r) => r.errorCode,
-  attempts: (r) => r.attempts,
-  fallbacks: (r) => r.fallbacks,
-  input_tokens: (r) => r.inputTokens,
-  output_tokens: (r) => r.outputTokens,
-  cached_tokens: (r) => r.cachedTokens,
-  reasoning_tokens: (r) => r.reasoningTokens,
-  images: (r) => r.images,
-  video_seconds: (r) => r.videoSeconds,
-  cost_usd: (r) => r.costUsd,
-  price: (r) => (r.price ? JSON.stringify(r.price) : null),
-  latency_ms: (r) => r.latencyMs,
-  ttft_ms: (r) => r.ttftMs,
-  stream: (r) => (r.stream ? 1 : 0),
-  byok: (r) => (r.byok ? 1 : 0),
-  cache_hit: (r) => (r.cacheHit ? 1 : 0),
-};
-const VALUE_OF = Object.values(COLUMN_VALUES);
-
-/** A row's values in the INSERT's column order, appended to `into`. */
-function pushParameters(into: unknown[], r: LedgerRow): void {
-  for (let i = 0; i < VALUE_OF.length; i++) into.push((VALUE_OF[i] as (r: LedgerRow) => unknown)(r) ?? null);
+export function chunkSize(left: number): number {
+  if (left >= INSERT_CHUNK) return INSERT_CHUNK;
+  return 2 ** Math.floor(Math.log2(left));
 }
 
-function fromDb(d: Selectable<LedgerRowsTable>): LedgerRow {
-  return {
-    traceId: d.trace_id,
-    requestId: d.request_id,
-    time: num(d.time),
-    keyId: d.key_id,
-    method: d.method,
-    route: d.route,
-    protocol: d.protocol,
-    model: d.model,
-    requestedModel: d.requested_model,
-    resolvedModel: d.resolved_model,
-    provider: d.provider,
-    deployment: d.deployment,
-    status: num(d.status),
-    errorCode: d.error_code,
-    attempts: num(d.attempts),
-    fallbacks: num(d.fallbacks),
-    inputTokens: numOrNull(d.input_tokens),
-    outputTokens: numOrNull(d.output_tokens),
-    cachedTokens: numOrNull(d.cached_tokens),
-    reasoningTokens: numOrNull(d.reasoning_tokens),
-    images: numOrNull(d.images),
-    videoSeconds: numOrNull(d.video_seconds),
-    costUsd: numOrNull(d.cost_usd),
-    price: d.price ? (JSON.parse(d.price) as LedgerRow['price']) : null,
-    latencyMs: num(d.latency_ms),
-    ttftMs: numOrNull(d.ttft_ms),
-    stream: num(d.stream) === 1,
-    byok: num(d.byok) === 1,
-    cacheHit: num(d.cache_hit) === 1,
-  };
-}
+const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 const DAY_MS = 86_400_000;
 
-/** Every column named (null values), so a compiled multi-row INSERT lists them in COLUMN_VALUES' order. */
-const SAMPLE = Object.fromEntries(Object.keys(COLUMN_VALUES).map((c) => [c, null])) as unknown as LedgerRowsTable;
 /** Statement texts kept per row count (a batch's size varies; the last chunk of a big one too). */
 const MAX_CACHED_TEXTS = 32;
 
@@ -121,7 +52,18 @@ export class SqlLedgerStore implements LedgerSink {
    */
   private readonly insertTexts = new Map<number, string>();
 
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly names: LedgerNames;
+
+  constructor(private readonly db: Kysely<Database>, options: { maxCachedNames?: number } = {}) {
+    this.names = new LedgerNames(db, options.maxCachedNames);
+  }
+
+  /** Rows as the API shows them: each named column's id read back as its string. */
+  private async named(found: ReadonlyArray<Selectable<LedgerRowsTable>>): Promise<LedgerRow[]> {
+    if (!found.length) return [];
+    const names = await this.names.namesOf(idsIn(found));
+    return found.map((d) => fromDb(d, names));
+  }
 
   private insertText(trx: Transaction<Database>, rows: number, returning: boolean): string {
     const id = returning ? rows : -rows;
@@ -144,9 +86,11 @@ export class SqlLedgerStore implements LedgerSink {
    */
   async write(rows: readonly LedgerRow[]): Promise<void> {
     if (!rows.length) return;
+    // The batch's strings are stored (committed) before any row refers to them.
+    const ids = await this.names.idsOf(namesIn(rows));
     try {
       await this.db.transaction().execute(async (trx) => {
-        await this.insertRows(trx, rows, false);
+        await this.insertRows(trx, rows, ids, false);
         await addRollups(trx, rows);
         await addHourlyRollups(trx, rows);
       });
@@ -154,7 +98,7 @@ export class SqlLedgerStore implements LedgerSink {
       if (!(err instanceof AlreadyStored)) throw err;
       // Rolled back; written again, this time told which rows are new.
       await this.db.transaction().execute(async (trx) => {
-        const added = await this.insertRows(trx, rows, true);
+        const added = await this.insertRows(trx, rows, ids, true);
         await addRollups(trx, added);
         await addHourlyRollups(trx, added);
       });
@@ -167,13 +111,14 @@ export class SqlLedgerStore implements LedgerSink {
    * AlreadyStored; with it, the rows that were new are returned. RETURNING costs SQLite about
    * 1.2 us per row of 10 (a result row built for each), so it is only paid for a retried batch.
    */
-  private async insertRows(trx: Transaction<Database>, rows: readonly LedgerRow[], returning: boolean): Promise<readonly LedgerRow[]> {
+  private async insertRows(trx: Transaction<Database>, rows: readonly LedgerRow[], ids: Ids, returning: boolean): Promise<readonly LedgerRow[]> {
     const fresh = new Set<string>();
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    for (let i = 0; i < rows.length; ) {
       if (i > 0) await nextTurn();
-      const chunk = rows.slice(i, i + INSERT_CHUNK);
+      const chunk = rows.slice(i, i + chunkSize(rows.length - i));
+      i += chunk.length;
       const parameters: unknown[] = [];
-      for (const row of chunk) pushParameters(parameters, row);
+      for (const row of chunk) pushParameters(parameters, row, ids);
       const result = await trx.executeQuery<{ trace_id: string }>(CompiledQuery.raw(this.insertText(trx, chunk.length, returning), parameters));
       if (returning) for (const r of result.rows) fresh.add(r.trace_id);
       else if (result.numAffectedRows !== BigInt(chunk.length)) throw new AlreadyStored();
@@ -188,7 +133,7 @@ export class SqlLedgerStore implements LedgerSink {
     const after = page.after;
     if (after) q = q.where((eb) => eb.or([eb('time', '<', after.time), eb.and([eb('time', '=', after.time), eb('trace_id', '<', after.traceId)])]));
     const found = await q.orderBy('time', 'desc').orderBy('trace_id', 'desc').limit(page.limit + 1).execute();
-    return { rows: found.slice(0, page.limit).map(fromDb), hasMore: found.length > page.limit };
+    return { rows: await this.named(found.slice(0, page.limit)), hasMore: found.length > page.limit };
   }
 
   /** Rows matching `filter` oldest first, `batch` at a time (the CSV export). */
@@ -198,7 +143,7 @@ export class SqlLedgerStore implements LedgerSink {
       let q = this.db.selectFrom('ledger_rows').selectAll().where((eb) => eb.and(rowConditions(eb, filter)));
       const a = after;
       if (a) q = q.where((eb) => eb.or([eb('time', '>', a.time), eb.and([eb('time', '=', a.time), eb('trace_id', '>', a.traceId)])]));
-      const found = (await q.orderBy('time', 'asc').orderBy('trace_id', 'asc').limit(batch).execute()).map(fromDb);
+      const found = await this.named(await q.orderBy('time', 'asc').orderBy('trace_id', 'asc').limit(batch).execute());
       if (!found.length) return;
       yield found;
       const last = found[found.length - 1] as LedgerRow;
@@ -269,7 +214,7 @@ export class SqlLedgerStore implements LedgerSink {
   /** The oldest rows before `cutoff`, at most `limit` (what the retention exports, then deletes). */
   async oldestBefore(cutoff: number, limit: number): Promise<LedgerRow[]> {
     const found = await this.db.selectFrom('ledger_rows').selectAll().where('time', '<', cutoff).orderBy('time', 'asc').orderBy('trace_id', 'asc').limit(limit).execute();
-    return found.map(fromDb);
+    return this.named(found);
   }
 
   /** Deletes these rows, found by their key (time, trace_id). */
@@ -302,11 +247,16 @@ export class SqlLedgerStore implements LedgerSink {
   }
 }
 
+/** The id of a stored name, read inside the statement (a constant to the planner, so the column's index serves it). */
+function idOfName(eb: ExpressionBuilder<Database, 'ledger_rows'>, name: string) {
+  return eb.selectFrom('ledger_names').select('id').where('name', '=', name);
+}
+
 function rowConditions(eb: ExpressionBuilder<Database, 'ledger_rows'>, f: LedgerFilter): Expression<SqlBool>[] {
   const c: Expression<SqlBool>[] = [];
-  if (f.keyId !== undefined) c.push(eb('key_id', '=', f.keyId));
-  if (f.model !== undefined) c.push(eb('model', '=', f.model));
-  if (f.provider !== undefined) c.push(eb('provider', '=', f.provider));
+  if (f.keyId !== undefined) c.push(eb('key_ref', '=', idOfName(eb, f.keyId)));
+  if (f.model !== undefined) c.push(eb('model_ref', '=', idOfName(eb, f.model)));
+  if (f.provider !== undefined) c.push(eb('provider_ref', '=', idOfName(eb, f.provider)));
   if (typeof f.status === 'number') {
     c.push(eb('status', '=', f.status));
     // Implied, but SQLite only uses the errors' partial index (store version 5) when the query says it.
