@@ -31,15 +31,19 @@ interface HourLine {
 /** The hourly rollup deltas of a batch of rows. */
 export function hourlyRollupOf(rows: readonly LedgerRow[]): HourLine[] {
   const lines = new Map<string, HourLine>();
+  let line: HourLine | undefined;
   for (const r of rows) {
     const hour = r.time - (r.time % HOUR_MS);
     const model = r.model ?? '';
     const provider = r.provider ?? '';
-    const id = `${hour}\u0000${r.keyId}\u0000${model}\u0000${provider}\u0000${r.status}`;
-    let line = lines.get(id);
-    if (!line) {
-      line = { hour, key_id: r.keyId, model, provider, status: r.status, requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_nano: 0, latency_ms_sum: 0 };
-      lines.set(id, line);
+    // Rows in a row often share their line: no lookup then.
+    if (line === undefined || line.hour !== hour || line.key_id !== r.keyId || line.model !== model || line.provider !== provider || line.status !== r.status) {
+      const id = `${hour}\u0000${r.keyId}\u0000${model}\u0000${provider}\u0000${r.status}`;
+      line = lines.get(id);
+      if (!line) {
+        line = { hour, key_id: r.keyId, model, provider, status: r.status, requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_nano: 0, latency_ms_sum: 0 };
+        lines.set(id, line);
+      }
     }
     line.requests += 1;
     if (r.status >= 400 || r.errorCode !== null) line.errors += 1;

@@ -20,7 +20,13 @@ export interface LedgerSink {
 export interface LedgerQueueOptions {
   /** Rows held at most while the sink is slow or away; beyond it new rows are dropped and counted (default 50 000). */
   maxRows?: number;
-  /** Rows per write (default 500). */
+  /**
+   * Rows per write, at most (default 2000); a write starts once this many are queued or the
+   * flush interval has passed. Each write is one transaction, and a commit costs the database a
+   * fixed amount besides its rows (the pages it touched written to the WAL, the rollups'
+   * upserts): SqlLedgerStore on a SQLite file, CPU per row at 100 / 500 / 2000 rows per write
+   * 7.7-8.8 / 6.5-8.1 / 5.6 us (2026-11-28). Rows wait at most the flush interval either way.
+   */
   batchSize?: number;
   /** A row waits at most this long before its batch is written (default 1000 ms). */
   flushIntervalMs?: number;
@@ -102,7 +108,7 @@ export class LedgerQueue {
 
   constructor(private readonly sink: LedgerSink, private readonly options: LedgerQueueOptions = {}) {
     this.maxRows = options.maxRows ?? 50_000;
-    this.batchSize = options.batchSize ?? 500;
+    this.batchSize = options.batchSize ?? 2000;
     this.flushIntervalMs = options.flushIntervalMs ?? 1000;
     this.retryMaxMs = options.retryMaxMs ?? 30_000;
     this.writeTimeoutMs = options.writeTimeoutMs ?? 15_000;

@@ -59,19 +59,24 @@ export function rollupOf(rows: readonly LedgerRow[]): RollupLine[] {
   // A batch's rows are mostly of one day: its name is made once (toISOString per row showed in profiles).
   let dayStart = Number.NaN;
   let day = '';
+  let line: RollupLine | undefined;
   for (const r of rows) {
     const start = r.time - (r.time % DAY_MS);
     if (start !== dayStart) {
       dayStart = start;
       day = dayOf(r.time);
+      line = undefined;
     }
     const model = r.model ?? '';
     const provider = r.provider ?? '';
-    const id = `${day}\u0000${r.keyId}\u0000${model}\u0000${provider}\u0000${r.status}`;
-    let line = lines.get(id);
-    if (!line) {
-      line = { day, keyId: r.keyId, model, provider, status: r.status, ...emptyTotals() };
-      lines.set(id, line);
+    // Rows in a row often share their line (same key, model, provider and status): no lookup then.
+    if (line === undefined || line.keyId !== r.keyId || line.model !== model || line.provider !== provider || line.status !== r.status) {
+      const id = `${day}\u0000${r.keyId}\u0000${model}\u0000${provider}\u0000${r.status}`;
+      line = lines.get(id);
+      if (!line) {
+        line = { day, keyId: r.keyId, model, provider, status: r.status, ...emptyTotals() };
+        lines.set(id, line);
+      }
     }
     line.requests += 1;
     if (r.status >= 400 || r.errorCode !== null) line.errors += 1;
