@@ -13,6 +13,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/control/db/database.js';
 import { migrationProvider } from '../../src/control/db/migrations/index.js';
+import { migrateToLatest } from '../../src/control/db/migrate.js';
 import { SqlLedgerStore } from '../../src/control/ledger/sql-ledger-store.js';
 import type { LedgerRow } from '../../src/control/ledger/ledger-row.js';
 import { openDatabase, type OpenedDatabase } from '../../node/db/open-database.js';
@@ -32,6 +33,8 @@ function v4Row(i: number): Record<string, unknown> {
 
 interface Opened {
   opened: OpenedDatabase;
+  /** The PostgreSQL schema the store is in. */
+  schema?: string;
   migrator: Migrator;
   cleanup: () => Promise<void>;
 }
@@ -49,7 +52,7 @@ async function openUnmigrated(kind: 'sqlite' | 'postgres'): Promise<Opened> {
   await c.query(`create schema "${schema}"`);
   await c.end();
   const opened = await openDatabase({ kind: 'postgres', url, schema }, { migrate: false });
-  return { opened, migrator: new Migrator({ db: opened.db, provider: migrationProvider, migrationTableSchema: schema }), cleanup: () => dropSchema(url, schema) };
+  return { opened, schema, migrator: new Migrator({ db: opened.db, provider: migrationProvider, migrationTableSchema: schema }), cleanup: () => dropSchema(url, schema) };
 }
 
 async function traceKeyed(db: Kysely<Database>): Promise<LedgerRow[]> {
@@ -122,5 +125,15 @@ describe.each(testDatabaseKinds())('ledger rows keyed by (time, trace_id), their
     const again = await new SqlLedgerStore(db).rows({}, { limit: 1000 });
     expect(again.rows).toHaveLength(299);
     expect(again.rows[0]).toMatchObject({ traceId: 'trace-7', keyId: 'key_a', model: 'gpt-4o-mini' });
+  });
+
+  it('a store migrated by a newer release: starting says so, naming the unknown migration', async () => {
+    t = await openUnmigrated(kind);
+    const db = t.opened.db;
+    expect((await t.migrator.migrateToLatest()).error).toBeUndefined();
+    await sql`insert into ${sql.table('kysely_migration')} (name, timestamp) values ('9999_from_the_future', '2030-01-01T00:00:00.000Z')`.execute(db);
+    await expect(migrateToLatest(db, t.schema !== undefined ? { schema: t.schema } : {})).rejects.toThrow(
+      /migrated by a newer modelgate release \(it has migration "9999_from_the_future"/,
+    );
   });
 });

@@ -18,6 +18,12 @@ export async function migrateToLatest(db: Kysely<Database>, options: MigrateOpti
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    const newer = /previously executed migration (\S+) is missing/.exec(reason)?.[1];
+    if (newer !== undefined) {
+      throw new Error(
+        `the store was migrated by a newer modelgate release (it has migration "${newer}", which this release does not know): run that release or a later one, or restore a backup taken before the upgrade`,
+      );
+    }
     throw new Error(`database migration ${failed ? `"${failed.migrationName}" ` : ''}failed: ${reason}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
