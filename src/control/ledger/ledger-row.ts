@@ -58,6 +58,29 @@ export interface LedgerRow {
   cacheHit: boolean;
 }
 
+/** Longest text a ledger row keeps of a name a caller or an upstream chose (a model, a path, a request id). */
+export const LEDGER_TEXT_MAX = 200;
+
+/**
+ * A caller's or an upstream's text as the ledger stores it: NUL (which PostgreSQL's text refuses)
+ * replaced, and cut to LEDGER_TEXT_MAX characters with an ellipsis (PostgreSQL refuses an index
+ * entry over 8 KB, and a name is indexed: one such row would fail its whole batch, every retry).
+ */
+export function ledgerText(s: string): string;
+export function ledgerText(s: string | null | undefined): string | null;
+export function ledgerText(s: string | null | undefined): string | null {
+  if (s === null || s === undefined) return null;
+  let t = s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s;
+  if (t.length > LEDGER_TEXT_MAX) {
+    let end = LEDGER_TEXT_MAX - 1;
+    // Not between the two halves of a surrogate pair.
+    const code = t.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff) end--;
+    t = `${t.slice(0, end)}\u2026`;
+  }
+  return t;
+}
+
 /**
  * The row of a finished request from its facts and how it ended (a ResponseEvent serves as both);
  * undefined when no key is known (nothing to account it to).
@@ -83,17 +106,17 @@ export function ledgerRowOf(event: RequestEvent, end: ResponseEnd, now: number):
   const status = end.status;
   return {
     traceId: event.traceId,
-    requestId: event.requestId ?? null,
+    requestId: ledgerText(event.requestId),
     time: Math.round(now - end.latencyMs),
     keyId,
-    method: event.method,
-    route: event.route ?? event.path,
+    method: ledgerText(event.method),
+    route: ledgerText(event.route ?? event.path),
     protocol: end.protocol ?? null,
-    model: event.model ?? event.requestedModel ?? null,
-    requestedModel: event.requestedModel ?? null,
-    resolvedModel: end.resolvedModel ?? null,
+    model: ledgerText(event.model ?? event.requestedModel),
+    requestedModel: ledgerText(event.requestedModel),
+    resolvedModel: ledgerText(end.resolvedModel),
     provider: event.provider ?? null,
-    deployment: event.upstreamModel ?? null,
+    deployment: ledgerText(event.upstreamModel),
     status,
     errorCode: end.error?.code ?? (status >= 400 ? `http_${status}` : null),
     attempts,
