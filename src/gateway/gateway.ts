@@ -32,17 +32,21 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Named groups of a route match, percent-decoded; a malformed escape (`/v1/models/%`) is the caller's 400. */
+/** Named groups of a route match, percent-decoded; a malformed escape (`/v1/models/%`) or a NUL is the caller's 400. */
 function pathParams(m: RegExpExecArray): Record<string, string> {
   const params: Record<string, string> = {};
   if (!m.groups) return params;
   for (const [k, v] of Object.entries(m.groups)) {
     if (v === undefined) continue;
+    let decoded: string;
     try {
-      params[k] = decodeURIComponent(v);
+      decoded = decodeURIComponent(v);
     } catch {
       throw new GatewayError('invalid_request', `Malformed percent-encoding in the path parameter '${k}'.`, { param: k });
     }
+    // No id holds one, and PostgreSQL refuses it in text: the caller's 400, not the store's failure.
+    if (decoded.includes('\u0000')) throw new GatewayError('invalid_request', `The path parameter '${k}' must not contain NUL characters.`, { param: k });
+    params[k] = decoded;
   }
   return params;
 }

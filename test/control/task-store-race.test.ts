@@ -42,6 +42,17 @@ describe.each(testDatabaseKinds())('idempotent task creation from two instances 
 
   const record = (id: string, now: number): TaskRecord => ({ id, kind: 'test', ownerId: 'owner-1', version: 0, dueAt: null, expiresAt: now + 60_000, data: { id } });
 
+  it("a caller's prompt holding NUL is stored (its summary with NUL replaced) and read back whole", async () => {
+    const now = Date.now();
+    const store = new SqlTaskStore(t.db);
+    const prompt = `a cat\u0000 on a ${'very '.repeat(60)}long road`;
+    const task: TaskRecord = { id: `t-nul-${now}`, kind: 'video', ownerId: 'owner-nul', version: 0, dueAt: null, expiresAt: now + 60_000, data: { job: { prompt }, status: 'queued', createdAt: now, updatedAt: now } };
+    expect((await store.create(task)).created).toBe(true);
+    expect(((await store.get(task.id))?.data.job as { prompt: string }).prompt).toBe(prompt);
+    const listed = (await store.list({ keyId: 'owner-nul' }, { limit: 5 })).tasks;
+    expect(listed.map((e) => e.promptSummary)).toEqual([`${prompt.replace('\u0000', '\uFFFD').slice(0, 199)}\u2026`]);
+  });
+
   it('many creators of one idempotency key on two connections: one creates, all get its task', async () => {
     const now = Date.now();
     const stores = [new SqlTaskStore(t.db), new SqlTaskStore(second.db)];

@@ -6,7 +6,7 @@
 import type { Reply } from '../../reply/reply.js';
 import type { EndpointContext } from '../../endpoints/services.js';
 import { GatewayError } from '../../core/errors.js';
-import { ADMIN_PREFIX, type AdminRoute } from './http.js';
+import { ADMIN_PREFIX, refuseNul, type AdminRoute } from './http.js';
 import { KEY_ROUTES } from './keys-routes.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
 import { REQUESTS_ROUTES } from './requests-routes.js';
@@ -69,6 +69,7 @@ export function mountAdminRoutes(routes: readonly AdminRoute[] = ADMIN_ROUTES): 
       if (!admin || !control) throw new GatewayError('not_found', 'No such route.', { detail: 'unknown_route' });
       // A public route (the console's sign-in) acts for nobody until it has checked the admin key itself.
       const actor = r.access === 'public' ? { id: 'anonymous', access: 'read' as const } : await admin.authorize(ctx, r.access);
+      for (const [name, value] of ctx.url.searchParams) refuseNul(name.includes('\u0000') ? name : value, 'query parameter', name);
       return r.handler({ ctx, control, actor }, params);
     },
   }));

@@ -111,14 +111,40 @@ export function timeParam(name: string, value: string): number {
   return ms;
 }
 
+/** The path (`metadata.team`) of the first name or string in `value` holding NUL, if any. */
+function nulAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || 'body' : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const at = `${path}${path ? '.' : ''}${k}`;
+    if (k.includes('\u0000')) return at;
+    const found = nulAt(v, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Admin input never holds NUL: no name, id or filter needs one, and PostgreSQL refuses it in text
+ * (the store would fail, not the caller). A 400 naming the field or query parameter.
+ */
+export function refuseNul(value: unknown, kind: 'field' | 'query parameter', path = ''): void {
+  const at = nulAt(value, path);
+  if (at !== undefined) throw new GatewayError('invalid_request', `The ${kind} '${quoteInput(at)}' must not contain NUL characters.`, { param: quoteInput(at) });
+}
+
 /** The JSON object body checked by `schema`: a 400 naming the field otherwise. */
 export async function readBody<T extends z.ZodType>(ctx: EndpointContext, schema: T): Promise<z.output<T>> {
   const text = await ctx.body.text();
-  return parseOrThrow(schema, parseJsonObject(text));
+  const json = parseJsonObject(text);
+  refuseNul(json, 'field');
+  return parseOrThrow(schema, json);
 }
 
 /** An optional JSON object body (a POST without one reads as `{}`). */
 export async function readOptionalBody<T extends z.ZodType>(ctx: EndpointContext, schema: T): Promise<z.output<T>> {
   const text = await ctx.body.text();
-  return parseOrThrow(schema, text.trim() === '' ? {} : parseJsonObject(text));
+  const json = text.trim() === '' ? {} : parseJsonObject(text);
+  refuseNul(json, 'field');
+  return parseOrThrow(schema, json);
 }

@@ -21,7 +21,8 @@ const finite = (v: unknown): number | null => (typeof v === 'number' && Number.i
 /** The list columns of a record, read from its data (a video task's fields; other kinds leave them blank). */
 function listColumns(task: TaskRecord): Pick<TasksTable, 'status' | 'progress' | 'model' | 'provider' | 'prompt_summary' | 'created_at' | 'updated_at' | 'completed_at' | 'cost_usd'> {
   const d = task.data;
-  const prompt = str(obj(d.job).prompt);
+  // A caller's text: NUL (which PostgreSQL's text refuses) replaced.
+  const prompt = str(obj(d.job).prompt).replaceAll('\u0000', '\uFFFD');
   return {
     status: str(d.status) || 'unknown',
     progress: finite(d.progress) ?? 0,
