@@ -14,6 +14,7 @@ import type { BridgeContext, GatewayBridge } from './bridge.js';
 import type { EndpointContext } from '../endpoints/services.js';
 import { createServices } from './services.js';
 import { quoteInput } from '../core/quote-input.js';
+import { escapeControls } from '../routing/model-id.js';
 import { GatewayRequestContext } from './request-context.js';
 import { mountAdminRoutes } from '../control/admin/admin-router.js';
 import { consoleRoutes } from '../console/console-routes.js';
@@ -45,7 +46,9 @@ function pathParams(m: RegExpExecArray): Record<string, string> {
       throw new GatewayError('invalid_request', `Malformed percent-encoding in the path parameter '${k}'.`, { param: k });
     }
     // No id holds one, and PostgreSQL refuses it in text: the caller's 400, not the store's failure.
-    if (decoded.includes('\u0000')) throw new GatewayError('invalid_request', `The path parameter '${k}' must not contain NUL characters.`, { param: k });
+    if (decoded.includes('\u0000')) {
+      throw new GatewayError('invalid_request', `The path parameter '${k}' must not contain NUL characters: '${quoteInput(escapeControls(decoded))}'.`, { param: k });
+    }
     params[k] = decoded;
   }
   return params;

@@ -13,11 +13,16 @@ import { CLI, ensureCliBuilt, envWithoutSettings } from '../../helpers/cli-proce
 const KEY = 'mg-edge-cli-key-0001';
 const children: ChildProcess[] = [];
 
-/** Env without vendor keys or MODELGATE_* settings of the machine, plus `extra`. */
-const cleanEnv = (extra: Record<string, string> = {}): Record<string, string> => envWithoutSettings({ MODELGATE_API_KEY: KEY, ...extra });
+/**
+ * Env without vendor keys, MODELGATE_* settings, Redis or a database URL of the machine, plus
+ * `extra`; the store in memory. (The server used to inherit DATABASE_URL and migrate the shared
+ * test database's public schema while other suites created and dropped schemas in it: Kysely's
+ * check for its bookkeeping table lists every schema, and failed on one dropped meanwhile.)
+ */
+const cleanEnv = (extra: Record<string, string> = {}): Record<string, string> => envWithoutSettings({ MODELGATE_API_KEY: KEY, MODELGATE_DB: 'memory', ...extra }, true);
 
 async function start(args: string[], env: Record<string, string> = {}): Promise<number> {
-  const { child, url } = await spawnListening(process.execPath, [CLI, '--port', '0', ...args], cleanEnv(env));
+  const { child, url } = await spawnListening(process.execPath, [CLI, '--port', '0', ...args], cleanEnv(env), false);
   children.push(child);
   return Number(new URL(url).port);
 }
