@@ -1,5 +1,5 @@
 /**
- * NUL in admin input (a body field, a metadata name, a query filter, a path id) and in a public
+ * Hostile admin input. NUL in admin input (a body field, a metadata name, a query filter, a path id) and in a public
  * route's id is the caller's 400 naming where it is. PostgreSQL refuses NUL in text, so before this
  * each of these was the store's failure: a 500 (a 503 for a task id). Run on a real SQLite file
  * and on PostgreSQL.
@@ -63,5 +63,15 @@ describe.each(testDatabaseKinds())('NUL in admin and path input on %s', (kind) =
     expect(answer).toMatchObject({ status: 400, param: 'id' });
     // The store still answers the same request without the NUL.
     expect((await call('GET', '/v1/video/generations/vtask_unknown', undefined, platformKey)).status).toBe(404);
+  });
+
+  it('metadata: at most 50 labels (a 400 naming metadata); 50 are taken', async () => {
+    const labels = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+    expect(await call('POST', '/admin/v1/keys', { name: 'many', metadata: labels(51) })).toMatchObject({ status: 400, param: 'metadata' });
+    const res = await gateway.handle(
+      new Request('http://gw/admin/v1/keys', { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'fifty', metadata: labels(50) }) }),
+    );
+    expect(res.status).toBe(201);
+    expect(Object.keys(((await res.json()) as { metadata: Record<string, string> }).metadata)).toHaveLength(50);
   });
 });

@@ -13,7 +13,12 @@ export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 const modelsSchema = z.array(z.string().min(1).max(200)).min(1).max(100).describe('Glob patterns of the model ids the key may call (default ["*"]).');
-const metadataSchema = z.record(z.string().max(100), z.string().max(1000)).describe('Free-form string labels (team, plan...). Searchable.');
+/** Labels per key at most (as Stripe's metadata): every instance holds every key's labels in memory, and every key list carries them. */
+export const MAX_METADATA_ENTRIES = 50;
+const metadataSchema = z
+  .record(z.string().max(100), z.string().max(1000))
+  .refine((m) => Object.keys(m).length <= MAX_METADATA_ENTRIES, { message: `Too big: expected at most ${MAX_METADATA_ENTRIES} labels` })
+  .describe(`Free-form string labels (team, plan...), at most ${MAX_METADATA_ENTRIES}. Searchable.`);
 const expiresAtSchema = z.iso.datetime({ offset: true }).nullable().describe('ISO 8601 instant after which the key is refused (null: never).');
 const providerKeysSchema = z.record(z.string().min(1), z.string().min(1)).describe("Provider id -> the key holder's own upstream credential (bring your own key). Never returned.");
 
