@@ -1,8 +1,8 @@
 /**
- * Hostile admin input. NUL in admin input (a body field, a metadata name, a query filter, a path id) and in a public
- * route's id is the caller's 400 naming where it is. PostgreSQL refuses NUL in text, so before this
- * each of these was the store's failure: a 500 (a 503 for a task id). Run on a real SQLite file
- * and on PostgreSQL.
+ * Hostile admin input. NUL in a body field, a metadata name, a query filter or a path id (also a
+ * public route's id) is the caller's 400 naming where it is: PostgreSQL refuses NUL in text, so
+ * before this each was the store's failure (a 500; a 503 for a task id). Metadata past 50 labels is
+ * a 400 too. Run on a real SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlPlane, type ControlPlane } from '../../src/control/control-plane.js';
