@@ -49,6 +49,7 @@ Usage ledger (one row per request of a known key, written in batches):
   MODELGATE_LEDGER_QUEUE_ROWS         rows held while the database is slow or away (50000)
   MODELGATE_LEDGER_FLUSH_MS           a row waits at most this long to be written (1000)
   MODELGATE_LEDGER_WRITE_TIMEOUT_MS   a batch write that hangs longer is given up and retried (15000)
+  MODELGATE_LEDGER_WRITER             SQLite file: batches written by a worker thread (thread) or the main one (inline)
   MODELGATE_LEDGER_RETENTION_DAYS     rows kept (90); older ones are exported, then deleted
   MODELGATE_LEDGER_ROLLUP_RETENTION_DAYS  daily rollups kept (730)
   MODELGATE_LEDGER_EXPORT_DIR         where purged rows are exported as CSV (./modelgate-exports)

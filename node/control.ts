@@ -6,6 +6,7 @@ import { ledgerSettings } from './ledger-settings.js';
 import { resolveControlSecret } from './control-secret.js';
 import { resolveDatabaseTarget } from './db/database-target.js';
 import { openDatabase, type OpenedDatabase } from './db/open-database.js';
+import { WorkerLedgerSink } from './db/worker-ledger-sink.js';
 
 export interface NodeControlPlane {
   control: ControlPlane;
@@ -21,10 +22,13 @@ export async function openControlPlane(
   env: Record<string, string | undefined>,
   options: { notifier?: ChangeNotifier; configSecret?: string } & Pick<ControlPlaneOptions, 'background' | 'meterProvider'> = {},
 ): Promise<NodeControlPlane> {
-  const ledger = ledgerSettings(env).queue;
+  const settings = ledgerSettings(env);
   const target = resolveDatabaseTarget(dbFlag, env);
   const { configSecret, ...rest } = options;
   const database = await openDatabase(target);
+  // A SQLite file's ledger batches are written by a worker thread (worker-ledger-sink.ts), off the event loop.
+  const sink = target.kind === 'sqlite' && settings.writer === 'thread' ? new WorkerLedgerSink(target.file) : undefined;
+  const ledger = sink ? { ...settings.queue, sink } : settings.queue;
   let control: ControlPlane;
   let secretSource: string;
   try {
@@ -33,6 +37,7 @@ export async function openControlPlane(
     secretSource = source;
     control = await createControlPlane({ db: database.db, dialect: database.dialect, ledger, instanceName: `${hostname()}:${process.pid}`, ...rest, ...(secret !== undefined ? { secret } : {}) });
   } catch (err) {
+    await sink?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;
   }
@@ -41,7 +46,9 @@ export async function openControlPlane(
     database,
     secretSource,
     async close() {
+      // The queue writes its last rows (through the writer thread), then the thread and the database close.
       await control.close();
+      await sink?.close();
       await database.close();
     },
   };

@@ -4,6 +4,8 @@
  */
 export interface LedgerSettings {
   queue: { maxRows?: number; flushIntervalMs?: number; writeTimeoutMs?: number; closeDeadlineMs?: number };
+  /** Where a SQLite file's ledger batches are written: a worker thread (default) or the main thread. */
+  writer: 'thread' | 'inline';
   retention: { rowDays: number; rollupDays: number; exportDir: string; intervalMs: number };
 }
 
@@ -21,7 +23,10 @@ export function ledgerSettings(env: Record<string, string | undefined>): LedgerS
   const closeDeadlineMs = whole(env, 'MODELGATE_SHUTDOWN_MS', 0);
   const rowDays = whole(env, 'MODELGATE_LEDGER_RETENTION_DAYS', 1) ?? 90;
   const rollupDays = whole(env, 'MODELGATE_LEDGER_ROLLUP_RETENTION_DAYS', 1) ?? 730;
+  const writer = env.MODELGATE_LEDGER_WRITER || 'thread';
+  if (writer !== 'thread' && writer !== 'inline') throw new Error(`MODELGATE_LEDGER_WRITER must be "thread" or "inline", got ${JSON.stringify(writer)}`);
   return {
+    writer,
     queue: {
       ...(maxRows !== undefined ? { maxRows } : {}),
       ...(flushIntervalMs !== undefined ? { flushIntervalMs } : {}),
