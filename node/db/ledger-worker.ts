@@ -9,7 +9,7 @@ import type { LedgerRow } from '../../src/control/ledger/ledger-row.js';
 import { openDatabase } from './open-database.js';
 
 /** What the main thread posts. */
-export type LedgerWorkerRequest = { id: number; rows: LedgerRow[] } | { id: number; close: true };
+export type LedgerWorkerRequest = { id: number; rows: LedgerRow[]; more?: true } | { id: number; close: true };
 /** What this thread answers: one per request, by its id (id 0: the database could not be opened). */
 export type LedgerWorkerAnswer = { id: number; ok: true } | { id: number; ok: false; error: string };
 
@@ -21,14 +21,26 @@ const opening = openDatabase({ kind: 'sqlite', file }, { migrate: false });
 opening.catch((err: unknown) => port.postMessage({ id: 0, ok: false, error: `cannot open ${file}: ${(err as Error)?.message ?? String(err)}` } satisfies LedgerWorkerAnswer));
 const store = opening.then((opened) => ({ opened, store: new SqlLedgerStore(opened.db) }));
 
+/** Parts of batches whose last part has not come yet, by batch id. */
+const parts = new Map<number, LedgerRow[]>();
+
 port.on('message', (m: LedgerWorkerRequest) => {
+  if ('rows' in m && m.more) {
+    const held = parts.get(m.id);
+    if (held) for (const r of m.rows) held.push(r);
+    else parts.set(m.id, m.rows);
+    return;
+  }
   void (async () => {
     try {
       const { opened, store: ledger } = await store;
       if ('close' in m) {
         await opened.close();
       } else {
-        await ledger.write(m.rows);
+        const held = parts.get(m.id);
+        parts.delete(m.id);
+        if (held) for (const r of m.rows) held.push(r);
+        await ledger.write(held ?? m.rows);
       }
       port.postMessage({ id: m.id, ok: true } satisfies LedgerWorkerAnswer);
     } catch (err) {
