@@ -13,4 +13,5 @@ export { createUndiciFetch, type NodeUpstreamFetch } from './upstream-fetch.js';
 export { redisSharedState, type SharedState } from './redis.js';
 /** The control plane's store (SQLite or PostgreSQL), migrated; for createControlPlane. */
 export { openDatabase, type OpenedDatabase } from './db/open-database.js';
+export { WorkerLedgerSink } from './db/worker-ledger-sink.js';
 export { parseDatabaseTarget, resolveDatabaseTarget, type DatabaseTarget } from './db/database-target.js';
