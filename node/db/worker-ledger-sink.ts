@@ -55,12 +55,12 @@ export class WorkerLedgerSink implements LedgerSink {
     const id = this.nextId++;
     // Every part to one thread: one that stopped meanwhile lost the parts before (the batch fails, and is retried whole).
     const w = (this.worker ??= this.start());
-    for (let i = POST_ROWS; i < rows.length; i += POST_ROWS) {
-      w.postMessage({ id, rows: rows.slice(i - POST_ROWS, i), more: true } satisfies LedgerWorkerRequest);
+    for (let i = 0; ; i += POST_ROWS) {
+      const part = rows.slice(i, i + POST_ROWS);
+      if (i + POST_ROWS >= rows.length) return this.postTo(w, { id, rows: part });
+      w.postMessage({ id, rows: part, more: true } satisfies LedgerWorkerRequest);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    const last = rows.slice(Math.max(0, Math.ceil(rows.length / POST_ROWS) - 1) * POST_ROWS);
-    return this.postTo(w, { id, rows: last as LedgerRow[] });
   }
 
   /** Closes the worker's connection and stops the thread (after the queue wrote its last rows). */

@@ -9,20 +9,7 @@ import type { LedgerRow } from './ledger-row.js';
 export const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
 
-/** A row's JSON text of its price, made once per pricing object (the model's pricing config, shared by its rows). */
-const priceTexts = new WeakMap<object, string>();
-function priceText(r: LedgerRow): string | null {
-  const p = r.price;
-  if (!p) return null;
-  let text = priceTexts.get(p);
-  if (text === undefined) {
-    text = JSON.stringify(p);
-    priceTexts.set(p, text);
-  }
-  return text;
-}
-
-/** The named columns (store version 6): each a ledger_names id, from a row's string. */
+/** The named text columns (store version 6): each a ledger_names id, from a row's string. The price is one too (its JSON text, see namesIn). */
 const NAMED: ReadonlyArray<readonly [keyof LedgerRowsTable, (r: LedgerRow) => string | null]> = [
   ['key_ref', (r) => r.keyId],
   ['method_ref', (r) => r.method],
@@ -34,33 +21,38 @@ const NAMED: ReadonlyArray<readonly [keyof LedgerRowsTable, (r: LedgerRow) => st
   ['provider_ref', (r) => r.provider],
   ['deployment_ref', (r) => r.deployment],
   ['error_code_ref', (r) => r.errorCode],
-  ['price_ref', priceText],
 ];
-export type Ids = ReadonlyMap<string, number>;
+const NAMED_COLUMNS: ReadonlyArray<keyof LedgerRowsTable> = [...NAMED.map(([column]) => column), 'price_ref'];
+
+/** What a batch's rows are written with: the id of each of their strings, and each pricing object's JSON text (one per distinct object). */
+export interface Batch {
+  ids: ReadonlyMap<string, number>;
+  prices: ReadonlyMap<object, string>;
+}
 
 /** The id of a named column's string, or null (the batch's ids hold every string of its rows). */
-const ref = (ids: Ids, name: string | null): number | null => (name === null ? null : (ids.get(name) as number));
+const ref = (b: Batch, name: string | null): number | null => (name === null ? null : (b.ids.get(name) as number));
 
 /**
  * How each column is filled from a row, in the INSERT's column order (every column of the table:
  * the Record type makes a missing one a compile error). One table for the statement's columns and
  * its parameters, appended without an object per row.
  */
-const COLUMN_VALUES: Readonly<Record<keyof LedgerRowsTable, (r: LedgerRow, ids: Ids) => unknown>> = {
+const COLUMN_VALUES: Readonly<Record<keyof LedgerRowsTable, (r: LedgerRow, b: Batch) => unknown>> = {
   trace_id: (r) => r.traceId,
   request_id: (r) => r.requestId,
   time: (r) => r.time,
-  key_ref: (r, ids) => ids.get(r.keyId),
-  method_ref: (r, ids) => ids.get(r.method),
-  route_ref: (r, ids) => ids.get(r.route),
-  protocol_ref: (r, ids) => ref(ids, r.protocol),
-  model_ref: (r, ids) => ref(ids, r.model),
-  requested_model_ref: (r, ids) => ref(ids, r.requestedModel),
-  resolved_model_ref: (r, ids) => ref(ids, r.resolvedModel),
-  provider_ref: (r, ids) => ref(ids, r.provider),
-  deployment_ref: (r, ids) => ref(ids, r.deployment),
+  key_ref: (r, b) => b.ids.get(r.keyId),
+  method_ref: (r, b) => b.ids.get(r.method),
+  route_ref: (r, b) => b.ids.get(r.route),
+  protocol_ref: (r, b) => ref(b, r.protocol),
+  model_ref: (r, b) => ref(b, r.model),
+  requested_model_ref: (r, b) => ref(b, r.requestedModel),
+  resolved_model_ref: (r, b) => ref(b, r.resolvedModel),
+  provider_ref: (r, b) => ref(b, r.provider),
+  deployment_ref: (r, b) => ref(b, r.deployment),
   status: (r) => r.status,
-  error_code_ref: (r, ids) => ref(ids, r.errorCode),
+  error_code_ref: (r, b) => ref(b, r.errorCode),
   attempts: (r) => r.attempts,
   fallbacks: (r) => r.fallbacks,
   input_tokens: (r) => r.inputTokens,
@@ -70,7 +62,7 @@ const COLUMN_VALUES: Readonly<Record<keyof LedgerRowsTable, (r: LedgerRow, ids: 
   images: (r) => r.images,
   video_seconds: (r) => r.videoSeconds,
   cost_usd: (r) => r.costUsd,
-  price_ref: (r, ids) => ref(ids, priceText(r)),
+  price_ref: (r, b) => (r.price ? ref(b, b.prices.get(r.price) ?? null) : null),
   latency_ms: (r) => r.latencyMs,
   ttft_ms: (r) => r.ttftMs,
   stream: (r) => (r.stream ? 1 : 0),
@@ -83,28 +75,35 @@ const VALUE_OF = Object.values(COLUMN_VALUES);
 export const SAMPLE = Object.fromEntries(Object.keys(COLUMN_VALUES).map((c) => [c, null])) as unknown as LedgerRowsTable;
 
 /** A row's values in the INSERT's column order, appended to `into`. */
-export function pushParameters(into: unknown[], r: LedgerRow, ids: Ids): void {
-  for (let i = 0; i < VALUE_OF.length; i++) into.push((VALUE_OF[i] as (r: LedgerRow, ids: Ids) => unknown)(r, ids) ?? null);
+export function pushParameters(into: unknown[], r: LedgerRow, b: Batch): void {
+  for (let i = 0; i < VALUE_OF.length; i++) into.push((VALUE_OF[i] as (r: LedgerRow, b: Batch) => unknown)(r, b) ?? null);
 }
 
-/** Every string of the named columns of `rows`. */
-export function namesIn(rows: readonly LedgerRow[]): Set<string> {
+/** Every string of the named columns of `rows` (prices as JSON text, made once per pricing object: a model's rows share its config's). */
+export function namesIn(rows: readonly LedgerRow[]): { names: Set<string>; prices: Map<object, string> } {
   const names = new Set<string>();
+  const prices = new Map<object, string>();
   for (const r of rows) {
     for (let i = 0; i < NAMED.length; i++) {
       const name = (NAMED[i] as (typeof NAMED)[number])[1](r);
       if (name !== null) names.add(name);
     }
+    const p = r.price;
+    if (p && !prices.has(p)) {
+      const text = JSON.stringify(p);
+      prices.set(p, text);
+      names.add(text);
+    }
   }
-  return names;
+  return { names, prices };
 }
 
 /** Every id of the named columns of `found`. */
 export function idsIn(found: ReadonlyArray<Selectable<LedgerRowsTable>>): Set<number> {
   const ids = new Set<number>();
   for (const d of found) {
-    for (let i = 0; i < NAMED.length; i++) {
-      const id = d[(NAMED[i] as (typeof NAMED)[number])[0]];
+    for (let i = 0; i < NAMED_COLUMNS.length; i++) {
+      const id = d[NAMED_COLUMNS[i] as keyof LedgerRowsTable];
       if (id !== null && id !== undefined) ids.add(num(id));
     }
   }

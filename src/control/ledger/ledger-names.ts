@@ -19,6 +19,17 @@ const MAX_ROUNDS = 8;
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
 
+/** Copies the cached ones of `wanted` into `found`; returns the others. */
+function fromCache<K, V>(wanted: Iterable<K>, cache: ReadonlyMap<K, V>, found: Map<K, V>): K[] {
+  const missing: K[] = [];
+  for (const k of wanted) {
+    const v = cache.get(k);
+    if (v === undefined) missing.push(k);
+    else found.set(k, v);
+  }
+  return missing;
+}
+
 export class LedgerNames {
   private readonly ids = new Map<string, number>();
   private readonly names = new Map<number, string>();
@@ -32,12 +43,7 @@ export class LedgerNames {
    */
   async idsOf(wanted: ReadonlySet<string>): Promise<Map<string, number>> {
     const found = new Map<string, number>();
-    let missing: string[] = [];
-    for (const name of wanted) {
-      const id = this.ids.get(name);
-      if (id === undefined) missing.push(name);
-      else found.set(name, id);
-    }
+    let missing = fromCache(wanted, this.ids, found);
     for (let round = 0; missing.length; round++) {
       await this.loadNames(missing, found);
       missing = missing.filter((n) => !found.has(n));
@@ -59,12 +65,7 @@ export class LedgerNames {
   /** The name of each of `wanted` ids (an id missing from the database is left out). */
   async namesOf(wanted: ReadonlySet<number>): Promise<Map<number, string>> {
     const found = new Map<number, string>();
-    const missing: number[] = [];
-    for (const id of wanted) {
-      const name = this.names.get(id);
-      if (name === undefined) missing.push(id);
-      else found.set(id, name);
-    }
+    const missing = fromCache(wanted, this.names, found);
     for (let i = 0; i < missing.length; i += CHUNK) {
       const lines = await this.db.selectFrom('ledger_names').select(['id', 'name']).where('id', 'in', missing.slice(i, i + CHUNK)).execute();
       for (const l of lines) {

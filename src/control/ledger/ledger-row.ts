@@ -7,6 +7,7 @@
 import type { PricingConfig } from '../../config/schema.js';
 import type { RequestEvent, UpstreamAttemptRecord } from '../../observability/hooks.js';
 import type { ResponseEnd } from '../../observability/response-event.js';
+import { quoteInput } from '../../core/quote-input.js';
 
 /** A ledger row as the admin API answers it (`GET /admin/v1/requests`) and the CSV export writes it. */
 export interface LedgerRow {
@@ -70,15 +71,8 @@ export function ledgerText(s: string): string;
 export function ledgerText(s: string | null | undefined): string | null;
 export function ledgerText(s: string | null | undefined): string | null {
   if (s === null || s === undefined) return null;
-  let t = s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s;
-  if (t.length > LEDGER_TEXT_MAX) {
-    let end = LEDGER_TEXT_MAX - 1;
-    // Not between the two halves of a surrogate pair.
-    const code = t.charCodeAt(end - 1);
-    if (code >= 0xd800 && code <= 0xdbff) end--;
-    t = `${t.slice(0, end)}\u2026`;
-  }
-  return t;
+  // quoteInput cuts to its max plus the ellipsis, never inside a surrogate pair.
+  return quoteInput(s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s, LEDGER_TEXT_MAX - 1);
 }
 
 /**

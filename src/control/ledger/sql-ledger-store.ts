@@ -13,7 +13,7 @@ import type { LedgerFilter, RowPage, UsageQuery } from './ledger-filter.js';
 import { NANO_PER_USD } from '../../limits/cost.js';
 import { addHourlyRollups } from './ledger-hourly.js';
 import { LedgerNames } from './ledger-names.js';
-import { fromDb, idsIn, namesIn, num, pushParameters, SAMPLE, type Ids } from './ledger-columns.js';
+import { fromDb, idsIn, namesIn, num, pushParameters, SAMPLE, type Batch } from './ledger-columns.js';
 
 /**
  * Rows per INSERT statement (29 parameters each: well inside SQLite's and PostgreSQL's limits).
@@ -87,10 +87,11 @@ export class SqlLedgerStore implements LedgerSink {
   async write(rows: readonly LedgerRow[]): Promise<void> {
     if (!rows.length) return;
     // The batch's strings are stored (committed) before any row refers to them.
-    const ids = await this.names.idsOf(namesIn(rows));
+    const { names, prices } = namesIn(rows);
+    const batch: Batch = { ids: await this.names.idsOf(names), prices };
     try {
       await this.db.transaction().execute(async (trx) => {
-        await this.insertRows(trx, rows, ids, false);
+        await this.insertRows(trx, rows, batch, false);
         await addRollups(trx, rows);
         await addHourlyRollups(trx, rows);
       });
@@ -98,7 +99,7 @@ export class SqlLedgerStore implements LedgerSink {
       if (!(err instanceof AlreadyStored)) throw err;
       // Rolled back; written again, this time told which rows are new.
       await this.db.transaction().execute(async (trx) => {
-        const added = await this.insertRows(trx, rows, ids, true);
+        const added = await this.insertRows(trx, rows, batch, true);
         await addRollups(trx, added);
         await addHourlyRollups(trx, added);
       });
@@ -111,14 +112,14 @@ export class SqlLedgerStore implements LedgerSink {
    * AlreadyStored; with it, the rows that were new are returned. RETURNING costs SQLite about
    * 1.2 us per row of 10 (a result row built for each), so it is only paid for a retried batch.
    */
-  private async insertRows(trx: Transaction<Database>, rows: readonly LedgerRow[], ids: Ids, returning: boolean): Promise<readonly LedgerRow[]> {
+  private async insertRows(trx: Transaction<Database>, rows: readonly LedgerRow[], batch: Batch, returning: boolean): Promise<readonly LedgerRow[]> {
     const fresh = new Set<string>();
     for (let i = 0; i < rows.length; ) {
       if (i > 0) await nextTurn();
       const chunk = rows.slice(i, i + chunkSize(rows.length - i));
       i += chunk.length;
       const parameters: unknown[] = [];
-      for (const row of chunk) pushParameters(parameters, row, ids);
+      for (const row of chunk) pushParameters(parameters, row, batch);
       const result = await trx.executeQuery<{ trace_id: string }>(CompiledQuery.raw(this.insertText(trx, chunk.length, returning), parameters));
       if (returning) for (const r of result.rows) fresh.add(r.trace_id);
       else if (result.numAffectedRows !== BigInt(chunk.length)) throw new AlreadyStored();
