@@ -1,9 +1,10 @@
 /** Node-only: opens the control plane's store (SQLite, see sqlite-engine.ts, or pg) and brings it to the latest version. */
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { Database, DatabaseDialect } from '../../src/control/db/database.js';
 import { migrateToLatest } from '../../src/control/db/migrate.js';
 import { describeTarget, type DatabaseTarget } from './database-target.js';
 import { openSqliteFile, type SqliteHandle } from './sqlite-engine.js';
+import { StorePostgresDialect } from './store-introspector.js';
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
@@ -94,7 +95,7 @@ async function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }
     await pool.end().catch(() => undefined);
     throw new Error(`cannot reach ${description}: ${(err as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new StorePostgresDialect({ pool }) });
   return {
     db,
     dialect: 'postgres',
