@@ -7,9 +7,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SqlLedgerStore } from '../../src/control/ledger/sql-ledger-store.js';
 import type { LedgerRow } from '../../src/control/ledger/ledger-row.js';
 import { openDatabase } from './open-database.js';
+import { unpackRows, type PackedRows } from './ledger-transfer.js';
 
 /** What the main thread posts. */
-export type LedgerWorkerRequest = { id: number; rows: LedgerRow[]; more?: true } | { id: number; close: true };
+export type LedgerWorkerRequest = { id: number; rows: PackedRows; more?: true } | { id: number; close: true };
 /** What this thread answers: one per request, by its id (id 0: the database could not be opened). */
 export type LedgerWorkerAnswer = { id: number; ok: true } | { id: number; ok: false; error: string };
 
@@ -27,8 +28,8 @@ const parts = new Map<number, LedgerRow[]>();
 port.on('message', (m: LedgerWorkerRequest) => {
   if ('rows' in m && m.more) {
     const held = parts.get(m.id);
-    if (held) for (const r of m.rows) held.push(r);
-    else parts.set(m.id, m.rows);
+    if (held) unpackRows(m.rows, held);
+    else parts.set(m.id, unpackRows(m.rows));
     return;
   }
   void (async () => {
@@ -39,8 +40,7 @@ port.on('message', (m: LedgerWorkerRequest) => {
       } else {
         const held = parts.get(m.id);
         parts.delete(m.id);
-        if (held) for (const r of m.rows) held.push(r);
-        await ledger.write(held ?? m.rows);
+        await ledger.write(unpackRows(m.rows, held));
       }
       port.postMessage({ id: m.id, ok: true } satisfies LedgerWorkerAnswer);
     } catch (err) {

@@ -8,13 +8,15 @@
  * over the floor 1.5-1.8 ms with the control plane on against 0.75-0.9 ms without. Here a worker
  * thread holds its own connection to the same file (WAL: readers and the main connection's writes
  * go on; a write waits for the other's commit via busy_timeout) and the main thread only posts
- * each batch (a structured clone). The queue's contract holds: a batch resolves once committed,
+ * each batch, packed (ledger-transfer.ts: one typed array moved to the thread, not a structured
+ * clone of every row object). The queue's contract holds: a batch resolves once committed,
  * rejects with the database's error, and a worker that died is started again for the next batch.
  */
 import { Worker } from 'node:worker_threads';
 import type { LedgerSink } from '../../src/control/ledger/ledger-queue.js';
 import type { LedgerRow } from '../../src/control/ledger/ledger-row.js';
 import type { LedgerWorkerAnswer, LedgerWorkerRequest } from './ledger-worker.js';
+import { packRows } from './ledger-transfer.js';
 
 interface Pending {
   /** The thread the write was posted to. */
@@ -56,9 +58,9 @@ export class WorkerLedgerSink implements LedgerSink {
     // Every part to one thread: one that stopped meanwhile lost the parts before (the batch fails, and is retried whole).
     const w = (this.worker ??= this.start());
     for (let i = 0; ; i += POST_ROWS) {
-      const part = rows.slice(i, i + POST_ROWS);
+      const part = packRows(rows.slice(i, i + POST_ROWS));
       if (i + POST_ROWS >= rows.length) return this.postTo(w, { id, rows: part });
-      w.postMessage({ id, rows: part, more: true } satisfies LedgerWorkerRequest);
+      w.postMessage({ id, rows: part, more: true } satisfies LedgerWorkerRequest, [part.numbers.buffer]);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
@@ -83,7 +85,7 @@ export class WorkerLedgerSink implements LedgerSink {
     if (this.worker !== w) return Promise.reject(new Error('the ledger writer thread stopped while a batch was being handed to it'));
     return new Promise<void>((resolve, reject) => {
       this.pending.set(message.id, { worker: w, resolve, reject });
-      w.postMessage(message);
+      w.postMessage(message, 'rows' in message ? [message.rows.numbers.buffer] : []);
     });
   }
 
