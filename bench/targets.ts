@@ -61,7 +61,9 @@ export function launcher(ctx: LaunchContext) {
     bun: (upstream: BenchChild): Promise<BenchChild> =>
       startChild({ name: 'modelgate on Bun', file: entry('host-bun'), env: { BENCH_UPSTREAM: upstream.url }, runtime: 'bun', cpu: onTarget }, pinning, ctx.bun),
     /** The server as shipped: `npm start` in the repository (dist/ built), pinned like the others. */
-    shipped: (upstream: BenchChild, quiet: boolean): Promise<BenchChild> => startShipped(ctx.repoRoot, upstream.url, onTarget, pinning, { quiet }),
+    shipped: (upstream: BenchChild, quiet: boolean): Promise<BenchChild> =>
+      // BENCH_NPM_START_ARGS (diagnosis): more flags for both copies, e.g. `--db memory` (no control plane) to see what the ledger adds.
+      startShipped(ctx.repoRoot, upstream.url, onTarget, pinning, { quiet, args: (process.env.BENCH_NPM_START_ARGS ?? '').split(' ').filter(Boolean) }),
     peer: (): Promise<BenchChild> => {
       if (!ctx.peer.installed) throw new Error(`peer ${ctx.peer.reason}`);
       return startChild(peerChildSpec(ctx.peer, onTarget), pinning);

@@ -24,36 +24,23 @@ export interface PackedRows {
 /** Slots per row in `numbers` (every LedgerRow field: packRows and unpackRows list them in this order; the round-trip test holds them to LedgerRow). */
 const SLOTS = 29;
 
-class Packer {
-  readonly strings: string[] = [];
-  readonly prices: PricingConfig[] = [];
-  private readonly index = new Map<string, number>();
-  private readonly priceIndex = new Map<PricingConfig, number>();
+/** The values a part refers to by index (-1: null): each repeated one (key id, model, route, a pricing object) once, a row's own ones (trace id) as they come. */
+class Table<T> {
+  readonly items: T[] = [];
+  private readonly seen = new Map<T, number>();
 
-  /** A string that repeats across rows (key id, model, route, ...): stored once per part. */
-  shared(s: string | null): number {
-    if (s === null) return -1;
-    let i = this.index.get(s);
+  once(v: T | null): number {
+    if (v === null) return -1;
+    let i = this.seen.get(v);
     if (i === undefined) {
-      i = this.strings.push(s) - 1;
-      this.index.set(s, i);
+      i = this.items.push(v) - 1;
+      this.seen.set(v, i);
     }
     return i;
   }
 
-  /** A string of this row alone (trace id, request id). */
-  own(s: string | null): number {
-    return s === null ? -1 : this.strings.push(s) - 1;
-  }
-
-  price(p: PricingConfig | null): number {
-    if (p === null) return -1;
-    let i = this.priceIndex.get(p);
-    if (i === undefined) {
-      i = this.prices.push(p) - 1;
-      this.priceIndex.set(p, i);
-    }
-    return i;
+  own(v: T | null): number {
+    return v === null ? -1 : this.items.push(v) - 1;
   }
 }
 
@@ -62,23 +49,24 @@ const back = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
 export function packRows(rows: readonly LedgerRow[]): PackedRows {
   const numbers = new Float64Array(rows.length * SLOTS);
-  const p = new Packer();
+  const t = new Table<string>();
+  const prices = new Table<PricingConfig>();
   let o = 0;
   for (const r of rows) {
-    numbers[o] = p.own(r.traceId);
-    numbers[o + 1] = p.own(r.requestId);
+    numbers[o] = t.own(r.traceId);
+    numbers[o + 1] = t.own(r.requestId);
     numbers[o + 2] = r.time;
-    numbers[o + 3] = p.shared(r.keyId);
-    numbers[o + 4] = p.shared(r.method);
-    numbers[o + 5] = p.shared(r.route);
-    numbers[o + 6] = p.shared(r.protocol);
-    numbers[o + 7] = p.shared(r.model);
-    numbers[o + 8] = p.shared(r.requestedModel);
-    numbers[o + 9] = p.shared(r.resolvedModel);
-    numbers[o + 10] = p.shared(r.provider);
-    numbers[o + 11] = p.shared(r.deployment);
+    numbers[o + 3] = t.once(r.keyId);
+    numbers[o + 4] = t.once(r.method);
+    numbers[o + 5] = t.once(r.route);
+    numbers[o + 6] = t.once(r.protocol);
+    numbers[o + 7] = t.once(r.model);
+    numbers[o + 8] = t.once(r.requestedModel);
+    numbers[o + 9] = t.once(r.resolvedModel);
+    numbers[o + 10] = t.once(r.provider);
+    numbers[o + 11] = t.once(r.deployment);
     numbers[o + 12] = r.status;
-    numbers[o + 13] = p.shared(r.errorCode);
+    numbers[o + 13] = t.once(r.errorCode);
     numbers[o + 14] = r.attempts;
     numbers[o + 15] = r.fallbacks;
     numbers[o + 16] = n(r.inputTokens);
@@ -88,7 +76,7 @@ export function packRows(rows: readonly LedgerRow[]): PackedRows {
     numbers[o + 20] = n(r.images);
     numbers[o + 21] = n(r.videoSeconds);
     numbers[o + 22] = n(r.costUsd);
-    numbers[o + 23] = p.price(r.price);
+    numbers[o + 23] = prices.once(r.price);
     numbers[o + 24] = r.latencyMs;
     numbers[o + 25] = n(r.ttftMs);
     numbers[o + 26] = r.stream ? 1 : 0;
@@ -96,7 +84,7 @@ export function packRows(rows: readonly LedgerRow[]): PackedRows {
     numbers[o + 28] = r.cacheHit ? 1 : 0;
     o += SLOTS;
   }
-  return { count: rows.length, numbers, strings: p.strings, prices: p.prices };
+  return { count: rows.length, numbers, strings: t.items, prices: prices.items };
 }
 
 /** The rows of a packed part, appended to `into`. */
