@@ -9,10 +9,16 @@
  * MICRO_VIA=handle measures `gateway.handle()` instead, reading the Fetch Response's body (the
  * path of Bun, Deno, Workers and the fetch adapter: the stream writer's ReadableStream sink).
  * MICRO_CONTROL=sqlite turns the control plane on (a SQLite store, the key from it, a ledger row per
- * request); MICRO_ACCESS_LOG=1 adds the standalone server's access-log hook (lines built, dropped).
+ * request); MICRO_ACCESS_LOG=1 adds the standalone server's access-log hook (lines built, dropped),
+ * MICRO_ACCESS_LOG=file the same hook writing to a temp file through the server's writer
+ * (line-writer.ts, batched as `--access-log FILE` is): what the access log costs, writes included.
  */
 import { nodeRequest } from '../adapters/node-request.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { accessLogger } from '../node/access-log.js';
+import { ACCESS_LOG_BATCHING, createLineWriter } from '../node/line-writer.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import { isTextStream, type Reply } from '../src/reply/reply.js';
 import { UpstreamBody, upstreamResponse } from '../node/upstream-response.js';
@@ -104,8 +110,15 @@ const fetch = Object.assign(answer, { fetchWithAbortHook: (url: string | URL, in
 const opened = process.env.MICRO_CONTROL === 'sqlite' ? await (await import('./control-store.js')).openBenchControlStore('micro') : undefined;
 const platformKey = opened?.platformKey ?? PLATFORM_KEY;
 const baseConfig = gatewayConfig('http://127.0.0.1:9');
-// MICRO_ACCESS_LOG=1: the standalone server's access-log hook, its lines built and dropped.
-const hooks = process.env.MICRO_ACCESS_LOG === '1' ? { onResponse: accessLogger('json', () => undefined) } : undefined;
+// MICRO_ACCESS_LOG=1: the standalone server's access-log hook, its lines built and dropped; =file: written to a temp file as the server writes them.
+function accessLogWrite(mode: string | undefined): ((line: string) => void) | undefined {
+  if (mode === '1') return () => undefined;
+  if (mode !== 'file') return undefined;
+  const file = join(mkdtempSync(join(tmpdir(), 'modelgate-micro-log-')), 'access.log');
+  return createLineWriter(file, (err) => console.error(`access log: ${err.message}`), ACCESS_LOG_BATCHING).write;
+}
+const logWrite = accessLogWrite(process.env.MICRO_ACCESS_LOG);
+const hooks = logWrite ? { onResponse: accessLogger('json', logWrite) } : undefined;
 const gateway = createGateway(opened ? { ...baseConfig, keys: [] } : baseConfig, {
   fetch: fetch as unknown as typeof globalThis.fetch,
   env: {},
@@ -180,7 +193,7 @@ walls.length = 0;
 const results: number[] = [];
 for (let r = 0; r < rounds; r++) results.push(await round(perRound));
 results.sort((a, b) => a - b);
-console.log(`${id}${viaHandle ? ' (handle)' : ''}${opened ? ' (control plane on)' : ''}${hooks ? ' (access log)' : ''}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
+console.log(`${id}${viaHandle ? ' (handle)' : ''}${opened ? ' (control plane on)' : ''}${hooks ? ` (access log${process.env.MICRO_ACCESS_LOG === 'file' ? ' to a file' : ', lines dropped'})` : ''}: CPU us/request median ${results[Math.floor(results.length / 2)]?.toFixed(1)} (min ${results[0]?.toFixed(1)}, max ${results.at(-1)?.toFixed(1)}) over ${rounds} rounds of ${perRound}, ${concurrency} in flight`);
 if (concurrency === 1) {
   walls.sort((a, b) => a - b);
   const at = (q: number) => (walls[Math.min(walls.length - 1, Math.floor(q * walls.length))] ?? 0).toFixed(3);
