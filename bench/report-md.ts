@@ -147,7 +147,7 @@ export function memoryTable(m: MemoryReport): string {
 function settingsLine(s: BenchSettings, env: Record<string, unknown>): string {
   return (
     `Settings: ${s.connections} connections, ${s.warmupMs} ms warm-up + ${s.durationMs} ms measured per run, then ${s.latencyMs} ms at 1 connection (and the same straight to the mock); ` +
-    `${s.reps} repetition(s), targets interleaved (order rotating); medians across repetitions; every scenario prewarmed ${s.prewarmMs} ms per target first. Children: ${String(env.childRuntime)}.`
+    `${s.reps} repetition(s), targets interleaved (order rotating, the two npm start copies swapped every other repetition); medians across repetitions; every scenario prewarmed ${s.prewarmMs} ms per target first. Children: ${String(env.childRuntime)}.`
   );
 }
 

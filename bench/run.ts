@@ -109,6 +109,14 @@ async function planScenarios(
   return plans;
 }
 
+/** Swaps the places of two roles in `order` (when both are there). */
+function swapRoles(order: Array<Plan['roles'][number]>, a: string, b: string): void {
+  const i = order.findIndex((r) => r.role === a);
+  const j = order.findIndex((r) => r.role === b);
+  if (i < 0 || j < 0) return;
+  [order[i], order[j]] = [order[j] as Plan['roles'][number], order[i] as Plan['roles'][number]];
+}
+
 async function repetitions(plans: Plan[], upstream: BenchChild): Promise<Map<string, Repetition[]>> {
   if (settings.prewarmMs > 0) {
     for (const { scenario, roles } of plans) {
@@ -121,8 +129,12 @@ async function repetitions(plans: Plan[], upstream: BenchChild): Promise<Map<str
     for (const { scenario: s, roles } of plans) {
       const rep1: Repetition = { runs: {} };
       // Rotate the order per repetition so no target always runs first (or last).
-      for (let i = 0; i < roles.length; i++) {
-        const r = roles[(i + rep) % roles.length] as Plan['roles'][number];
+      const order = roles.map((_, i) => roles[(i + rep) % roles.length] as Plan['roles'][number]);
+      // The two npm start copies sit next to each other in every rotation; one of them always ran
+      // first, and two identical copies (both --quiet) then measured 8% apart. Every other
+      // repetition swaps them, so the access log's share is not that order's.
+      if (rep % 2 === 1) swapRoles(order, 'shipped', 'quiet');
+      for (const r of order) {
         const run = await measureTarget(r.child, upstream, r.spec, s.complete, settings);
         rep1.runs[r.role] = run;
         console.log(`[rep ${rep + 1}/${settings.reps}] ${s.id.padEnd(27)} ${r.role.padEnd(7)} ${fmtRun(run.loaded)}${run.single ? `  | 1 conn p50 ${run.single.latency.p50.toFixed(3)} ms ttfb ${run.single.ttfb.p50.toFixed(3)} ms` : ''}`);
