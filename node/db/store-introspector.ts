@@ -7,8 +7,9 @@
  * between the catalog read and that lookup, the query fails with `schema "…" does not exist` and
  * the gateway does not start: a database shared with other applications (or tenants, or tests)
  * that create and drop schemas made startup fail at random. It also read every column of every
- * table in the database at each start. Here the list is the tables of `current_schema()` — the
- * schema the store's tables go to (`?schema=` sets search_path to it) — read from the catalog alone.
+ * table in the database at each start. Here the list is the tables of `current_schema()` (public
+ * when it has none, as open-database.ts falls back): the schema the store's tables go to (`?schema=`
+ * sets search_path to it), read from the catalog alone.
  */
 import { PostgresDialect, PostgresIntrospector, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type Kysely, type TableMetadata } from 'kysely';
 
@@ -53,7 +54,7 @@ export class StoreSchemaIntrospector implements DatabaseIntrospector {
         left join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
         left join pg_catalog.pg_type typ on typ.oid = a.atttypid
         left join pg_catalog.pg_namespace dtns on dtns.oid = typ.typnamespace
-       where ns.nspname = current_schema() and c.relkind in ('r', 'v', 'p')
+       where ns.nspname = coalesce(current_schema(), 'public') and c.relkind in ('r', 'v', 'p')
        order by c.relname, a.attnum`.execute(this.#db);
     const tables = new Map<string, TableMetadata>();
     for (const r of rows) {
