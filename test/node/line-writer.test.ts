@@ -3,6 +3,7 @@
  * server's last access-log lines too), a full batch leaves at once, writeNow never waits, and
  * flushSync writes out whatever is held.
  */
+import { pbkdf2 } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,5 +53,27 @@ describe('createLineWriter with batching', () => {
     w.write('held');
     w.flushSync();
     expect(read(file)).toBe(`${lines.join('\n')}\nnow\nheld\n`);
+  });
+
+  it('flushSync writes held lines before it returns, also when the thread pool is busy (the exit path)', async () => {
+    // Held lines used to be handed to the idle asynchronous writer, whose write then waited for a
+    // thread of libuv's pool while flushSync counted it as in flight and returned: at exit they were
+    // lost. Busy pool threads (pbkdf2 here; DNS lookups and file reads in a server) make that certain.
+    const file = join(dir, 'exit.log');
+    const w = createLineWriter(file, (err) => {
+      throw err;
+    }, { minBytes: 1 << 20, maxDelayMs: 60_000 });
+    w.write('first');
+    w.write('second');
+    const busy = Array.from({ length: 8 }, () => new Promise((r) => pbkdf2('p', 's', 300_000, 32, 'sha256', r)));
+    w.flushSync();
+    const afterFlush = read(file);
+    w.write('third');
+    w.flushSync();
+    const afterSecondFlush = read(file);
+    await Promise.all(busy);
+    expect(afterFlush).toBe('first\nsecond\n');
+    expect(afterSecondFlush).toBe('first\nsecond\nthird\n');
+    expect(read(file)).toBe('first\nsecond\nthird\n');
   });
 });
