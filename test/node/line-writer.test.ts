@@ -4,7 +4,8 @@
  * flushSync writes out whatever is held.
  */
 import { pbkdf2 } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,25 +56,53 @@ describe('createLineWriter with batching', () => {
     expect(read(file)).toBe(`${lines.join('\n')}\nnow\nheld\n`);
   });
 
-  it('flushSync writes held lines before it returns, also when the thread pool is busy (the exit path)', async () => {
+  it('flushSync writes held lines to a pipe before it returns, also when the thread pool is busy (the exit path)', async () => {
     // Held lines used to be handed to the idle asynchronous writer, whose write then waited for a
     // thread of libuv's pool while flushSync counted it as in flight and returned: at exit they were
     // lost. Busy pool threads (pbkdf2 here; DNS lookups and file reads in a server) make that certain.
-    const file = join(dir, 'exit.log');
-    const w = createLineWriter(file, (err) => {
+    // A pipe (stdout under Docker or systemd) is written asynchronously; this one is read without blocking.
+    const fifo = join(dir, 'exit.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const drain = () => {
+      const buf = Buffer.alloc(1 << 16);
+      try {
+        return buf.subarray(0, readSync(reader, buf)).toString();
+      } catch {
+        return ''; // EAGAIN: nothing there
+      }
+    };
+    const w = createLineWriter(fifo, (err) => {
       throw err;
     }, { minBytes: 1 << 20, maxDelayMs: 60_000 });
     w.write('first');
     w.write('second');
     const busy = Array.from({ length: 8 }, () => new Promise((r) => pbkdf2('p', 's', 300_000, 32, 'sha256', r)));
     w.flushSync();
-    const afterFlush = read(file);
+    const afterFlush = drain();
     w.write('third');
     w.flushSync();
-    const afterSecondFlush = read(file);
+    const afterSecondFlush = drain();
     await Promise.all(busy);
+    await new Promise((r) => setTimeout(r, 50));
+    const later = drain();
+    closeSync(reader);
     expect(afterFlush).toBe('first\nsecond\n');
-    expect(afterSecondFlush).toBe('first\nsecond\nthird\n');
-    expect(read(file)).toBe('first\nsecond\nthird\n');
+    expect(afterSecondFlush).toBe('third\n');
+    expect(later).toBe('');
+  });
+
+  it('writes a regular file synchronously, a batch per write (a pipe or a terminal stays asynchronous)', () => {
+    const file = join(dir, 'sync.log');
+    const w = createLineWriter(file, (err) => {
+      throw err;
+    }, { minBytes: 16, maxDelayMs: 60_000 });
+    w.write('short');
+    expect(read(file)).toBe('');
+    w.write('makes the batch full');
+    // No turn of the event loop in between: the batch is in the file when write() returns.
+    expect(read(file)).toBe('short\nmakes the batch full\n');
+    w.writeNow('now');
+    expect(read(file)).toBe('short\nmakes the batch full\nnow\n');
   });
 });
