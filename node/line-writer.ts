@@ -73,11 +73,11 @@ export function createLineWriter(file: string | undefined, onError: (err: Error)
     pending = '';
     sink.write(piece);
   };
-  // Lines still gathered here are not handed to the asynchronous writer at a flush: when it is idle,
+  // Lines still gathered here are not handed to an asynchronous sink at a flush: when it is idle,
   // `sink.write` starts an asynchronous write, which its flushSync counts as in flight and leaves alone,
-  // so those lines could still be unwritten when the process exits (seen: 3 flushes in 200 left the
-  // file without them). A synchronous writer on the same descriptor writes them, after what the
-  // asynchronous one holds; sonic-boom's sync mode keeps its retries on a full pipe (EAGAIN).
+  // so those lines could still be unwritten when the process exits (seen: 3 flushes in 200 returned
+  // before them). A synchronous writer on the same descriptor writes them, after what the sink
+  // holds; sonic-boom's sync mode keeps its retries on a full pipe (EAGAIN).
   let direct: sonicBoom.SonicBoom | undefined;
   const flushSync = () => {
     if (failed) return;
