@@ -56,7 +56,8 @@ export function createLineWriter(file: string | undefined, onError: (err: Error)
   // 2026-11-28), the access log to a file cost 11 / 17 us per request (JSON / SSE) written
   // asynchronously, 6 / 12 us synchronously. A pipe, a socket or a terminal (stdout under Docker or
   // systemd) can stall for as long as its reader does, so those stay asynchronous.
-  const sink = new sonicBoom.SonicBoom({ fd, sync: isRegularFile(fd) });
+  const sync = isRegularFile(fd);
+  const sink = new sonicBoom.SonicBoom({ fd, sync });
   let failed = false;
   const fail = (err: Error) => {
     if (failed) return;
@@ -76,9 +77,9 @@ export function createLineWriter(file: string | undefined, onError: (err: Error)
   // Lines still gathered here are not handed to an asynchronous sink at a flush: when it is idle,
   // `sink.write` starts an asynchronous write, which its flushSync counts as in flight and leaves alone,
   // so those lines could still be unwritten when the process exits (seen: 3 flushes in 200 returned
-  // before them). A synchronous writer on the same descriptor writes them, after what the sink
-  // holds; sonic-boom's sync mode keeps its retries on a full pipe (EAGAIN).
-  let direct: sonicBoom.SonicBoom | undefined;
+  // before them). A synchronous writer on the same descriptor (the sink itself when it is one) writes
+  // them, after what the sink holds; sonic-boom's sync mode keeps its retries on a full pipe (EAGAIN).
+  let direct: sonicBoom.SonicBoom | undefined = sync ? sink : undefined;
   const flushSync = () => {
     if (failed) return;
     try {
