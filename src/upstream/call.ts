@@ -10,6 +10,7 @@ import type { ProtocolName } from '../ir/types.js';
 import type { AttemptTarget } from '../observability/attempt.js';
 import { RequestObserver, type UpstreamAttempt } from '../observability/request-observer.js';
 import { upstreamErrorText } from '../protocols/registry.js';
+import { openAIErrorFields } from '../protocols/shared/upstream-error-message.js';
 import { callerCredentialRefused, fromUpstream, upstreamFailure, upstreamStatusOf, type CredentialSource } from './failure.js';
 import { takesAbortHook, type AbortHook, type FetchLike } from './fetch.js';
 import { redact } from '../core/redact.js';
@@ -310,7 +311,8 @@ async function callOnce(provider: UpstreamEndpoint, req: UpstreamRequest, attemp
       const refused = callerCredentialRefused(provider.id, provider.credential, response.status, message);
       if (refused) throw fromUpstream(refused, response.status);
       const retryAfter = retryAfterSeconds(response.headers, Date.now());
-      throw fromUpstream(upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), ...(retryAfter !== undefined ? { retryAfter } : {}) }), response.status);
+      const fields = openAIErrorFields(redact(text, provider.secrets));
+      throw fromUpstream(upstreamFailure({ providerId: provider.id, status: response.status, bodyText: text, message, fields, credential: provider.credential === 'caller' ? 'caller' : (req.credential ?? 'gateway'), ...(retryAfter !== undefined ? { retryAfter } : {}) }), response.status);
     }
   } catch (err) {
     if (attempt) {

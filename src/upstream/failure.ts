@@ -70,6 +70,8 @@ export interface UpstreamFailure {
   message: string;
   credential: CredentialSource;
   retryAfter?: number;
+  /** `code` and `param` of an OpenAI-shaped error body (read from the redacted body). */
+  fields?: { code?: string; param?: string };
 }
 
 export function upstreamFailure(f: UpstreamFailure): GatewayError {
@@ -85,5 +87,12 @@ export function upstreamFailure(f: UpstreamFailure): GatewayError {
     });
   }
   const status = f.status >= 400 && f.status < 600 ? f.status : 502;
-  return new GatewayError(codeForStatus(status), `Upstream provider '${f.providerId}' returned ${f.status}: ${f.message}`, { status, ...retry });
+  // An OpenAI-shaped upstream's own `code` and `param` are what an OpenAI client gets in its error (the other shapes have no such fields).
+  const { code, param } = f.fields ?? {};
+  return new GatewayError(codeForStatus(status), `Upstream provider '${f.providerId}' returned ${f.status}: ${f.message}`, {
+    status,
+    ...retry,
+    ...(code !== undefined ? { detail: code } : {}),
+    ...(param !== undefined ? { param } : {}),
+  });
 }
