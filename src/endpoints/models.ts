@@ -14,14 +14,51 @@ function anthropicModel(m: ResolvedModel): Record<string, unknown> {
   return { type: 'model', id: m.id, display_name: m.id, created_at: new Date(m.created * 1000).toISOString() };
 }
 
+/** Anthropic's list limits: 20 by default, 1 to 1000. */
+const ANTHROPIC_DEFAULT_LIMIT = 20;
+const ANTHROPIC_MAX_LIMIT = 1000;
+
+/**
+ * A page of Anthropic's model list (`limit`, `after_id` or `before_id`, as Anthropic's API and its
+ * SDK's auto-pagination use them): `limit` ids after `after_id`, or the `limit` just before
+ * `before_id`; `hasMore` when ids are left beyond the page in that direction.
+ */
+export function anthropicPage(ids: readonly string[], query: URLSearchParams): { ids: string[]; hasMore: boolean } {
+  const rawLimit = query.get('limit');
+  const limit = rawLimit === null ? ANTHROPIC_DEFAULT_LIMIT : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > ANTHROPIC_MAX_LIMIT) {
+    throw new GatewayError('invalid_request', `limit: must be an integer from 1 to ${ANTHROPIC_MAX_LIMIT}, got '${quoteInput(escapeControls(rawLimit ?? ''))}'.`, { param: 'limit' });
+  }
+  const after = query.get('after_id');
+  const before = query.get('before_id');
+  if (after !== null && before !== null) throw new GatewayError('invalid_request', 'after_id and before_id cannot both be set.', { param: 'before_id' });
+  const cursor = after ?? before;
+  const name = after !== null ? 'after_id' : 'before_id';
+  const at = cursor === null ? -1 : ids.indexOf(cursor);
+  if (cursor !== null && at < 0) {
+    throw new GatewayError('invalid_request', `${name}: '${quoteInput(escapeControls(cursor))}' is not a model in this list.`, { param: name });
+  }
+  if (before !== null) {
+    const start = Math.max(0, at - limit);
+    return { ids: ids.slice(start, at), hasMore: start > 0 };
+  }
+  const start = at + 1;
+  return { ids: ids.slice(start, start + limit), hasMore: start + limit < ids.length };
+}
+
 /** GET /v1/models (OpenAI shape; Anthropic shape when the request carries anthropic-version). */
 export async function listModels(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const all = ctx.url.searchParams.get('all') === 'true';
   const models = ctx.services.models.list();
   if (ctx.request.headers.has('anthropic-version')) {
-    const data = models.filter((m) => mayUseModel(principal, m.id)).map(anthropicModel);
-    return jsonResponse(ctx, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null });
+    const data = anthropicPage(
+      models.filter((m) => mayUseModel(principal, m.id)).map((m) => m.id),
+      ctx.url.searchParams,
+    );
+    const byId = new Map(models.map((m) => [m.id, m]));
+    const page = data.ids.map((id) => anthropicModel(byId.get(id) as ResolvedModel));
+    return jsonResponse(ctx, { data: page, has_more: data.hasMore, first_id: data.ids[0] ?? null, last_id: data.ids[data.ids.length - 1] ?? null });
   }
   if (all) {
     return jsonResponse(ctx, {

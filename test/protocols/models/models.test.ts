@@ -124,4 +124,33 @@ describe('GET /v1/models in Anthropic shape', () => {
     expect(one).toMatchObject({ type: 'model', id: 'gpt-4o', display_name: 'gpt-4o', created_at: '2024-05-10T18:50:49.000Z' });
     await expect(client.models.retrieve('house/model:v2')).rejects.toMatchObject({ status: 404 });
   });
+
+  it('pages with limit, after_id and before_id; the SDK walks every page', async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const client = new Anthropic({ baseURL: server.url, apiKey: KEY_ALL, maxRetries: 0 });
+    const first = await client.models.list({ limit: 2 });
+    expect(first.data.map((m) => m.id)).toEqual(['gpt-4o', 'gpt-image-1']);
+    expect(first).toMatchObject({ has_more: true, first_id: 'gpt-4o', last_id: 'gpt-image-1' });
+    const walked: string[] = [];
+    for await (const m of client.models.list({ limit: 1 })) walked.push(m.id);
+    expect(walked).toEqual(['gpt-4o', 'gpt-image-1', 'house/model:v2']);
+    const after = await client.models.list({ limit: 2, after_id: 'gpt-image-1' });
+    expect(after.data.map((m) => m.id)).toEqual(['house/model:v2']);
+    expect(after.has_more).toBe(false);
+    const before = await client.models.list({ limit: 1, before_id: 'house/model:v2' });
+    expect(before.data.map((m) => m.id)).toEqual(['gpt-image-1']);
+    expect(before.has_more).toBe(true);
+  });
+
+  it('a bad limit or an unknown cursor is a 400 naming the parameter, in Anthropic shape', async () => {
+    const headers = { 'x-api-key': KEY_ALL, 'anthropic-version': '2023-06-01' };
+    for (const [query, param] of [['limit=0', 'limit'], ['limit=abc', 'limit'], ['limit=1001', 'limit'], ['after_id=nope', 'after_id'], ['after_id=gpt-4o&before_id=gpt-4o', 'before_id']] as const) {
+      const res = await fetch(`${server.url}/v1/models?${query}`, { headers });
+      expect(res.status, query).toBe(400);
+      const body = (await res.json()) as { type: string; error: { type: string; message: string } };
+      expect(body.type).toBe('error');
+      expect(body.error.type).toBe('invalid_request_error');
+      expect(body.error.message, query).toContain(param);
+    }
+  });
 });
