@@ -246,9 +246,8 @@ describe('encode IR -> Gemini upstream body', () => {
 
   it('uses thinkingLevel for Gemini 3 and an explicit budget when given', () => {
     const ir = decodeOpenAIChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'medium' });
-    expect(encodeGeminiRequest(ir, 'gemini-3-pro-preview').body.generationConfig).toEqual({ maxOutputTokens: 4096, thinkingConfig: { thinkingLevel: 'MEDIUM' } });
+    expect(encodeGeminiRequest(ir, 'gemini-3-pro-preview').body.generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'MEDIUM' } });
     expect(encodeGeminiRequest({ ...ir, reasoning: { budgetTokens: 3000, includeThoughts: true } }, 'gemini-2.5-pro').body.generationConfig).toEqual({
-      maxOutputTokens: 4096,
       thinkingConfig: { thinkingBudget: 3000, includeThoughts: true },
     });
     expect(encodeGeminiRequest({ ...ir, reasoning: { effort: 'none' } }, 'gemini-2.5-flash').body.generationConfig).toMatchObject({ thinkingConfig: { thinkingBudget: 0 } });

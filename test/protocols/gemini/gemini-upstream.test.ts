@@ -76,7 +76,7 @@ describe('OpenAI client -> Gemini upstream', () => {
     }
     expect(finish).toBe('tool_calls');
     expect(calls.map((c) => [c.name, JSON.parse(c.args)])).toEqual([['get_weather', { city: 'Paris' }]]);
-    expect(lastGeminiBody().generationConfig).toEqual({ maxOutputTokens: 4096, thinkingConfig: { thinkingLevel: 'LOW' } });
+    expect(lastGeminiBody().generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'LOW' } });
     messages.push({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) });
     messages.push({ role: 'tool', tool_call_id: calls[0]!.id, content: 'sunny, 18C' });
     const r = await openai.chat.completions.create({ model: 'gemini-3-pro-preview', messages, tools, reasoning_effort: 'low' });

@@ -152,7 +152,7 @@ describe('stream', () => {
 });
 
 describe('translated upstreams (OpenAI client -> Anthropic / Gemini)', () => {
-  it('max_tokens defaults to 4096 on the translated request, and an explicit value is kept', async () => {
+  it('max_tokens defaults to 4096 only where the upstream needs one (Anthropic), and an explicit value is kept', async () => {
     const anthropic = await startMockAnthropic();
     const gemini = await startMockGemini();
     const gw = createShippedGateway({
@@ -178,7 +178,11 @@ describe('translated upstreams (OpenAI client -> Anthropic / Gemini)', () => {
       const g = await c.chat.completions.create({ model: 'gem', messages: [{ role: 'user', content: 'default budget' }] });
       expect(g.choices[0]?.message.content).toBe('[gemini] you said: default budget');
       const gen = (gemini.requests.at(-1)?.body as { generationConfig?: { maxOutputTokens?: number; max_output_tokens?: number } }).generationConfig;
-      expect(gen?.maxOutputTokens ?? gen?.max_output_tokens).toBe(4096);
+      // Gemini has its own default: none is invented for it (on Gemini 2.5 thinking counts against the cap).
+      expect(gen?.maxOutputTokens ?? gen?.max_output_tokens).toBeUndefined();
+      await c.chat.completions.create({ model: 'gem', max_completion_tokens: 55, messages: [{ role: 'user', content: 'x' }] });
+      const capped = (gemini.requests.at(-1)?.body as { generationConfig?: { maxOutputTokens?: number } }).generationConfig;
+      expect(capped?.maxOutputTokens).toBe(55);
     } finally {
       await srv.close();
       await gw.close();

@@ -67,7 +67,7 @@ describe('OpenAI chat client -> Responses upstream', () => {
     const sent = mock.requests.at(-1);
     expect(sent?.path).toBe('/v1/responses');
     expect(sent?.headers.authorization).toBe(`Bearer ${mock.apiKey}`);
-    expect(sent?.body).toEqual({ model: 'gpt-4.1', instructions: 'be brief', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello world' }] }], store: false, max_output_tokens: 4096 });
+    expect(sent?.body).toEqual({ model: 'gpt-4.1', instructions: 'be brief', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello world' }] }], store: false });
   });
 
   it('streams text word by word with the usage chunk', async () => {

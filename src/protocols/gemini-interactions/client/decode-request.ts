@@ -5,7 +5,6 @@
  */
 import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest, IRFunctionTool, IRMessage, IRResponseFormat, IRTextPart, IRToolChoice, ProtocolName } from '../../../ir/types.js';
-import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
 import { parseOrThrow } from '../../shared/zod-error.js';
 import { createInteractionSchema, functionToolSchema, type CreateInteractionRequest, type GenerationConfig, type Json } from '../gemini-interactions-api.js';
 import { decodeSteps, inputAsSteps, keepOwnSignatures } from './decode-steps.js';
@@ -172,7 +171,7 @@ export function decodeInteractionRequest(body: Record<string, unknown>, opts: In
   const messages = keepOwnSignatures([...(opts.history?.messages ?? []), ...turn], opts.target);
   if (messages.length === 0) throw new GatewayError('invalid_request', 'input is empty: there is nothing for the model to answer.', { param: 'input' });
 
-  const ir: IRChatRequest = { model, messages, stream: opts.stream, maxTokens: DEFAULT_MAX_TOKENS };
+  const ir: IRChatRequest = { model, messages, stream: opts.stream };
   if (system.length) ir.system = system;
   const { toolChoice, tools } = decodeToolChoice(req.generation_config?.tool_choice, decodeTools(req, model), model);
   if (tools.length) ir.tools = tools;

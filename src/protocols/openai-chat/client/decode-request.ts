@@ -2,7 +2,7 @@ import { GatewayError } from '../../../core/errors.js';
 import { sourceFromUrl } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRTextPart, IRTool, IRToolChoice } from '../../../ir/types.js';
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
-import { chatRequestSchema, DEFAULT_MAX_TOKENS, type ChatMessage, type ChatRequest } from '../openai-chat-api.js';
+import { chatRequestSchema, type ChatMessage, type ChatRequest } from '../openai-chat-api.js';
 import { unmodelledFields } from '../../shared/provider-options.js';
 import { decodeChatReasoning, EXTENSION_FIELDS, extraBodyFields, geminiOptions } from './reasoning-extensions.js';
 
@@ -41,8 +41,10 @@ export function decodeOpenAIChatRequest(body: Record<string, unknown>, req: Chat
     messages,
     stream: req.stream === true,
     streamUsage: req.stream_options?.include_usage === true,
-    maxTokens: req.max_completion_tokens ?? req.max_tokens ?? DEFAULT_MAX_TOKENS,
   };
+  // Unset stays unset: the upstream's own default applies (Anthropic, which needs one, gets its encoder's).
+  const maxTokens = req.max_completion_tokens ?? req.max_tokens;
+  if (maxTokens != null) ir.maxTokens = maxTokens;
   if (system.length) ir.system = system;
   if (req.temperature != null) ir.temperature = req.temperature;
   if (req.top_p != null) ir.topP = req.top_p;

@@ -1,7 +1,6 @@
 /** Responses request -> IR chat request (for upstreams of other vendors). */
 import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest, IRMessage, IRTextPart, ProtocolName } from '../../../ir/types.js';
-import { DEFAULT_MAX_TOKENS } from '../../openai-chat/openai-chat-api.js';
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../openai-responses-api.js';
 import { decodeInputItems, keepOwnSignatures, type DecodedItems } from './convert-input-items.js';
@@ -60,7 +59,9 @@ export function decodeResponsesRequest(body: Record<string, unknown>, opts: Resp
   const messages: IRMessage[] = keepOwnSignatures([...(opts.history?.messages ?? []), ...turn.messages], opts.target);
   if (messages.length === 0) throw new GatewayError('invalid_request', 'input is empty: there is nothing for the model to answer.', { param: 'input' });
 
-  const ir: IRChatRequest = { model: opts.model, messages, stream: opts.stream, maxTokens: req.max_output_tokens ?? DEFAULT_MAX_TOKENS };
+  const ir: IRChatRequest = { model: opts.model, messages, stream: opts.stream };
+  // Unset stays unset: the upstream's own default applies (Anthropic, which needs one, gets its encoder's).
+  if (req.max_output_tokens != null) ir.maxTokens = req.max_output_tokens;
   if (system.length) ir.system = system;
   if (tools.length) ir.tools = tools;
   if (toolChoice) ir.toolChoice = toolChoice;
