@@ -13,7 +13,7 @@ import type { KeysConfigView } from '../src/control/keys/key-service.js';
 import { createKeySchema, KEY_STATUSES, rotateKeySchema, updateKeySchema, type KeyRecord, type KeyStatus } from '../src/control/keys/key-wire.js';
 import { parseOrThrow } from '../src/protocols/shared/zod-error.js';
 import { GatewayError } from '../src/core/errors.js';
-import { table } from './cli-table.js';
+import { printable, table } from './cli-table.js';
 import { openControlPlane } from './control.js';
 import { redisSharedState } from './redis.js';
 import type { Subcommand } from './subcommand.js';
@@ -33,6 +33,8 @@ Key options:
   --name NAME  --owner OWNER  --models GLOB,GLOB  --expires-at ISO|never
   --rpm N  --tpm N  --concurrency N  --budget-usd X --budget-period day|week|month
   --metadata KEY=VALUE (repeatable)  --provider-key PROVIDER=SECRET (repeatable)
+  update changes only what its flags name: the other limits and labels stay; a limit
+  given as "none" (--rpm none, --budget-usd none) is removed, --metadata KEY= removes a label.
 
 Common: --db DB (as the server: file, "memory" or postgres:// URL; default $MODELGATE_DB,
 $DATABASE_URL or ./modelgate.db), --config FILE (lists its keys, checks provider ids), --json.
@@ -85,25 +87,61 @@ function pairs(flag: string, list: string[] | undefined): Record<string, string>
   return out;
 }
 
-/** The key fields given as flags, in the admin API's body shape (checked by the same schema). */
-function keyFields(v: Values): Record<string, unknown> {
+/** A limit flag's value: a number above 0, or (on update) `none` to remove that limit. */
+function limitFlag(flag: string, raw: string | undefined, integer: boolean, updating: boolean): number | null | undefined {
+  if (updating && raw === 'none') return null;
+  return num(flag, raw, integer);
+}
+
+/**
+ * The key fields given as flags, in the admin API's body shape (checked by the same schema). On
+ * update (`current` given) the limits and metadata are merged into the stored ones, as a flag
+ * changes only what it names: `--rpm 100` keeps the budget, `--budget-period day` keeps the
+ * amount; `none` removes a limit and `--metadata KEY=` a label.
+ */
+function keyFields(v: Values, current?: KeyRecord): Record<string, unknown> {
+  const updating = current !== undefined;
   const body: Record<string, unknown> = {};
   if (v.name !== undefined) body.name = v.name;
   if (v.owner !== undefined) body.owner = v.owner === '' ? null : v.owner;
   if (v.models !== undefined) body.models = v.models.split(',').map((m) => m.trim()).filter(Boolean);
   if (v['expires-at'] !== undefined) body.expiresAt = v['expires-at'] === 'never' ? null : v['expires-at'];
-  const limits: Record<string, unknown> = {};
-  const rpm = num('rpm', v.rpm, true);
-  const tpm = num('tpm', v.tpm, true);
-  const concurrency = num('concurrency', v.concurrency, true);
-  const usd = num('budget-usd', v['budget-usd'], false);
-  if (rpm !== undefined) limits.requestsPerMinute = rpm;
-  if (tpm !== undefined) limits.tokensPerMinute = tpm;
-  if (concurrency !== undefined) limits.concurrentRequests = concurrency;
-  if (usd !== undefined || v['budget-period'] !== undefined) limits.budget = { usd, period: v['budget-period'] ?? 'month' };
-  if (Object.keys(limits).length) body.limits = limits;
+  const given: Record<string, number | null | undefined> = {
+    requestsPerMinute: limitFlag('rpm', v.rpm, true, updating),
+    tokensPerMinute: limitFlag('tpm', v.tpm, true, updating),
+    concurrentRequests: limitFlag('concurrency', v.concurrency, true, updating),
+  };
+  const usd = limitFlag('budget-usd', v['budget-usd'], false, updating);
+  const period = v['budget-period'];
+  const changed = Object.values(given).some((x) => x !== undefined) || usd !== undefined || period !== undefined;
+  if (changed) {
+    const limits: Record<string, unknown> = { ...(current?.limits ?? {}) };
+    for (const [field, value] of Object.entries(given)) {
+      if (value === null) delete limits[field];
+      else if (value !== undefined) limits[field] = value;
+    }
+    const stored = current?.limits?.budget;
+    if (usd === null) delete limits.budget;
+    else if (usd !== undefined || period !== undefined) {
+      const amount = usd ?? stored?.usd;
+      if (amount === undefined) throw new UsageError('--budget-period needs --budget-usd (the key has no budget)');
+      limits.budget = { usd: amount, period: period ?? stored?.period ?? 'month' };
+    }
+    body.limits = Object.keys(limits).length ? limits : updating ? null : undefined;
+    if (body.limits === undefined) delete body.limits;
+  }
   const metadata = pairs('metadata', v.metadata);
-  if (metadata) body.metadata = metadata;
+  if (metadata) {
+    if (!updating) body.metadata = metadata;
+    else {
+      const merged: Record<string, string> = { ...current.metadata };
+      for (const [k, value] of Object.entries(metadata)) {
+        if (value === '') delete merged[k];
+        else merged[k] = value;
+      }
+      body.metadata = merged;
+    }
+  }
   const providerKeys = pairs('provider-key', v['provider-key']);
   if (providerKeys) body.providerKeys = providerKeys;
   return body;
@@ -216,7 +254,7 @@ export const runKeys: Subcommand = async (args, env) => {
         break;
       }
       case 'update': {
-        const patch = parseOrThrow(updateKeySchema, keyFields(v));
+        const patch = parseOrThrow(updateKeySchema, keyFields(v, await keys.get(keyId, view)));
         if (!Object.keys(patch).length) throw new UsageError('nothing to change: give at least one key option');
         const record = await keys.update(keyId, patch, actor, view);
         out(record, details(record));
@@ -238,9 +276,9 @@ export const runKeys: Subcommand = async (args, env) => {
     }
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) process.stderr.write(`modelgate keys ${action}: ${err.message}\n`);
-    else if (err instanceof GatewayError) process.stderr.write(`modelgate keys ${action}: ${err.message}${err.param ? ` (${err.param})` : ''}\n`);
-    else process.stderr.write(`modelgate keys ${action}: ${(err as Error).message}\n`);
+    if (err instanceof UsageError) process.stderr.write(`modelgate keys ${action}: ${printable(err.message)}\n`);
+    else if (err instanceof GatewayError) process.stderr.write(`modelgate keys ${action}: ${printable(err.message)}${err.param ? ` (${printable(err.param)})` : ''}\n`);
+    else process.stderr.write(`modelgate keys ${action}: ${printable((err as Error).message)}\n`);
     return err instanceof GatewayError && err.status === 404 ? 4 : 1;
   } finally {
     await opened?.close().catch(() => undefined);

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import type { LedgerFilter, StatusFilter } from '../src/control/ledger/ledger-filter.js';
 import type { UsageGroup } from '../src/control/ledger/ledger-rollup.js';
 import { purgeLedger } from '../src/control/ledger/ledger-retention.js';
-import { table } from './cli-table.js';
+import { printable, table } from './cli-table.js';
 import { openControlPlane } from './control.js';
 import { ledgerSettings } from './ledger-settings.js';
 import type { Subcommand } from './subcommand.js';
@@ -132,7 +132,7 @@ export const runUsage: Subcommand = async (args, env) => {
     process.stdout.write(table([by.toUpperCase(), 'REQUESTS', 'ERRORS', 'INPUT', 'OUTPUT', 'CACHED', 'COST_USD'], [...rows, line('TOTAL', total)]));
     return 0;
   } catch (err) {
-    process.stderr.write(`modelgate usage${action ? ` ${action}` : ''}: ${(err as Error).message}\n`);
+    process.stderr.write(`modelgate usage${action ? ` ${action}` : ''}: ${printable((err as Error).message)}\n`);
     return err instanceof UsageError ? 2 : 1;
   } finally {
     await opened?.close().catch(() => undefined);

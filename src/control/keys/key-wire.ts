@@ -12,19 +12,35 @@ import { providerIdsOf } from './provider-key-cipher.js';
 export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
-const modelsSchema = z.array(z.string().min(1).max(200)).min(1).max(100).describe('Glob patterns of the model ids the key may call (default ["*"]).');
+/** C0 and C1 control characters (newlines, ESC, BEL, ...) and DEL: they rewrite an operator's terminal (`modelgate keys list`) and break tables and logs. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** A UTF-16 surrogate without its pair: not representable in UTF-8, so the database would store replacement bytes. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Text an operator reads back in tables and terminals: no control characters, no lone surrogates. */
+function plainText(max: number, min = 1) {
+  return z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .refine((s) => !CONTROL.test(s), { message: 'must not contain control characters (newlines, escape sequences)' })
+    .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be valid Unicode (a lone surrogate was sent)' });
+}
+
+const modelsSchema = z.array(plainText(200)).min(1).max(100).describe('Glob patterns of the model ids the key may call (default ["*"]).');
 /** Labels per key at most (as Stripe's metadata): every instance holds every key's labels in memory, and every key list carries them. */
 export const MAX_METADATA_ENTRIES = 50;
 const metadataSchema = z
-  .record(z.string().max(100), z.string().max(1000))
+  .record(plainText(100), plainText(1000, 0))
   .refine((m) => Object.keys(m).length <= MAX_METADATA_ENTRIES, { message: `Too big: expected at most ${MAX_METADATA_ENTRIES} labels` })
   .describe(`Free-form string labels (team, plan...), at most ${MAX_METADATA_ENTRIES}. Searchable.`);
 const expiresAtSchema = z.iso.datetime({ offset: true }).nullable().describe('ISO 8601 instant after which the key is refused (null: never).');
 const providerKeysSchema = z.record(z.string().min(1), z.string().min(1)).describe("Provider id -> the key holder's own upstream credential (bring your own key). Never returned.");
 
 export const createKeySchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  owner: z.string().trim().min(1).max(200).nullable().optional(),
+  name: plainText(200),
+  owner: plainText(200).nullable().optional(),
   models: modelsSchema.optional(),
   limits: limitsSchema.optional(),
   expiresAt: expiresAtSchema.optional(),
@@ -35,8 +51,8 @@ export type CreateKeyInput = z.output<typeof createKeySchema>;
 
 /** PATCH: the fields given replace the stored ones; null clears owner, limits, expiresAt and providerKeys. */
 export const updateKeySchema = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
-  owner: z.string().trim().min(1).max(200).nullable().optional(),
+  name: plainText(200).optional(),
+  owner: plainText(200).nullable().optional(),
   models: modelsSchema.optional(),
   limits: limitsSchema.nullable().optional(),
   expiresAt: expiresAtSchema.optional(),
