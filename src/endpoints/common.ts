@@ -14,8 +14,13 @@ import { quoteInput } from '../core/quote-input.js';
 import { admitKey } from '../limits/admission.js';
 import { withCallerKeys } from '../routing/caller-keys.js';
 
-/** Resolves the caller: a host-supplied principal, the host's authenticate(), the config's keys, then the store's (in memory). */
-export async function authenticate(ctx: EndpointContext): Promise<Principal> {
+/**
+ * Resolves the caller: a host-supplied principal, the host's authenticate(), the config's keys, then
+ * the store's (in memory). Counts the request against the key's requests per minute unless `admit`
+ * is false (GET /v1/key: looking at one's own limits spends none of them).
+ */
+export async function authenticate(ctx: EndpointContext, { admit = true }: { admit?: boolean } = {}): Promise<Principal> {
+  const setPrincipal = admit ? setAdmittedPrincipal : setPrincipalOnly;
   if (ctx.hostPrincipal) return setPrincipal(ctx, ctx.hostPrincipal);
   const token = extractToken(ctx.request, ctx.url);
   if (token === undefined) {
@@ -36,13 +41,18 @@ export async function authenticate(ctx: EndpointContext): Promise<Principal> {
   throw new GatewayError('authentication', 'Invalid API key.', { detail: 'invalid_api_key' });
 }
 
-async function setPrincipal(ctx: EndpointContext, p: Principal): Promise<Principal> {
+function setPrincipalOnly(ctx: EndpointContext, p: Principal): Promise<Principal> {
   ctx.principal = p;
   ctx.event.keyId = p.id;
   if (p.providerKeys) {
     ctx.callerSecrets = Object.values(p.providerKeys);
     ctx.secrets = [...ctx.services.secrets, ...ctx.callerSecrets];
   }
+  return Promise.resolve(p);
+}
+
+async function setAdmittedPrincipal(ctx: EndpointContext, p: Principal): Promise<Principal> {
+  await setPrincipalOnly(ctx, p);
   await admitKey(ctx.services.admission, ctx, p);
   return p;
 }

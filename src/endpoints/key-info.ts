@@ -4,7 +4,7 @@
  * today and its requests-per-minute state. Never the secret.
  */
 import type { Reply } from '../reply/reply.js';
-import { keyBudgetName } from '../limits/admission.js';
+import { keyBudgetName, keyRequestsName } from '../limits/admission.js';
 import { NANO_PER_USD } from '../limits/cost.js';
 import { periodBounds } from '../limits/periods.js';
 import type { EndpointContext } from './services.js';
@@ -12,8 +12,11 @@ import { authenticate, jsonResponse } from './common.js';
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
+const MINUTE_MS = 60_000;
+
 export async function getOwnKey(ctx: EndpointContext): Promise<Reply> {
-  const principal = await authenticate(ctx);
+  // Not counted against the key's requests per minute: it still answers when they are spent.
+  const principal = await authenticate(ctx, { admit: false });
   const now = ctx.services.now();
   const stored = ctx.services.control?.keyCache.get(principal.id);
   const fromConfig = stored ? undefined : ctx.services.config.keys.find((k) => k.id === principal.id);
@@ -30,7 +33,14 @@ export async function getOwnKey(ctx: EndpointContext): Promise<Reply> {
   }
   const count = ctx.services.control?.requestCount;
   const requestsToday = count ? await count(principal.id, day.start).catch(() => null) : null;
-  const rpm = ctx.limits?.requests;
+  let rpm: { limit: number; remaining: number; resetAt: number } | undefined;
+  const rpmLimit = limits?.requestsPerMinute;
+  if (rpmLimit) {
+    // A window check that takes nothing reads the minute's count.
+    const read = await ctx.services.rateLimiter.acquire([{ kind: 'window', name: keyRequestsName(principal.id), limit: Number.MAX_SAFE_INTEGER, windowMs: MINUTE_MS, amount: 0 }], now);
+    const state = read.states[0];
+    rpm = { limit: rpmLimit, remaining: Math.max(0, rpmLimit - (state?.used ?? 0)), resetAt: state?.resetAt ?? now + MINUTE_MS };
+  }
   return jsonResponse(ctx, {
     object: 'key',
     id: principal.id,

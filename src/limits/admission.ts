@@ -54,6 +54,11 @@ function nameOf(scope: Scope, what: string): string {
   return `${scope.kind}:${encodeURIComponent(scope.id)}:${what}`;
 }
 
+/** The store name of a key's requests-per-minute window (GET /v1/key reads it). */
+export function keyRequestsName(keyId: string): string {
+  return nameOf({ kind: 'key', id: keyId }, 'rpm');
+}
+
 /** The store name of a key's budget counter for `period` (GET /v1/key reads it). */
 export function keyBudgetName(keyId: string, period: NonNullable<LimitsConfig['budget']>['period']): string {
   return nameOf({ kind: 'key', id: keyId }, `budget-${period}`);
@@ -68,7 +73,7 @@ export function admitKey(services: AdmissionServices, ctx: RequestContext, princ
   // Most keys have no limit: no promise, no store call.
   if (!rpm) return undefined;
   const scope: Scope = { kind: 'key', id: principal.id };
-  return run(services, ctx, [{ check: { kind: 'window', name: nameOf(scope, 'rpm'), limit: rpm, windowMs: MINUTE_MS, amount: 1 }, scope, what: 'requests' }]).then(() => undefined);
+  return run(services, ctx, [{ check: { kind: 'window', name: keyRequestsName(principal.id), limit: rpm, windowMs: MINUTE_MS, amount: 1 }, scope, what: 'requests' }]).then(() => undefined);
 }
 
 /**

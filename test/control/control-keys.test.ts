@@ -113,7 +113,7 @@ describe('platform keys in the store (admin API, SQLite file)', () => {
     expect(body).toMatchObject({ object: 'key', id: created.id, name: 'self', models: ['mock-chat'], limits: { requestsPerMinute: 10, budget: { usd: 2, period: 'day' } }, expiresAt: '2999-01-01T00:00:00.000Z', status: 'active' });
     expect(body.usage).toMatchObject({ spendUsd: 0, budgetRemainingUsd: 2 });
     expect(body.usage.periodStart).toBe(`${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`);
-    expect(body.rateLimit.requests).toMatchObject({ limit: 10, remaining: 9 });
+    expect(body.rateLimit.requests).toMatchObject({ limit: 10, remaining: 10 }); // looking at its own key spends none of its requests
     expect(JSON.stringify(body)).not.toContain(created.key);
     // A config key has its own view too.
     const fromConfig = await (await fetch(`${url}/v1/key`, { headers: { authorization: `Bearer ${CONFIG_KEY}` } })).json();
