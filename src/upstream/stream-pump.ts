@@ -83,8 +83,9 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
         flush(parser.feed(decoder.decode(chunk)), emit);
       },
       end(emit) {
-        // A last event without its blank line still counts.
-        flush(parser.feed(`${decoder.end()}\n\n`), emit);
+        flush(parser.feed(decoder.end()), emit);
+        // A last event without its blank line still counts when its data is whole.
+        flush(parser.end(), emit);
         emit(handlers.end());
       },
       ...error,

@@ -28,10 +28,23 @@ export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator
       if (done) break;
       yield* parser.feed(decoder.decode(value, { stream: true }));
     }
-    // A last event without its blank line still counts.
-    yield* parser.feed(`${decoder.decode()}\n\n`);
+    yield* parser.feed(decoder.decode());
+    // A last event without its blank line still counts when its data is whole.
+    yield* parser.end();
   } finally {
     reader.cancel().catch(() => {});
+  }
+}
+
+/** An event's data that the stream did not cut off: anything but JSON that does not parse (`{"id":"x","obje`). */
+function isWholeData(data: string): boolean {
+  const t = data.trim();
+  if (t === '[DONE]' || (t[0] !== '{' && t[0] !== '[')) return true;
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -52,6 +65,16 @@ export class SSEParser {
       this.#out.push(m.event ? { event: m.event, data: m.data } : { data: m.data });
     },
   });
+
+  /**
+   * At the end of the stream: the event it ended inside, unless its data is JSON cut short (servers
+   * that end on `data: [DONE]` without the blank line keep it); a cut-off one (`data: {"id":"x","obje`) is dropped, as an
+   * SSE reader drops it, so that the stream's missing end is reported instead of a JSON error.
+   */
+  end(): SSEEvent[] {
+    const last = this.feed('\n\n');
+    return last.length ? last.filter((e) => isWholeData(e.data)) : last;
+  }
 
   /** The events completed by `text` (the same empty array when none). */
   feed(text: string): SSEEvent[] {
@@ -102,12 +125,29 @@ export class SSEEventSplitter {
     return buf.slice(0, cut);
   }
 
-  /** What was held back at the end, closed as a whole event ('' when it is only blank). */
+  /**
+   * What was held back at the end, closed as a whole event, when it is one: it has data and that is
+   * not JSON cut short (servers that end on `data: [DONE]` without the blank line). A cut-off event
+   * (`data: {"id":"chatcmpl-1","obje` and the connection closed) is dropped, as an SSE reader drops
+   * an event the stream ended inside; relayed with a blank line added, it would reach the client as
+   * a whole event its JSON parser then fails on, before the gateway's in-band error.
+   */
   end(): string {
     const rest = this.#pending;
     this.#pending = '';
-    return rest.trim() ? `${rest}\n\n` : '';
+    if (!rest.trim() || !isWholeEvent(rest)) return '';
+    return rest.endsWith('\n') ? `${rest}\n` : `${rest}\n\n`;
   }
+}
+
+/** True when the event text (no blank line) carries data, and that data is whole (see isWholeData). */
+function isWholeEvent(text: string): boolean {
+  const data: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line === 'data') data.push('');
+    else if (line.startsWith('data:')) data.push(line.slice(line.charCodeAt(5) === 32 ? 6 : 5));
+  }
+  return data.length > 0 && isWholeData(data.join('\n'));
 }
 
 /** Calls `each` with every event of whole-event text from SSEEventSplitter, as it came, until it returns false. */

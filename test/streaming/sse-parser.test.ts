@@ -12,6 +12,26 @@ function reference(chunks: string[]): SSEEvent[] {
   return out;
 }
 
+/** As `reference`, but an event the stream ends inside counts unless its data is JSON cut short, as SSEEventSplitter.end() keeps it. */
+function referenceAtEnd(chunks: string[]): SSEEvent[] {
+  const closed = reference(chunks);
+  const text = chunks.join('').replace(/\r\n?/g, '\n');
+  const blank = text.lastIndexOf('\n\n');
+  const tail = blank < 0 ? text : text.slice(blank + 2);
+  // Only an open event with a data line dispatches when the stream is closed for it.
+  if (!tail.split('\n').some((line) => line === 'data' || line.startsWith('data:'))) return closed;
+  const last = closed[closed.length - 1] as SSEEvent;
+  const t = last.data.trim();
+  let whole = t === '[DONE]' || (t[0] !== '{' && t[0] !== '[');
+  try {
+    JSON.parse(last.data);
+    whole = true;
+  } catch {
+    // cut off
+  }
+  return whole ? closed : closed.slice(0, -1);
+}
+
 function ours(chunks: string[]): SSEEvent[] {
   const parser = new SSEParser();
   return [...chunks, '\n\n'].flatMap((c) => parser.feed(c));
@@ -98,6 +118,30 @@ describe('SSEEventSplitter', () => {
     expect(splitter.end()).toBe('');
   });
 
+  it('at the end keeps a last event whose data is whole and drops one the stream was cut inside', () => {
+    const whole = new SSEEventSplitter();
+    whole.feed('data: {"a":1}\n\ndata: [DONE]');
+    expect(whole.end()).toBe('data: [DONE]\n\n');
+    const json = new SSEEventSplitter();
+    json.feed('event: message_stop\ndata: {"type":"message_stop"}\n');
+    expect(json.end()).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+    const cut = new SSEEventSplitter();
+    expect(cut.feed('data: {"id":"chatcmpl-1"}\n\ndata: {"id":"chatcmpl-1","obje')).toBe('data: {"id":"chatcmpl-1"}\n\n');
+    expect(cut.end()).toBe('');
+    const noData = new SSEEventSplitter();
+    noData.feed('event: content_block_start\n');
+    expect(noData.end()).toBe('');
+    const text = new SSEEventSplitter();
+    text.feed('data: plain text');
+    expect(text.end()).toBe('data: plain text\n\n');
+    const parser = new SSEParser();
+    expect(parser.feed('data: {"a":1}\n\nevent: content_block_start\ndata: {"type":"content_block_start","index"')).toEqual([{ data: '{"a":1}' }]);
+    expect(parser.end()).toEqual([]);
+    const done = new SSEParser();
+    done.feed('data: [DONE]');
+    expect(done.end()).toEqual([{ data: '[DONE]' }]);
+  });
+
   it('makes CR and CRLF line ends LF, also split between chunks', () => {
     const splitter = new SSEEventSplitter();
     expect(splitter.feed('data: a\r')).toBe('');
@@ -113,7 +157,7 @@ describe('SSEEventSplitter', () => {
       for (let i = 0; i < lines; i++) text += (PIECES[Math.floor(rnd() * PIECES.length)] as string) + (ENDS[Math.floor(rnd() * ENDS.length)] as string);
       const chunks = splitRandomly(text, rnd);
       const { events, pieces } = splitEvents(chunks);
-      expect(events, JSON.stringify(chunks)).toEqual(reference(chunks));
+      expect(events, JSON.stringify(chunks)).toEqual(referenceAtEnd(chunks));
       for (const piece of pieces) expect(piece.endsWith('\n\n')).toBe(true);
     }
   });
