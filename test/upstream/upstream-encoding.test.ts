@@ -9,7 +9,7 @@ describe('OpenAI upstream encoding of reasoning settings', () => {
   });
 
   it('sends reasoning_effort to reasoning models and drops it with a warning for others', () => {
-    const ir = decodeOpenAIChatRequest({ model: 'x', reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] });
+    const ir = decodeOpenAIChatRequest({ model: 'x', reasoning_effort: 'high', max_tokens: 4096, messages: [{ role: 'user', content: 'hi' }] });
     const toO3 = encodeOpenAIChatRequest(ir, 'o3', { maxTokensField: 'max_completion_tokens' });
     expect(toO3.body.reasoning_effort).toBe('high');
     expect(toO3.body.max_completion_tokens).toBe(4096);
@@ -21,6 +21,9 @@ describe('OpenAI upstream encoding of reasoning settings', () => {
     const compatible = encodeOpenAIChatRequest(ir, 'qwen3-8b', { maxTokensField: 'max_tokens' });
     expect(compatible.body.max_tokens).toBe(4096);
     expect(compatible.body).not.toHaveProperty('max_completion_tokens');
+    // No cap from the client, none sent: the upstream's own default applies.
+    const uncapped = decodeOpenAIChatRequest({ model: 'x', messages: [{ role: 'user', content: 'hi' }] });
+    expect(encodeOpenAIChatRequest(uncapped, 'qwen3-8b', { maxTokensField: 'max_tokens' }).body).not.toHaveProperty('max_tokens');
   });
 
   it("the model's configured reasoning wins over the name", () => {
