@@ -41,6 +41,18 @@ function checkMs(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new RangeError(`${name} must be a whole number of ms >= 0, got ${value}`);
 }
 
+/**
+ * How often node:http looks for connections past headersTimeout/requestTimeout. Node's default is
+ * every 30 s, so a client sending a header line a second outlived a 3 s headersTimeout by up to
+ * 30 s (a slowloris connection held for headersTimeout + 30 s). A tenth of the smaller timeout,
+ * 100 ms to 1 s: late by at most that. The check walks the server's open connections.
+ */
+function checkingInterval(headersTimeout: number, requestTimeout: number): number {
+  const set = [headersTimeout, requestTimeout].filter((t) => t > 0);
+  if (!set.length) return 30_000;
+  return Math.min(1000, Math.max(100, Math.floor(Math.min(...set) / 10)));
+}
+
 /** Starts a node:http server for the gateway, with timeouts against slow or stalled clients. */
 export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<RunningServer> {
   for (const k of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'bodyIdleTimeoutMs', 'lingeringCloseMs'] as const) checkMs(k, opts[k]);
@@ -59,7 +71,7 @@ export function serve(gateway: Gateway, opts: ServeOptions = {}): Promise<Runnin
   const listener = (req: IncomingMessage, res: ServerResponse, continueDeferred = false) => {
     if (!intercept?.(req, res)) gatewayListener(req, res, continueDeferred);
   };
-  const server = createServer({ ...opts.serverOptions, headersTimeout, requestTimeout }, (req, res) => listener(req, res));
+  const server = createServer({ connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout), ...opts.serverOptions, headersTimeout, requestTimeout }, (req, res) => listener(req, res));
   server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? SERVE_DEFAULTS.keepAliveTimeoutMs;
   if (opts.maxConnections !== undefined) server.maxConnections = opts.maxConnections;
   // `Expect: 100-continue`: the client waits for the go-ahead, which comes only when the gateway

@@ -110,6 +110,20 @@ describe('serve() timeouts and connection cap', () => {
     expect(both.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
   });
 
+  it('checks the headers timeout often enough by default: a client dripping header lines is cut near it, not 30 s later', async () => {
+    // Node's own check runs every 30 s unless told otherwise; serve() derives it from the timeouts.
+    const { port } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
+    const drip = await rawConnect(port);
+    drip.socket.write('POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\n');
+    const timer = setInterval(() => drip.socket.write('x-drip: 1\r\n'), 100);
+    try {
+      const { data } = await drip.closed; // this test's timeout (10 s) is far below Node's default 30 s check
+      expect(data).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      clearInterval(timer);
+    }
+  }, 10_000);
+
   it('cuts a request that is not received in time, but never a response stream that outlives requestTimeout', async () => {
     // Node checks its request timeouts every connectionsCheckingInterval ms: a short one here.
     const { port } = await start({ requestTimeoutMs: 200, headersTimeoutMs: 200, bodyIdleTimeoutMs: 0, serverOptions: { connectionsCheckingInterval: 20 } });
