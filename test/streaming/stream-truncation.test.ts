@@ -233,6 +233,10 @@ describe.each(['responses', 'interactions'] as const)('%s client', (client) => {
       expect(last.event).toBe('response.failed');
       expect(JSON.parse(last.data)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { message: expect.any(String) } } });
       expect(frames.some((f) => f.event === 'response.completed')).toBe(false);
+      // The failure event numbers after every event before it (strictly increasing, as OpenAI's are).
+      const seqs = frames.map((f) => (JSON.parse(f.data) as { sequence_number?: number }).sequence_number);
+      expect(seqs.every((n) => typeof n === 'number')).toBe(true);
+      for (let i = 1; i < seqs.length; i++) expect(seqs[i] as number, `${frames[i]?.event} after ${frames[i - 1]?.event}`).toBeGreaterThan(seqs[i - 1] as number);
     } else {
       expect(frames.map((f) => f.event).slice(-2)).toEqual(['error', 'done']);
       expect(JSON.parse(frames.at(-2)?.data ?? '{}')).toMatchObject({ event_type: 'error', error: { message: expect.any(String) } });

@@ -124,6 +124,7 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
             }
             if (type) plan.sink.onEvent?.(type, data);
           }
+          else lastSeq = Math.max(lastSeq, sequenceIn(data));
           if (type && TERMINAL.has(type)) terminal = true;
           return sseFrame(data, type);
         },
@@ -150,4 +151,22 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
       };
     },
   };
+}
+
+const SEQUENCE_KEY = '"sequence_number":';
+
+/**
+ * The `sequence_number` of an event relayed unparsed (-1: none), read from its text: the gateway's
+ * own closing event (`response.failed`, `error`) must number after it. The key with its quotes can
+ * only be a key (inside a JSON string the quotes are escaped).
+ */
+function sequenceIn(data: string): number {
+  const at = data.lastIndexOf(SEQUENCE_KEY);
+  if (at < 0) return -1;
+  let i = at + SEQUENCE_KEY.length;
+  while (data.charCodeAt(i) === 32) i++;
+  let n = 0;
+  let digits = 0;
+  for (let c = data.charCodeAt(i); c >= 48 && c <= 57; c = data.charCodeAt(++i), digits++) n = n * 10 + (c - 48);
+  return digits ? n : -1;
 }
