@@ -268,6 +268,14 @@ describe('encode IR -> Gemini upstream body', () => {
     expect(builtIn.body.tools).toEqual([{ googleSearch: {} }]);
   });
 
+  it('a 200 answer with neither candidates nor a block reason is a 502, not an empty answer', () => {
+    for (const body of [{ error: { code: 500, message: 'The server had an error', status: 'INTERNAL' } }, { choices: 'nope', content: 42 }, {}]) {
+      expect(() => decodeGeminiResponse(body), JSON.stringify(body)).toThrow(expect.objectContaining({ status: 502, message: expect.stringContaining('malformed Gemini response') }));
+    }
+    // A prompt refused by Gemini's filters has no candidates either, and is an answer (content filter).
+    expect(decodeGeminiResponse({ promptFeedback: { blockReason: 'SAFETY' } }).finishReason).toEqual({ unified: 'content-filter', raw: 'SAFETY' });
+  });
+
   it('replays the thought signature carried in a tool call id (Gemini -> OpenAI client -> Gemini)', () => {
     const upstream = decodeGeminiResponse({
       candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'CiQB0e2Kb+/xAA==' }] }, finishReason: 'STOP' }],

@@ -62,6 +62,9 @@ export function decodeGeminiResponse(json: unknown): IRChatResponse {
   const res = parsed.data;
   const key = responseKeyOf(res.responseId);
   const candidate = res.candidates?.[0];
+  const blocked = res.promptFeedback?.blockReason;
+  // Neither an answer nor a refusal (an error object sent with 200, another API's body): not an empty answer.
+  if (!candidate && !blocked) throw new GatewayError('bad_gateway', 'The upstream answered with a malformed Gemini response (no candidates and no block reason).');
   const content: IRContentPart[] = [];
   let toolIndex = 0;
   for (const p of candidate?.content?.parts ?? []) {
@@ -72,7 +75,6 @@ export function decodeGeminiResponse(json: unknown): IRChatResponse {
   }
   addGrounding(content, (candidate as Record<string, unknown> | undefined)?.groundingMetadata, key);
   let finishReason = fromGeminiFinishReason(candidate?.finishReason, toolIndex > 0);
-  const blocked = res.promptFeedback?.blockReason;
   if (!candidate && blocked) finishReason = { unified: 'content-filter', raw: blocked };
   const meta: Record<string, unknown> = {};
   if (candidate) for (const k of METADATA_KEYS) if ((candidate as Record<string, unknown>)[k] !== undefined) meta[k] = (candidate as Record<string, unknown>)[k];
