@@ -205,8 +205,11 @@ async function main(): Promise<void> {
   // them, so instances still share their tasks.
   const { taskStore: redisTasks, ...sharedRest } = shared?.options ?? {};
   const sharedOptions = redisTasks && controlPlane.database.dialect !== 'postgres' ? { ...sharedRest, taskStore: redisTasks } : sharedRest;
-  const connectMs = config.timeouts?.connectMs;
-  const upstreamFetch = createUndiciFetch(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {});
+  const { connectMs, streamIdleMs } = config.timeouts ?? {};
+  const upstreamFetch = createUndiciFetch({
+    ...(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {}),
+    ...(typeof streamIdleMs === 'number' ? { bodyTimeoutMs: streamIdleMs } : {}),
+  });
   const retention = startRetentionJob(controlPlane.control, ledgerSettings(env).retention, (m) => say(m));
   const gateway = createGateway(config, {
     fetch: upstreamFetch,

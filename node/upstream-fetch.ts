@@ -234,11 +234,23 @@ export interface UndiciFetchOptions {
   connections?: number;
   /** Time to open a connection (TCP and TLS) before the call fails as unreachable, in ms: the config's `timeouts.connectMs` (default 10 000). */
   connectTimeoutMs?: number;
+  /**
+   * Longest silence while an answer's body arrives, in ms (undici's `bodyTimeout`, default 300 000):
+   * the standalone server sets the config's `timeouts.streamIdleMs`, so a sync answer whose body
+   * stalls after its headers is cut like a silent stream, not only by the request's total time.
+   */
+  bodyTimeoutMs?: number;
 }
 
 export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstreamFetch {
   const targets = new TargetCache();
-  const dispatcher = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, pipelining: 1, connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
+  const dispatcher = new Agent({
+    connections: options.connections ?? 256,
+    keepAliveTimeout: 30_000,
+    pipelining: 1,
+    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+    ...(options.bodyTimeoutMs !== undefined ? { bodyTimeout: options.bodyTimeoutMs } : {}),
+  });
 
   const send = (url: Target, method: string, init: RequestInit | undefined, body: PreparedBody, abortHook: AbortHook | undefined): Promise<Response> => {
     const headers = plainHeaders(init?.headers, url.secure, body.contentType);

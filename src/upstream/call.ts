@@ -339,13 +339,22 @@ export function retryAfterSeconds(headers: Headers, now: number): number | undef
 }
 
 /** Reads and parses an upstream JSON object answer; anything else is a 502. `raw.text` gets the text as read. */
+/**
+ * The upstream client gave up on a body that stopped arriving (undici's bodyTimeout, which the
+ * standalone server sets to `timeouts.streamIdleMs`): a timeout, not a broken answer.
+ */
+export function isBodyTimeout(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown } | null;
+  return typeof e === 'object' && e !== null && (e.code === 'UND_ERR_BODY_TIMEOUT' || e.name === 'BodyTimeoutError');
+}
+
 export async function readUpstreamJson(result: UpstreamResult, providerId: string, raw?: { text: string }): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await result.response.text();
   } catch (err) {
     result.done();
-    if (result.timedOut()) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${providerId}' timed out while sending its answer.`));
+    if (result.timedOut() || isBodyTimeout(err)) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${providerId}' timed out while sending its answer.`));
     if (isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
     throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${providerId}' broke off its answer.`));
   }

@@ -8,7 +8,7 @@ import { GatewayError, toGatewayError } from '../core/errors.js';
 import { forEachRawEvent, SSEEventSplitter, SSEParser, type SSEEvent } from '../wire/sse.js';
 import { textStreamReply, type Reply } from '../reply/reply.js';
 import { utf8Stream } from '../wire/utf8-stream.js';
-import type { UpstreamResult } from './call.js';
+import { isBodyTimeout, type UpstreamResult } from './call.js';
 import { bodyReader } from './direct-body.js';
 import { pumpSource } from './pump-source.js';
 
@@ -34,7 +34,7 @@ function midStreamError(clientSignal: AbortSignal, err: unknown, upstream: Upstr
   if (clientSignal.aborted) return undefined;
   if (err instanceof GatewayError) return err;
   if (upstream.timedOut() === 'total') return new GatewayError('upstream_timeout', "The request's total time ran out while the upstream was streaming; the stream was cut off.");
-  if (upstream.signal.aborted) return new GatewayError('upstream_timeout', 'The upstream stream stalled and was cut off.');
+  if (upstream.signal.aborted || isBodyTimeout(err)) return new GatewayError('upstream_timeout', 'The upstream stream stalled and was cut off.');
   const g = toGatewayError(err);
   return g.code === 'internal' ? new GatewayError('bad_gateway', 'The upstream stream broke off.') : g;
 }
