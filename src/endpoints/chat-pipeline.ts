@@ -15,7 +15,7 @@ import { settleRequest } from '../limits/request-lease.js';
 import { requestSecrets, scrubError, upstreamJsonResponse, upstreamJsonTextResponse } from './common.js';
 import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import type { Reply } from '../reply/reply.js';
-import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
+import { callUpstream, notAnAnswer, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { pumpReply, sseTransform, type PumpOptions, type StreamTransform } from '../upstream/stream-pump.js';
 import { CACHE_HEADER } from '../cache/cache-policy.js';
 import { hitCost, readCached } from '../cache/cache-io.js';
@@ -163,6 +163,7 @@ async function passthrough(ctx: EndpointContext, call: ChatCall, codec: Passthro
   if (!call.stream) {
     const raw = { text: '' };
     const json = await readUpstreamJson(upstream, provider.id, raw);
+    if (codec.isAnswer && !codec.isAnswer(json)) throw notAnAnswer(provider.id, codec.protocol, raw.text, requestSecrets(ctx));
     ctx.obs.answer(() => responseFacts(json));
     ctx.obs.answerContent(json);
     const { body: out, usage, asSent, finishReason } = codec.finishSyncBody(json, ctx.traceId);

@@ -113,6 +113,8 @@ export interface PassthroughCodec {
    * body is the upstream's answer unchanged, so its text can go out as it came (with the traceId).
    */
   finishSyncBody(json: Record<string, unknown>, traceId: string): { body: Record<string, unknown>; usage: IRUsage | undefined; asSent?: boolean; finishReason?: IRFinishReason };
+  /** False for a 200 JSON body that is not an answer of the protocol (an error object): the call fails (502) instead. */
+  isAnswer?(json: Record<string, unknown>): boolean;
   /** Relays stream events; can drop gateway-added events. */
   createRelay(ctx: { clientWantsUsage: boolean; options?: ClientOptions; traceId?: string; target?: UpstreamTarget }): StreamRelay;
 }

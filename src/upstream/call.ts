@@ -340,6 +340,16 @@ export function retryAfterSeconds(headers: Headers, now: number): number | undef
 
 /** Reads and parses an upstream JSON object answer; anything else is a 502. `raw.text` gets the text as read. */
 /**
+ * A 200 body that is not an answer of the protocol the upstream speaks (an error object sent with
+ * 200, another API's body): a 502 with the upstream's message (secrets scrubbed), retried and
+ * failed over like a malformed answer instead of relayed, or stored, as a success.
+ */
+export function notAnAnswer(providerId: string, protocol: ProtocolName, text: string, secrets: readonly string[]): GatewayError {
+  const message = redact(upstreamErrorText(protocol, 200, text), secrets);
+  return fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${providerId}' answered 200 without an answer: ${message}`), 200);
+}
+
+/**
  * The upstream client gave up on a body that stopped arriving (undici's bodyTimeout, which the
  * standalone server sets to `timeouts.streamIdleMs`): a timeout, not a broken answer.
  */

@@ -143,14 +143,75 @@ describe('a pass-through sync answer', () => {
     expect(text).toBe(upstream.replace(SECRETS[0] as string, '[redacted]').replace('3}\n}', `3},"traceId":"${traceId}"\n}`));
   });
 
-  it('answers an empty object with the traceId only, and replaces an upstream traceId', async () => {
-    const empty = await send('{ }');
-    expect(empty.text).toBe(`{"traceId":"${empty.traceId}" }`);
-    const theirs = await send('{"traceId": "theirs", "id": "c1"}');
-    expect(JSON.parse(theirs.text)).toEqual({ traceId: theirs.traceId, id: 'c1' });
+  it('adds the traceId to an answer with nothing else, and replaces an upstream traceId', async () => {
+    const bare = await send('{"choices":[] }');
+    expect(bare.text).toBe(`{"choices":[],"traceId":"${bare.traceId}" }`);
+    const theirs = await send('{"traceId": "theirs", "id": "c1", "choices": []}');
+    expect(JSON.parse(theirs.text)).toEqual({ traceId: theirs.traceId, id: 'c1', choices: [] });
   });
 
   it('is still a 502 when the answer is no object', async () => {
     for (const text of ['[1, 2]', '"text"', '12', 'null', '{"a":', '']) expect((await send(text)).status).toBe(502);
+  });
+
+  it('is a 502 with the upstream message, not a 200, when the object is no chat answer (an error sent with 200)', async () => {
+    for (const text of ['{ }', '{"choices":"nope","content":42}', `{"error":{"message":"The server had an error (key ${SECRETS[0]})","type":"server_error"}}`]) {
+      const { status, text: body } = await send(text);
+      expect(status, text).toBe(502);
+      const error = (JSON.parse(body) as { error: { message: string } }).error;
+      expect(error.message).toContain('answered 200 without an answer');
+      expect(body).not.toContain(SECRETS[0] as string);
+    }
+    expect(JSON.parse((await send('{"error":{"message":"The server had an error"}}')).text).error.message).toContain('The server had an error');
+  });
+});
+
+describe('a 200 error body on the other pass-through protocols', () => {
+  const gatewayAnswering = (text: string) =>
+    createGateway(
+      {
+        providers: [
+          { id: 'oai', type: 'openai', baseURL: 'http://up.test/v1', apiKey: 'sk-upstream-0000000001' },
+          { id: 'ant', type: 'anthropic', baseURL: 'http://up.test', apiKey: 'sk-ant-upstream-000001' },
+          { id: 'gem', type: 'gemini', baseURL: 'http://up.test', apiKey: 'gem-upstream-key-000001' },
+        ],
+        models: [
+          { id: 'resp', provider: 'oai', upstreamModel: 'gpt-x' },
+          { id: 'claude', provider: 'ant', upstreamModel: 'claude-x' },
+          { id: 'gemini', provider: 'gem', upstreamModel: 'gemini-x' },
+        ],
+        keys: [{ id: 'k', key: 'mg-key-000000002', models: ['*'] }],
+        retry: { attempts: 1 },
+      },
+      { env: {}, fetch: async () => new Response(text, { headers: { 'content-type': 'application/json' } }) },
+    );
+
+  it('Responses: a 502, and nothing is stored under a response id', async () => {
+    const gateway = gatewayAnswering('{"error":{"message":"The server had an error","type":"server_error"}}');
+    try {
+      const res = await gateway.handle(new Request('http://gw.test/v1/responses', { method: 'POST', headers: { authorization: 'Bearer mg-key-000000002', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'resp', input: 'hi' }) }));
+      expect(res.status).toBe(502);
+      const body = (await res.json()) as { id?: string; error: { message: string } };
+      expect(body.id).toBeUndefined();
+      expect(body.error.message).toContain('The server had an error');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('Anthropic Messages and Gemini: a 502 in the caller shape', async () => {
+    const anthropic = gatewayAnswering('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
+    const gemini = gatewayAnswering('{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}');
+    try {
+      const a = await anthropic.handle(new Request('http://gw.test/v1/messages', { method: 'POST', headers: { 'x-api-key': 'mg-key-000000002', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }) }));
+      expect(a.status).toBe(502);
+      expect(await a.json()).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('Overloaded') } });
+      const g = await gemini.handle(new Request('http://gw.test/v1beta/models/gemini:generateContent', { method: 'POST', headers: { 'x-goog-api-key': 'mg-key-000000002', 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) }));
+      expect(g.status).toBe(502);
+      expect(await g.json()).toMatchObject({ error: { code: 502, message: expect.stringContaining('Internal error') } });
+    } finally {
+      await anthropic.close();
+      await gemini.close();
+    }
   });
 });

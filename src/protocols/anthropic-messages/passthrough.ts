@@ -21,6 +21,7 @@ export const anthropicPassthrough: PassthroughCodec = {
   prepareBody(raw, _parsed, upstreamModel) {
     return replaceTopLevelString(raw, 'model', upstreamModel) ?? raw;
   },
+  isAnswer: (json) => json.type === 'message',
   finishSyncBody(json) {
     const usage = json.usage && typeof json.usage === 'object' ? fromAnthropicUsage(json.usage as AnthropicUsage) : undefined;
     const stop = typeof json.stop_reason === 'string' ? fromAnthropicStopReason(json.stop_reason, json.stop_sequence as string | null | undefined) : undefined;

@@ -44,6 +44,7 @@ export const geminiPassthrough: PassthroughCodec = {
     const contents = parsed.contents.map(withoutForeignThoughts).filter((c) => !(isJsonObject(c) && Array.isArray(c.parts) && c.parts.length === 0));
     return JSON.stringify({ ...parsed, contents });
   },
+  isAnswer: (json) => Array.isArray(json.candidates) || isJsonObject(json.promptFeedback),
   finishSyncBody(json) {
     const meta = json.usageMetadata as UsageMetadataWire | undefined;
     const candidate = (Array.isArray(json.candidates) ? json.candidates[0] : undefined) as { finishReason?: unknown; content?: { parts?: unknown } } | undefined;

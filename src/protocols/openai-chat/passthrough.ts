@@ -95,6 +95,7 @@ export const openAIChatPassthrough: PassthroughCodec = {
     }
     return body;
   },
+  isAnswer: (json) => Array.isArray(json.choices),
   finishSyncBody(json) {
     const usage = json.usage ? fromOpenAIUsage(json.usage as UsageWire) : undefined;
     const choice = Array.isArray(json.choices) ? (json.choices[0] as { finish_reason?: string | null } | undefined) : undefined;

@@ -85,6 +85,7 @@ export function responsesPassthrough(plan: ResponsesPassthroughPlan): Passthroug
       if (Array.isArray(body.input)) body.input = withoutForeignReasoning(body.input);
       return JSON.stringify(body);
     },
+    isAnswer: (json) => json.object === 'response',
     finishSyncBody(json, traceId) {
       const body = rewrite(json, traceId);
       plan.sink.final = body;
