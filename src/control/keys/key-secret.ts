@@ -42,10 +42,15 @@ export async function newSecret(): Promise<NewSecret> {
   return { secret, digest: await sha256Hex(secret), ...displayParts(secret) };
 }
 
-/** The parts of a secret shown in lists: never enough to use it. */
+/**
+ * The parts of a secret shown in lists: never enough to use or guess it. A generated secret
+ * (`mg-` and 40 random characters) shows `mg-` and 4 more, and its last 4. Any other (a config
+ * key, chosen by hand, maybe short): at most a third of it, its last 4 from 12 characters on and
+ * its first 4 as well from 24; below 12 nothing.
+ */
 export function displayParts(secret: string): { prefix: string; last4: string } {
-  const prefix = secret.startsWith(SECRET_PREFIX) ? secret.slice(0, SECRET_PREFIX.length + 4) : secret.slice(0, Math.min(4, Math.max(0, secret.length - 8)));
-  return { prefix, last4: secret.slice(-4) };
+  if (secret.startsWith(SECRET_PREFIX) && secret.length === SECRET_PREFIX.length + SECRET_CHARS) return { prefix: secret.slice(0, SECRET_PREFIX.length + 4), last4: secret.slice(-4) };
+  return { prefix: secret.length >= 24 ? secret.slice(0, 4) : '', last4: secret.length >= 12 ? secret.slice(-4) : '' };
 }
 
 /** A hex digest as the 8 big-endian words Sha256.words gives (for the in-memory index). */
