@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import type { LedgerFilter, StatusFilter } from '../src/control/ledger/ledger-filter.js';
 import type { UsageGroup } from '../src/control/ledger/ledger-rollup.js';
 import { purgeLedger } from '../src/control/ledger/ledger-retention.js';
+import { parseInstant, rangeEndMs } from '../src/control/instant.js';
 import { printable, table } from './cli-table.js';
 import { openControlPlane } from './control.js';
 import { ledgerSettings } from './ledger-settings.js';
@@ -49,13 +50,13 @@ const OPTIONS = {
 
 class UsageError extends Error {}
 
-const DAY_MS = 86_400_000;
 const GROUPS: readonly UsageGroup[] = ['day', 'key', 'model', 'provider'];
 
 function instant(flag: string, raw: string): number {
-  const ms = Date.parse(raw);
-  if (!Number.isFinite(ms)) throw new UsageError(`--${flag} must be an ISO 8601 date or instant, got ${JSON.stringify(raw)}`);
-  return ms;
+  const parsed = parseInstant(raw);
+  if (!parsed) throw new UsageError(`--${flag} must be an ISO 8601 date (2026-11-28) or instant (2026-11-28T10:00:00Z), got ${JSON.stringify(raw)}`);
+  // A date as --to includes that whole day.
+  return flag === 'to' ? rangeEndMs(parsed) : parsed.ms;
 }
 
 function filterOf(v: Record<string, string | boolean | undefined>): LedgerFilter {
@@ -69,7 +70,7 @@ function filterOf(v: Record<string, string | boolean | undefined>): LedgerFilter
     out.status = (s === 'success' || s === 'error' ? s : Number(s)) as StatusFilter;
   }
   if (typeof v.from === 'string') out.from = instant('from', v.from);
-  if (typeof v.to === 'string') out.to = instant('to', v.to) + (/^\d{4}-\d{2}-\d{2}$/.test(v.to) ? DAY_MS : 0);
+  if (typeof v.to === 'string') out.to = instant('to', v.to);
   if (out.from !== undefined && out.to !== undefined && out.to <= out.from) throw new UsageError('--to must be after --from');
   return out;
 }

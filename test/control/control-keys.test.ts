@@ -278,6 +278,8 @@ describe('platform keys in the store (admin API, SQLite file)', () => {
   it('admin access: none 401, a platform key 403, read-only 403 on writes; the admin key never echoed', async () => {
     const none = await adminCall(url, '/keys');
     expect(none.status).toBe(401);
+    // The hint reads as written (it once quoted `Bearer <admin key>`, which the log scrubber garbled).
+    expect(none.json.error.message).toBe('Missing admin key. Send it in the Authorization header as a bearer token.');
     const wrong = await adminCall(url, '/keys', { key: 'mg-not-an-admin-key-at-all-000' });
     expect(wrong.status).toBe(401);
     expect(wrong.text).not.toContain('mg-not-an-admin-key-at-all-000');

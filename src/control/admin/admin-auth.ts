@@ -111,7 +111,7 @@ export class AdminAuth {
         return { id: session.actor, access: session.access };
       }
       const ended = sessionCookieOf(ctx.request) !== undefined;
-      throw new GatewayError('authentication', ended ? 'The console session has ended; sign in again.' : 'Missing admin key. Send it as "Authorization: Bearer <admin key>".', { detail: ended ? 'session_ended' : 'missing_admin_key' });
+      throw new GatewayError('authentication', ended ? 'The console session has ended; sign in again.' : 'Missing admin key. Send it in the Authorization header as a bearer token.', { detail: ended ? 'session_ended' : 'missing_admin_key' });
     }
     const found = this.identityOfKey(token);
     if (found) return found;

@@ -4,6 +4,7 @@
  * bodies checked by zod (a 400 naming the field), and errors in the shape
  * `{error: {type, code, message, param}}` (the gateway's OpenAI error shape).
  */
+import { parseInstant, rangeEndMs } from '../instant.js';
 import type { z } from 'zod';
 import { GatewayError } from '../../core/errors.js';
 import { parseJsonObject } from '../../request/body.js';
@@ -106,9 +107,19 @@ export function intParam(name: string, value: string, min: number, max: number):
 
 /** An instant from a query parameter (ISO 8601 instant or date, or epoch ms); a 400 naming it otherwise. */
 export function timeParam(name: string, value: string): number {
-  const ms = /^\d{10,}$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isFinite(ms)) throw new GatewayError('invalid_request', `The query parameter '${name}' must be an ISO 8601 instant or date, got '${quoteInput(value, 60)}'.`, { param: name });
-  return ms;
+  const parsed = parseInstant(value);
+  if (!parsed) throw new GatewayError('invalid_request', `The query parameter '${name}' must be an ISO 8601 date (2026-11-28) or instant (2026-11-28T10:00:00Z), got '${quoteInput(value, 60)}'.`, { param: name });
+  // A date as `to` includes that whole day.
+  return name === 'to' ? rangeEndMs(parsed) : parsed.ms;
+}
+
+/** `from` and `to` of a list, `to` after `from` (a 400 naming `to` otherwise). */
+export function timeRange(from: string | undefined, to: string | undefined): { from?: number; to?: number } {
+  const out: { from?: number; to?: number } = {};
+  if (from !== undefined) out.from = timeParam('from', from);
+  if (to !== undefined) out.to = timeParam('to', to);
+  if (out.from !== undefined && out.to !== undefined && out.to <= out.from) throw new GatewayError('invalid_request', "The query parameter 'to' must be after 'from'.", { param: 'to' });
+  return out;
 }
 
 /** The path (`metadata.team`) of the first name or string in `value` holding NUL, if any. */

@@ -6,12 +6,10 @@
 import { GatewayError } from '../../core/errors.js';
 import { quoteInput } from '../../core/quote-input.js';
 import type { LedgerFilter, StatusFilter } from '../ledger/ledger-filter.js';
-import { timeParam } from './http.js';
+import { timeRange } from './http.js';
 
 export const LEDGER_FILTERS = ['keyId', 'model', 'provider', 'status', 'from', 'to'] as const;
 
-const DAY_MS = 86_400_000;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 function statusParam(value: string): StatusFilter {
   if (value === 'success' || value === 'error') return value;
@@ -25,10 +23,8 @@ export function ledgerFilter(filters: Record<string, string>): LedgerFilter {
   if (filters.model !== undefined) out.model = filters.model;
   if (filters.provider !== undefined) out.provider = filters.provider;
   if (filters.status !== undefined) out.status = statusParam(filters.status);
-  if (filters.from !== undefined) out.from = timeParam('from', filters.from);
-  if (filters.to !== undefined) out.to = timeParam('to', filters.to) + (DATE_ONLY.test(filters.to) ? DAY_MS : 0);
-  if (out.from !== undefined && out.to !== undefined && out.to <= out.from) {
-    throw new GatewayError('invalid_request', "The query parameter 'to' must be after 'from'.", { param: 'to' });
-  }
+  const { from, to } = timeRange(filters.from, filters.to);
+  if (from !== undefined) out.from = from;
+  if (to !== undefined) out.to = to;
   return out;
 }
