@@ -75,6 +75,9 @@ describe.each(testDatabaseKinds())('task center through the shipped server on %s
       expect(paged).toMatchObject({ hasMore: true, data: [{ id: taskB }] });
       const next = (await (await fetch(`${server.url}/admin/v1/tasks?limit=1&after=${encodeURIComponent(paged.nextCursor)}`, { headers: admin })).json()) as { data: Array<{ id: string }>; hasMore: boolean };
       expect(next).toMatchObject({ hasMore: false, data: [{ id: taskA }] });
+      const bogus = await fetch(`${server.url}/admin/v1/tasks?status=bogus`, { headers: admin });
+      expect(bogus.status).toBe(400);
+      expect(((await bogus.json()) as { error: { param: string } }).error.param).toBe('status');
 
       // A read-only admin key can look but not cancel.
       expect((await fetch(`${server.url}/admin/v1/tasks/${taskB}`, { headers: { authorization: `Bearer ${READER}` } })).status).toBe(200);

@@ -216,6 +216,13 @@ describe('platform keys in the store (admin API, SQLite file)', () => {
     // Newest first.
     expect(seen[0]).toBe(made[22]);
 
+    // A cursor this list never gave is a 400 naming it, not an empty page.
+    for (const bad of ['garbage', 'config:no-such-key', 'key_short']) {
+      const res = await adminCall(url, `/keys?after=${encodeURIComponent(bad)}`, { key: READER });
+      expect(res.status, bad).toBe(400);
+      expect(res.json.error.param).toBe('after');
+    }
+
     const odd = await adminCall(url, '/keys?owner=odd-team&limit=100', { key: READER });
     expect(odd.json.data).toHaveLength(11);
     const byMeta = await adminCall(url, '/keys?search=PAGING&limit=100', { key: READER });

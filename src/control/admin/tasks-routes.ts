@@ -5,7 +5,8 @@
  */
 import { GatewayError } from '../../core/errors.js';
 import { Reply } from '../../reply/reply.js';
-import { publicVideoTask, type VideoTask } from '../../tasks/video/video-task.js';
+import { publicVideoTask, VIDEO_STATUSES, type VideoTask } from '../../tasks/video/video-task.js';
+import { quoteInput } from '../../core/quote-input.js';
 import type { TaskListEntry } from '../tasks/sql-task-store.js';
 import { adminJson, listQuery, type AdminContext, type AdminRoute } from './http.js';
 import { taskEntrySchema, taskSchema } from './ledger-wire.js';
@@ -89,6 +90,9 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
         throw new GatewayError('conflict', "This gateway keeps its task records in the host's task store (e.g. Redis), not in the control plane's database, so they cannot be listed here. Read one by id, or run on PostgreSQL.", { detail: 'tasks_not_in_store' });
       }
       const { keyId, model, status } = q.filters;
+      if (status !== undefined && !(VIDEO_STATUSES as readonly string[]).includes(status)) {
+        throw new GatewayError('invalid_request', `The query parameter 'status' must be one of ${VIDEO_STATUSES.join(', ')}, got '${quoteInput(status, 40)}'.`, { param: 'status' });
+      }
       const { tasks, hasMore } = await control.tasks.list(
         { ...(keyId !== undefined ? { keyId } : {}), ...(model !== undefined ? { model } : {}), ...(status !== undefined ? { status } : {}) },
         { limit: q.limit, ...(q.after ? { after: parseCursor(q.after) } : {}) },

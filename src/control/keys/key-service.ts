@@ -47,6 +47,8 @@ export interface KeyServiceOptions {
 }
 
 const CONFIG_CURSOR = 'config:';
+/** A store key's id (ids.ts: `key_`, 10 characters of time, 16 random). */
+const STORE_KEY_ID = /^key_[0-9a-z]{26}$/;
 
 export class KeyService {
   private readonly db: Kysely<Database>;
@@ -122,6 +124,10 @@ export class KeyService {
     const want = q.limit + 1;
     const out: Array<{ record: KeyRecord; cursor: string }> = [];
     const afterConfig = q.after?.startsWith(CONFIG_CURSOR) ? q.after.slice(CONFIG_CURSOR.length) : undefined;
+    // A cursor is a nextCursor this list gave: a config key's, or a store key id (a garbled one listed nothing and said so with a 200).
+    if (q.after !== undefined && (afterConfig !== undefined ? !view.configKeys.some((k) => k.id === afterConfig) : !STORE_KEY_ID.test(q.after))) {
+      throw new GatewayError('invalid_request', `The query parameter 'after' is not a cursor of this list: '${quoteInput(q.after, 60)}'. Pass a nextCursor the list answered.`, { param: 'after' });
+    }
     const inStoreAlready = q.after !== undefined && afterConfig === undefined;
     if (!inStoreAlready && q.source !== 'store') {
       let started = afterConfig === undefined;

@@ -4,7 +4,7 @@ import type { TaskRecord } from '../task-store.js';
 
 export const VIDEO_TASK_KIND = 'video';
 
-const VIDEO_STATUSES = ['accepted', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const;
+export const VIDEO_STATUSES = ['accepted', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const;
 export type VideoStatus = (typeof VIDEO_STATUSES)[number];
 
 export function isTerminal(status: VideoStatus): boolean {
