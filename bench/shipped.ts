@@ -58,13 +58,21 @@ function groupRssBytes(pgid: number): number {
 
 /**
  * BENCH_PROFILE_SHIPPED=DIR: V8 CPU profile of the server into DIR/shipped[-quiet]. Node refuses
- * --cpu-prof in NODE_OPTIONS, so then the group runs `node --cpu-prof dist/node/cli.js` (what npm
+ * --cpu-prof in NODE_OPTIONS, so then the group runs `node --cpu-prof` with the start script's arguments (what npm
  * start runs, without npm and the shell around it).
  */
 function profileArgs(repoRoot: string, quiet: boolean): string[] | undefined {
   const dir = process.env.BENCH_PROFILE_SHIPPED;
   if (!dir) return undefined;
-  return ['--cpu-prof', `--cpu-prof-dir=${join(dir, quiet ? 'shipped-quiet' : 'shipped')}`, '--cpu-prof-interval=250', join(repoRoot, 'dist', 'node', 'cli.js')];
+  return ['--cpu-prof', `--cpu-prof-dir=${join(dir, quiet ? 'shipped-quiet' : 'shipped')}`, '--cpu-prof-interval=250', ...startScriptArgs(repoRoot)];
+}
+
+/** What `npm start` runs after `node`: package.json's start script (its V8 flags, then the CLI), the script's relative path made absolute. */
+function startScriptArgs(repoRoot: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [node, ...args] = pkg.scripts.start.split(/\s+/);
+  if (node !== 'node') throw new Error(`package.json's start script does not run node: ${pkg.scripts.start}`);
+  return args.map((a) => (a.startsWith('-') ? a : join(repoRoot, a)));
 }
 
 export async function startShipped(repoRoot: string, upstreamUrl: string, cpu: number, pinning: Pinning, o: ShippedOptions): Promise<BenchChild> {

@@ -83,7 +83,8 @@ export class KeyService {
     const expiresAt = futureInstant(input.expiresAt, this.now());
     // Refused before anything is written (and before an Idempotency-Key is spent).
     if (input.providerKeys && !this.cipher) await this.sealed('', input.providerKeys);
-    const idem = idempotency ? await idempotencyKey('key.create', idempotency, input) : undefined;
+    // Scoped to the actor too: another admin reusing the same Idempotency-Key makes its own change, and never reads this one's secret.
+    const idem = idempotency ? await idempotencyKey(`key.create:${actor}`, idempotency, input) : undefined;
     return this.write(async (trx, revision) => {
       const now = this.now();
       if (idem) {
@@ -191,7 +192,7 @@ export class KeyService {
 
   async rotate(id: string, gracePeriodSeconds: number, actor: string, view: KeysConfigView, idempotency?: string): Promise<StoredAnswer & { body: KeyWithSecret }> {
     readOnlyIfConfig(id, view, 'rotated');
-    const idem = idempotency ? await idempotencyKey(`key.rotate:${id}`, idempotency, { gracePeriodSeconds }) : undefined;
+    const idem = idempotency ? await idempotencyKey(`key.rotate:${id}:${actor}`, idempotency, { gracePeriodSeconds }) : undefined;
     return this.write(async (trx, revision) => {
       const now = this.now();
       if (idem) {
