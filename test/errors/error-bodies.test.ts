@@ -34,8 +34,10 @@ describe('error bodies in each shape', () => {
     expect(anthropicErrorBody(new GatewayError(codeForStatus(500), 'boom', { status: 500 }))).toMatchObject({ error: { type: 'api_error' } });
   });
 
-  it('Gemini: the Google status by code; the HTTP code stays the one answered', () => {
-    expect(geminiErrorBody(new GatewayError(codeForStatus(500), 'boom', { status: 500 }), 't3')).toEqual({ error: { code: 500, message: 'boom', status: 'UNAVAILABLE' }, traceId: 't3' });
+  it('Gemini: the Google status by code (a 500 is INTERNAL, as Google answers it); the HTTP code stays the one answered', () => {
+    expect(geminiErrorBody(new GatewayError(codeForStatus(500), 'boom', { status: 500 }), 't3')).toEqual({ error: { code: 500, message: 'boom', status: 'INTERNAL' }, traceId: 't3' });
+    expect(geminiErrorBody(new GatewayError(codeForStatus(502), 'bad', { status: 502 })).error.status).toBe('UNAVAILABLE');
+    expect(geminiErrorBody(new GatewayError(codeForStatus(503), 'busy', { status: 503 })).error.status).toBe('UNAVAILABLE');
     expect(geminiErrorBody(new GatewayError(codeForStatus(422), 'bad', { status: 422 })).error).toEqual({ code: 422, message: 'bad', status: 'INVALID_ARGUMENT' });
     expect(geminiErrorBody(new GatewayError('client_closed', 'gone away')).error.status).toBe('CANCELLED');
     expect(geminiErrorBody(conflict).error).toEqual({ code: 409, message: 'This Request-Id was already used.', status: 'ABORTED' });

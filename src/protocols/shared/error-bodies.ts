@@ -116,9 +116,9 @@ const GOOGLE_STATUS: Record<GatewayErrorCode, string> = {
   internal: 'INTERNAL',
 };
 
-/** The Google RPC status name of an error (`INVALID_ARGUMENT`, `UNAVAILABLE`, ...). */
+/** The Google RPC status name of an error (`INVALID_ARGUMENT`, `UNAVAILABLE`, ...); a 500 (an upstream's too) is `INTERNAL`, as Google's own. */
 export function googleStatus(err: GatewayError): string {
-  return GOOGLE_STATUS[err.code];
+  return err.status === 500 ? 'INTERNAL' : GOOGLE_STATUS[err.code];
 }
 
 /** `{"error":{"code","message","status"}}`, with the trace id when it is known. */

@@ -268,6 +268,22 @@ describe('encode IR -> Gemini upstream body', () => {
     expect(builtIn.body.tools).toEqual([{ googleSearch: {} }]);
   });
 
+  it('tool call arguments that are not a JSON object are sent as an object, with a warning saying how', () => {
+    const ir = decodeOpenAIChatRequest({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{not json' } }, { id: 'c2', type: 'function', function: { name: 'f', arguments: '[1,2]' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'a' },
+        { role: 'tool', tool_call_id: 'c2', content: 'b' },
+      ],
+    });
+    const { body, warnings } = encodeGeminiRequest(ir, 'gemini-2.5-flash');
+    const calls = (body.contents as Array<{ parts: Array<{ functionCall?: { args: unknown } }> }>).flatMap((c) => c.parts).flatMap((p) => (p.functionCall ? [p.functionCall.args] : []));
+    expect(calls).toEqual([{}, { value: [1, 2] }]);
+    expect(warnings.map((w) => w.action)).toEqual(['tool call arguments that are not JSON sent as {}', 'tool call arguments that are not a JSON object sent as {"value": ...}']);
+  });
+
   it('a 200 answer with neither candidates nor a block reason is a 502, not an empty answer', () => {
     for (const body of [{ error: { code: 500, message: 'The server had an error', status: 'INTERNAL' } }, { choices: 'nope', content: 42 }, {}]) {
       expect(() => decodeGeminiResponse(body), JSON.stringify(body)).toThrow(expect.objectContaining({ status: 502, message: expect.stringContaining('malformed Gemini response') }));

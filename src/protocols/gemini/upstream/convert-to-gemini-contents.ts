@@ -42,9 +42,12 @@ function responseObject(p: IRToolResultPart, param: string): Json {
   return { result: value };
 }
 
-/** Gemini needs an object: a non-object value is wrapped, text that is not JSON becomes `{}`. */
-function parseArgs(args: string, param: string): Json {
-  if (parseToolArguments(args).kind === 'too-deep') throw tooDeepError('The tool call arguments', param);
+/** Gemini needs an object: a non-object value is wrapped, text that is not JSON becomes `{}` (either said in a warning). */
+function parseArgs(args: string, param: string, id: string, warnings: IRWarning[]): Json {
+  const kind = parseToolArguments(args).kind;
+  if (kind === 'too-deep') throw tooDeepError('The tool call arguments', param);
+  if (kind === 'invalid') warnings.push({ setting: 'messages', action: 'tool call arguments that are not JSON sent as {}', message: `The arguments of tool call ${id} (${param}) are not JSON; sent as {}.` });
+  if (kind === 'value') warnings.push({ setting: 'messages', action: 'tool call arguments that are not a JSON object sent as {"value": ...}', message: `The arguments of tool call ${id} (${param}) are not a JSON object; sent wrapped as {"value": ...}.` });
   return argumentsObject(args);
 }
 
@@ -68,7 +71,7 @@ function modelParts(m: IRMessage, i: number, warnings: IRWarning[]): Json[] {
       }
       case 'tool-call': {
         const sig = geminiSignature(p) ?? signatureFromToolCallId(p.id);
-        const part: Json = { functionCall: { name: p.name, args: parseArgs(p.arguments, param) } };
+        const part: Json = { functionCall: { name: p.name, args: parseArgs(p.arguments, param, p.id, warnings) } };
         if (sig) part.thoughtSignature = sig;
         else if (!signed) part.thoughtSignature = SKIP_SIGNATURE;
         signed = true;
