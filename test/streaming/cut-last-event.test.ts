@@ -9,15 +9,12 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../node/index.js';
-import type { Gateway } from '../../src/index.js';
-import { createShippedGateway } from '../helpers/shipped-gateway.js';
+import { serveShipped } from '../helpers/shipped-gateway.js';
 
 const KEY = 'mg-cut-last-event-0001';
 const OPENAI_CHUNK = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-2024-08-06', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] };
 let upstream: Server;
-let gateway: Gateway;
-let server: RunningServer;
+let server: { url: string; close: () => Promise<void> };
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
@@ -35,26 +32,21 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  gateway = createShippedGateway(
-    {
-      providers: [
-        { id: 'openai', type: 'openai', baseURL: `${base}/v1`, apiKey: 'sk-upstream-cut-0001' },
-        { id: 'anthropic', type: 'anthropic', baseURL: base, apiKey: 'sk-ant-upstream-cut-0001' },
-      ],
-      models: [
-        { id: 'gpt', provider: 'openai', upstreamModel: 'gpt-4o' },
-        { id: 'claude', provider: 'anthropic', upstreamModel: 'claude-x' },
-      ],
-      retry: { attempts: 1 },
-      keys: [{ id: 'caller', key: KEY }],
-    },
-    { env: {}, video: { pollerTickMs: false } },
-  );
-  server = await serve(gateway, { port: 0 });
+  server = await serveShipped({
+    providers: [
+      { id: 'openai', type: 'openai', baseURL: `${base}/v1`, apiKey: 'sk-upstream-cut-0001' },
+      { id: 'anthropic', type: 'anthropic', baseURL: base, apiKey: 'sk-ant-upstream-cut-0001' },
+    ],
+    models: [
+      { id: 'gpt', provider: 'openai', upstreamModel: 'gpt-4o' },
+      { id: 'claude', provider: 'anthropic', upstreamModel: 'claude-x' },
+    ],
+    retry: { attempts: 1 },
+    keys: [{ id: 'caller', key: KEY }],
+  });
 });
 afterAll(async () => {
   await server?.close();
-  await gateway?.close();
   await new Promise((r) => upstream?.close(r));
 });
 

@@ -119,21 +119,18 @@ describe('SSEEventSplitter', () => {
   });
 
   it('at the end keeps a last event whose data is whole and drops one the stream was cut inside', () => {
-    const whole = new SSEEventSplitter();
-    whole.feed('data: {"a":1}\n\ndata: [DONE]');
-    expect(whole.end()).toBe('data: [DONE]\n\n');
-    const json = new SSEEventSplitter();
-    json.feed('event: message_stop\ndata: {"type":"message_stop"}\n');
-    expect(json.end()).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+    const endOf = (text: string): string => {
+      const splitter = new SSEEventSplitter();
+      splitter.feed(text);
+      return splitter.end();
+    };
+    expect(endOf('data: {"a":1}\n\ndata: [DONE]')).toBe('data: [DONE]\n\n');
+    expect(endOf('event: message_stop\ndata: {"type":"message_stop"}\n')).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+    expect(endOf('data: plain text')).toBe('data: plain text\n\n');
+    expect(endOf('event: content_block_start\n')).toBe('');
     const cut = new SSEEventSplitter();
     expect(cut.feed('data: {"id":"chatcmpl-1"}\n\ndata: {"id":"chatcmpl-1","obje')).toBe('data: {"id":"chatcmpl-1"}\n\n');
     expect(cut.end()).toBe('');
-    const noData = new SSEEventSplitter();
-    noData.feed('event: content_block_start\n');
-    expect(noData.end()).toBe('');
-    const text = new SSEEventSplitter();
-    text.feed('data: plain text');
-    expect(text.end()).toBe('data: plain text\n\n');
     const parser = new SSEParser();
     expect(parser.feed('data: {"a":1}\n\nevent: content_block_start\ndata: {"type":"content_block_start","index"')).toEqual([{ data: '{"a":1}' }]);
     expect(parser.end()).toEqual([]);

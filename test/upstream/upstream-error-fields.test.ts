@@ -6,35 +6,27 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../node/index.js';
-import type { Gateway } from '../../src/index.js';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai.js';
-import { createShippedGateway } from '../helpers/shipped-gateway.js';
+import { serveShipped } from '../helpers/shipped-gateway.js';
 
 const KEY = 'mg-error-fields-test-0001';
 
 let chat: MockOpenAI;
-let gateway: Gateway;
-let server: RunningServer;
+let server: { url: string; close: () => Promise<void> };
 
 beforeAll(async () => {
   chat = await startMockOpenAI();
-  gateway = createShippedGateway(
-    {
-      providers: [{ id: 'openai', type: 'openai', baseURL: chat.baseURL, apiKey: chat.apiKey }],
-      // Declared a reasoning model, so reasoning_effort is sent; the upstream (gpt-4o) refuses it as the real API does.
-      models: [{ id: 'gpt', provider: 'openai', upstreamModel: 'gpt-4o', reasoning: true }],
-      retry: { attempts: 1 },
-      keys: [{ id: 'caller', key: KEY }],
-    },
-    { env: {}, video: { pollerTickMs: false } },
-  );
-  server = await serve(gateway, { port: 0 });
+  server = await serveShipped({
+    providers: [{ id: 'openai', type: 'openai', baseURL: chat.baseURL, apiKey: chat.apiKey }],
+    // Declared a reasoning model, so reasoning_effort is sent; the upstream (gpt-4o) refuses it as the real API does.
+    models: [{ id: 'gpt', provider: 'openai', upstreamModel: 'gpt-4o', reasoning: true }],
+    retry: { attempts: 1 },
+    keys: [{ id: 'caller', key: KEY }],
+  });
 });
 
 afterAll(async () => {
   await server?.close();
-  await gateway?.close();
   await chat?.close();
 });
 
