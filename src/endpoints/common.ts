@@ -20,41 +20,36 @@ import { withCallerKeys } from '../routing/caller-keys.js';
  * is false (GET /v1/key: looking at one's own limits spends none of them).
  */
 export async function authenticate(ctx: EndpointContext, { admit = true }: { admit?: boolean } = {}): Promise<Principal> {
-  const setPrincipal = admit ? setAdmittedPrincipal : setPrincipalOnly;
-  if (ctx.hostPrincipal) return setPrincipal(ctx, ctx.hostPrincipal);
+  if (ctx.hostPrincipal) return setPrincipal(ctx, ctx.hostPrincipal, admit);
   const token = extractToken(ctx.request, ctx.url);
   if (token === undefined) {
     throw new GatewayError('authentication', 'Missing API key. Send it as "Authorization: Bearer <key>", "x-api-key" or "x-goog-api-key".', { detail: 'missing_api_key' });
   }
   if (ctx.services.authenticate) {
     const fromHost = await ctx.services.authenticate(token, ctx.request);
-    if (fromHost) return setPrincipal(ctx, fromHost);
+    if (fromHost) return setPrincipal(ctx, fromHost, admit);
   }
   const found = ctx.services.keys.lookupSync(token);
-  if (found) return setPrincipal(ctx, found);
+  if (found) return setPrincipal(ctx, found, admit);
   const stored = ctx.services.control?.keyCache.lookup(token);
   if (stored) {
     // A known key that may not be used (revoked, disabled, expired, rotated out): say which, never the key.
     if ('refused' in stored) throw new GatewayError('authentication', stored.refused, { detail: 'invalid_api_key' });
-    return setPrincipal(ctx, stored.principal);
+    return setPrincipal(ctx, stored.principal, admit);
   }
   throw new GatewayError('authentication', 'Invalid API key.', { detail: 'invalid_api_key' });
 }
 
-function setPrincipalOnly(ctx: EndpointContext, p: Principal): Promise<Principal> {
+/** Records the caller on the request; with `admit`, counts it against the key's requests per minute (no promise when the key has no such limit). */
+function setPrincipal(ctx: EndpointContext, p: Principal, admit: boolean): Principal | Promise<Principal> {
   ctx.principal = p;
   ctx.event.keyId = p.id;
   if (p.providerKeys) {
     ctx.callerSecrets = Object.values(p.providerKeys);
     ctx.secrets = [...ctx.services.secrets, ...ctx.callerSecrets];
   }
-  return Promise.resolve(p);
-}
-
-async function setAdmittedPrincipal(ctx: EndpointContext, p: Principal): Promise<Principal> {
-  await setPrincipalOnly(ctx, p);
-  await admitKey(ctx.services.admission, ctx, p);
-  return p;
+  const admitted = admit ? admitKey(ctx.services.admission, ctx, p) : undefined;
+  return admitted ? admitted.then(() => p) : p;
 }
 
 export function mayUseModel(principal: Principal, modelId: string): boolean {
