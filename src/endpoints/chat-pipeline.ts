@@ -1,6 +1,6 @@
 import type { GatewayError } from '../core/errors.js';
 import { SSE_HEADERS } from '../wire/sse.js';
-import type { IRChatRequest, IRFinishReason, IRStreamEvent, IRUsage } from '../ir/types.js';
+import type { IRChatRequest, IRFinishReason, IRStreamEvent, IRUsage, ProtocolName } from '../ir/types.js';
 import { codecFor } from '../protocols/registry.js';
 import type { PassthroughCodec, ResponseMeta } from '../protocols/types.js';
 import { upstreamTarget, type ResolvedModel } from '../routing/model-registry.js';
@@ -69,6 +69,23 @@ function streamOf(
   extra: Record<string, string> = {},
 ): Reply {
   return pumpReply(new ChatPump(ctx, call, upstream, transform, onEnd, extra));
+}
+
+/**
+ * A stream request answered with a JSON body instead of an event stream (an error object sent with
+ * 200): a 502 with the upstream's message before anything reaches the client, retried and failed
+ * over, instead of JSON relayed as if it were events. Gemini's streams come as SSE (alt=sse) too.
+ */
+async function refuseJsonForStream(ctx: EndpointContext, call: ChatCall, upstream: UpstreamResult, protocol: ProtocolName): Promise<void> {
+  const type = upstream.response.headers.get('content-type');
+  if (type === null || !type.toLowerCase().includes('application/json')) return;
+  const raw = { text: '' };
+  try {
+    await readUpstreamJson(upstream, call.model.provider.id, raw);
+  } catch {
+    // Not JSON after all: what came is still no stream.
+  }
+  throw notAnAnswer(call.model.provider.id, protocol, raw.text, requestSecrets(ctx));
 }
 
 /** Admits a chat call against the key's and the model's limits (429 when one has no room). */
@@ -171,6 +188,7 @@ async function passthrough(ctx: EndpointContext, call: ChatCall, codec: Passthro
     if (call.cache) await keepChatAnswer(ctx, call.cache, codecFor(codec.protocol).upstream.decodeResponse(json), costUsd);
     return asSent ? upstreamJsonTextResponse(ctx, raw.text, out) : upstreamJsonResponse(ctx, out);
   }
+  await refuseJsonForStream(ctx, call, upstream, codec.protocol);
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
   // A call whose answer is kept reads every event into the IR as it passes (the bytes still go as they came).
   const recording = call.cache ? { decoder: codecFor(codec.protocol).upstream.createStreamDecoder(provider.chatDialect), recorder: new ChatAnswerRecorder(call.model.upstreamModel) } : undefined;
@@ -217,6 +235,7 @@ async function translate(ctx: EndpointContext, call: ChatCall, ir: IRChatRequest
     await keepChatAnswer(ctx, call.cache, res, costUsd);
     return upstreamJsonResponse(ctx, call.client.encodeResponse(res, m, warnings), 200, headers);
   }
+  await refuseJsonForStream(ctx, call, upstream, provider.chatProtocol);
   const decoder = upstreamCodec.createStreamDecoder(provider.chatDialect);
   const encoder = call.client.createStreamEncoder(m);
   let usage: IRUsage | undefined;

@@ -199,6 +199,21 @@ describe('a 200 error body on the other pass-through protocols', () => {
     }
   });
 
+  it('a stream request answered with JSON (an error sent with 200) is a 502 before any event, pass-through and translated', async () => {
+    const gateway = gatewayAnswering('{"error":{"message":"The server had an error","type":"server_error"}}');
+    try {
+      const chat = await gateway.handle(new Request('http://gw.test/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer mg-key-000000002', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'resp', stream: true, messages: [{ role: 'user', content: 'hi' }] }) }));
+      expect(chat.status).toBe(502);
+      expect(chat.headers.get('content-type')).toContain('application/json');
+      expect(((await chat.json()) as { error: { message: string } }).error.message).toContain('The server had an error');
+      const translated = await gateway.handle(new Request('http://gw.test/v1/messages', { method: 'POST', headers: { 'x-api-key': 'mg-key-000000002', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'resp', stream: true, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }) }));
+      expect(translated.status).toBe(502);
+      expect(await translated.json()).toMatchObject({ type: 'error', error: { message: expect.stringContaining('The server had an error') } });
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('Anthropic Messages and Gemini: a 502 in the caller shape', async () => {
     const anthropic = gatewayAnswering('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
     const gemini = gatewayAnswering('{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}');
