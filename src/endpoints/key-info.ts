@@ -4,15 +4,13 @@
  * today and its requests-per-minute state. Never the secret.
  */
 import type { Reply } from '../reply/reply.js';
-import { keyBudgetName, keyRequestsName } from '../limits/admission.js';
+import { keyBudgetName, keyRequestsState } from '../limits/admission.js';
 import { NANO_PER_USD } from '../limits/cost.js';
 import { periodBounds } from '../limits/periods.js';
 import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse } from './common.js';
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
-
-const MINUTE_MS = 60_000;
 
 export async function getOwnKey(ctx: EndpointContext): Promise<Reply> {
   // Not counted against the key's requests per minute: it still answers when they are spent.
@@ -33,14 +31,8 @@ export async function getOwnKey(ctx: EndpointContext): Promise<Reply> {
   }
   const count = ctx.services.control?.requestCount;
   const requestsToday = count ? await count(principal.id, day.start).catch(() => null) : null;
-  let rpm: { limit: number; remaining: number; resetAt: number } | undefined;
   const rpmLimit = limits?.requestsPerMinute;
-  if (rpmLimit) {
-    // A window check that takes nothing reads the minute's count.
-    const read = await ctx.services.rateLimiter.acquire([{ kind: 'window', name: keyRequestsName(principal.id), limit: Number.MAX_SAFE_INTEGER, windowMs: MINUTE_MS, amount: 0 }], now);
-    const state = read.states[0];
-    rpm = { limit: rpmLimit, remaining: Math.max(0, rpmLimit - (state?.used ?? 0)), resetAt: state?.resetAt ?? now + MINUTE_MS };
-  }
+  const rpm = rpmLimit ? await keyRequestsState(ctx.services.rateLimiter, principal.id, rpmLimit, now) : undefined;
   return jsonResponse(ctx, {
     object: 'key',
     id: principal.id,

@@ -54,9 +54,16 @@ function nameOf(scope: Scope, what: string): string {
   return `${scope.kind}:${encodeURIComponent(scope.id)}:${what}`;
 }
 
-/** The store name of a key's requests-per-minute window (GET /v1/key reads it). */
-export function keyRequestsName(keyId: string): string {
+/** The store name of a key's requests-per-minute window. */
+function keyRequestsName(keyId: string): string {
   return nameOf({ kind: 'key', id: keyId }, 'rpm');
+}
+
+/** A key's requests-per-minute state, read without counting a request (GET /v1/key): a window check that takes nothing. */
+export async function keyRequestsState(rateLimiter: RateLimiter, keyId: string, limit: number, now: number): Promise<{ limit: number; remaining: number; resetAt: number }> {
+  const read = await rateLimiter.acquire([{ kind: 'window', name: keyRequestsName(keyId), limit: Number.MAX_SAFE_INTEGER, windowMs: MINUTE_MS, amount: 0 }], now);
+  const state = read.states[0];
+  return { limit, remaining: Math.max(0, limit - (state?.used ?? 0)), resetAt: state?.resetAt ?? now + MINUTE_MS };
 }
 
 /** The store name of a key's budget counter for `period` (GET /v1/key reads it). */
