@@ -277,6 +277,14 @@ class UpstreamResponse {
     return this.#headers;
   }
 
+  /** `headers.get(name)` for a lower-case name, read from the answer's own list (src/upstream/direct-body.ts). */
+  directHeader(name: string): string | null {
+    if (this.#headers) return this.#headers.get(name);
+    let value: string | null = null;
+    for (const [k, v] of this.#pairs) if (k === name) value = value === null ? v : `${value}, ${v}`;
+    return value;
+  }
+
   get body(): ReadableStream<Uint8Array> | null {
     return this.#body ? this.#body.stream() : null;
   }

@@ -17,6 +17,7 @@ import { settingWarnings, WARNINGS_HEADER, warningsHeaderValue } from './setting
 import type { Reply } from '../reply/reply.js';
 import { callUpstream, notAnAnswer, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { pumpReply, sseTransform, type PumpOptions, type StreamTransform } from '../upstream/stream-pump.js';
+import { responseHeader } from '../upstream/direct-body.js';
 import { CACHE_HEADER } from '../cache/cache-policy.js';
 import { hitCost, readCached } from '../cache/cache-io.js';
 import { ChatAnswerRecorder } from '../cache/chat-replay.js';
@@ -77,7 +78,7 @@ function streamOf(
  * over, instead of JSON relayed as if it were events. Gemini's streams come as SSE (alt=sse) too.
  */
 async function refuseJsonForStream(ctx: EndpointContext, call: ChatCall, upstream: UpstreamResult, protocol: ProtocolName): Promise<void> {
-  const type = upstream.response.headers.get('content-type');
+  const type = responseHeader(upstream.response, 'content-type');
   if (type === null || !type.toLowerCase().includes('application/json')) return;
   const raw = { text: '' };
   try {

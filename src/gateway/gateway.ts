@@ -82,7 +82,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       const gerr = toGatewayError(err);
       response = errorResponse(ctx, gerr);
       if (gerr.code === 'method_not_allowed') response.headers.set('allow', methodsOn(path).join(', '));
-      ctx.obs.report({ error: { code: gerr.code, message: scrubError(ctx, gerr).message } });
+      ctx.obs.report({ error: { code: gerr.detail === 'insufficient_quota' ? 'insufficient_quota' : gerr.code, message: scrubError(ctx, gerr).message } });
     }
     applyLimitHeaders(ctx.limits, response.headers, rt.now());
     applyRoutingHeaders(ctx, response.headers);

@@ -12,8 +12,12 @@ export interface RequestOutcome {
   pricing?: PricingConfig;
   /** Images produced, seconds of video asked for. */
   media?: MediaUsage;
-  /** The failure (already scrubbed) when the request failed, also mid-stream under a 200. */
-  error?: { code: GatewayError['code']; message: string };
+  /**
+   * The failure (already scrubbed) when the request failed, also mid-stream under a 200. A spent
+   * budget is `insufficient_quota` (the code its caller got), not the `rate_limited` class it shares
+   * with request limits: the ledger, hooks and spans tell the two apart.
+   */
+  error?: { code: GatewayError['code'] | 'insufficient_quota'; message: string };
   streamCompleted?: boolean;
   /** Why the model stopped (also the span's gen_ai.response.finish_reasons when no answer fact set them). */
   finishReason?: IRFinishReason;

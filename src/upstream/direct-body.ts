@@ -21,6 +21,18 @@ export interface BodyReader {
 export interface DirectBodyResponse extends Response {
   /** The body's reader, built without a ReadableStream; undefined when the answer has no body. */
   directBodyReader(): BodyReader | undefined;
+  /** One header's value (lower-case name), as `headers.get` answers it, without building a Headers object. */
+  directHeader?(name: string): string | null;
+}
+
+/**
+ * `response.headers.get(name)` (`name` lower-case) without building the Headers object when the
+ * upstream client can answer it from its own list: that object costs a streamed pass-through about
+ * 2% of its CPU (bench profile of openai-stream, 2026-11-28).
+ */
+export function responseHeader(response: Response, name: string): string | null {
+  const direct = (response as Partial<DirectBodyResponse>).directHeader;
+  return typeof direct === 'function' ? direct.call(response, name) : response.headers.get(name);
 }
 
 /** A reader of `response`'s body: the direct one when the upstream client offers it, else the Web stream's; undefined without a body. */

@@ -93,6 +93,9 @@ describe.skipIf(!REDIS_URL)('a budget shared by two instances (one Redis)', () =
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(rows).toBe(TOTAL);
+      // The refusals are recorded as what their callers got: a spent budget, not a rate limit.
+      const refused = await store.rows({ keyId, status: 429 }, { limit: 5 });
+      expect(refused.rows.map((r) => r.errorCode)).toEqual(Array(Math.min(5, TOTAL - ok)).fill('insufficient_quota'));
       const perRequest = spent / ok;
       // Reached, and passed by at most what was in flight when it ran out; never once per instance.
       expect(spent).toBeGreaterThanOrEqual(BUDGET);

@@ -11,7 +11,7 @@ import { serve } from '../../node/index.js';
 import { createGateway } from '../../src/index.js';
 import { createUndiciFetch } from '../../node/upstream-fetch.js';
 import { takesAbortHook, type AbortHook } from '../../src/providers/types.js';
-import { bodyReader } from '../../src/upstream/direct-body.js';
+import { bodyReader, responseHeader } from '../../src/upstream/direct-body.js';
 import { KEY_ALL, openAIConfig } from '../helpers/gateway-config.js';
 import { startMockOpenAI } from '../helpers/mock-openai.js';
 
@@ -118,6 +118,8 @@ describe('createUndiciFetch', () => {
     const res = await fetchImpl(`${base}/echo`, { method: 'POST', headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer up' }), body });
     expect(res.status).toBe(201);
     expect(res.ok).toBe(true);
+    // Read from the answer's own header list (no Headers object yet), as headers.get answers.
+    expect([responseHeader(res, 'set-cookie'), responseHeader(res, 'x-upstream'), responseHeader(res, 'x-none')]).toEqual(['a=1, b=2', 'yes', null]);
     expect(res.headers.get('x-upstream')).toBe('yes');
     expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     expect(await res.json()).toEqual({ method: 'POST', body });
