@@ -83,6 +83,11 @@ export interface ControlPlane {
    * `usage.requestsToday`; absent without a ledger (then null there).
    */
   requestCount?: (keyId: string, since: number) => Promise<number>;
+  /**
+   * What a key spent since an instant on the gateway's credentials (nano-USD, from the ledger's
+   * rows): where its budget period starts when no limit store holds the period's total.
+   */
+  budgetSpent?: (keyId: string, since: number) => Promise<number>;
   /** Stops background work and writes what is queued; does not close the database (its opener does). */
   close(): Promise<void>;
 }
@@ -161,6 +166,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     instances,
     // Whole UTC days from the rollups (GET /v1/key asks from the start of today).
     requestCount: async (keyId, since) => (await usage.spendSince(keyId, since)).requests,
+    budgetSpent: (keyId, since) => usage.budgetSpendNano(keyId, since),
     async close() {
       if (closed) return;
       closed = true;

@@ -24,8 +24,10 @@ export async function getOwnKey(ctx: EndpointContext): Promise<Reply> {
   const period = budget ? periodBounds(budget.period, now) : day;
   let spendUsd: number | null = null;
   if (budget) {
-    // A budget check with no ceiling takes nothing: it reads the period's total.
-    const read = await ctx.services.rateLimiter.acquire([{ kind: 'budget', name: keyBudgetName(principal.id, budget.period), limit: Number.MAX_SAFE_INTEGER, resetAt: period.end }], now);
+    // A budget check with no ceiling takes nothing: it reads the period's total (which starts
+    // from the ledger's spend when the store has none yet, as a model call's check does).
+    const seed = await ctx.services.admission.budgetSeeds?.spent(principal.id, period.start);
+    const read = await ctx.services.rateLimiter.acquire([{ kind: 'budget', name: keyBudgetName(principal.id, budget.period), limit: Number.MAX_SAFE_INTEGER, resetAt: period.end, ...(seed ? { seed } : {}) }], now);
     const used = read.states[0]?.used;
     if (used !== undefined) spendUsd = used / NANO_PER_USD;
   }

@@ -17,6 +17,7 @@ import { ModelRegistry } from '../routing/model-registry.js';
 import { DeploymentHealth } from '../routing/deployment-health.js';
 import { MemoryRateLimiter, type RateLimiter } from '../limits/rate-limiter.js';
 import { GuardedRateLimiter } from '../limits/guarded-rate-limiter.js';
+import { BudgetSeeds } from '../limits/budget-seeds.js';
 import { DEFAULT_CONVERSATION_MAX_ENTRIES, DEFAULT_CONVERSATION_TTL_MS } from '../conversations/conversation-store.js';
 import { MemoryConversationStore } from '../conversations/memory-conversation-store.js';
 import { BackgroundRuns } from '../conversations/background-runs.js';
@@ -97,7 +98,7 @@ export function createServices(config: GatewayConfigInput, options: GatewayOptio
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     rateLimiter,
     routing: { models, health, random, retry: cfg.retry, totalMs: cfg.timeouts.totalMs, providerDeps: providerDeps({ fetch: fetchImpl, now, config: cfg }) },
-    admission: { rateLimiter, now, totalMs: cfg.timeouts.totalMs },
+    admission: { rateLimiter, now, totalMs: cfg.timeouts.totalMs, ...budgetSeedsOf(options, now) },
     conversations,
     secrets,
     videoTasks: new VideoTaskService({
@@ -123,6 +124,14 @@ export function createServices(config: GatewayConfigInput, options: GatewayOptio
   // instances created; otherwise the poller starts on first use.
   if (models.list().some((m) => m.capabilities.includes('video'))) rt.videoTasks.start();
   return rt;
+}
+
+/** With a usage ledger to read, a key's budget period starts from what the ledger says it spent (limits/budget-seeds.ts). */
+function budgetSeedsOf(options: GatewayOptions, now: () => number): { budgetSeeds?: BudgetSeeds } {
+  const read = options.control?.budgetSpent;
+  if (!read) return {};
+  const logger = options.logger ?? console;
+  return { budgetSeeds: new BudgetSeeds(read, now, { warn: (m) => logger.warn(`modelgate: ${m}`) }) };
 }
 
 /** A shared store (anything but the in-process one) gets a deadline and the configured failure mode. */

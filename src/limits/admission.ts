@@ -20,6 +20,7 @@ import type { TokenEstimate } from './estimate-request.js';
 import { costOf, NANO_PER_USD } from './cost.js';
 import { periodBounds } from './periods.js';
 import type { AcquireResult, LimitCheck, LimitState, RateLimiter } from './rate-limiter.js';
+import type { BudgetSeeds } from './budget-seeds.js';
 import { RequestLease, type LeaseParts, type LimitSnapshot, type RequestLimits } from './request-lease.js';
 
 const MINUTE_MS = 60_000;
@@ -32,6 +33,8 @@ export interface AdmissionServices {
   now: () => number;
   /** The whole time a request may take (`timeouts.totalMs`): a concurrency slot outlives it by a grace period at most. */
   totalMs: number;
+  /** Where a key's budget period starts when the store holds no total for it (the usage ledger's spend); absent without a ledger. */
+  budgetSeeds?: Pick<BudgetSeeds, 'spent'>;
 }
 
 type Scope = { kind: 'key'; id: string } | { kind: 'model'; id: string };
@@ -43,6 +46,8 @@ interface Labeled {
   what: What;
   /** Budget only: the configured amount and period, for the message. */
   budget?: NonNullable<LimitsConfig['budget']>;
+  /** A key's budget: the ledger's spend in the period (BudgetSeeds.spent), the check's seed once known. */
+  seed?: ReturnType<BudgetSeeds['spent']>;
 }
 
 export function requestLimits(ctx: RequestContext): RequestLimits {
@@ -160,7 +165,8 @@ class Checks {
     }
     if (limits.budget && !this.own) {
       const period = periodBounds(limits.budget.period, this.now);
-      labeled.push({ check: { kind: 'budget', name: nameOf(scope, `budget-${limits.budget.period}`), limit: Math.round(limits.budget.usd * 1e9), resetAt: period.end }, scope, what: 'budget', budget: limits.budget });
+      const seed = scope.kind === 'key' ? this.services.budgetSeeds?.spent(scope.id, period.start) : undefined;
+      labeled.push({ check: { kind: 'budget', name: nameOf(scope, `budget-${limits.budget.period}`), limit: Math.round(limits.budget.usd * 1e9), resetAt: period.end }, scope, what: 'budget', budget: limits.budget, seed });
     }
   }
 
@@ -168,6 +174,12 @@ class Checks {
   async acquire(): Promise<LeaseParts | undefined> {
     const labeled = this.labeled;
     if (!labeled.length) return undefined;
+    for (const l of labeled) {
+      if (l.seed === undefined || l.check.kind !== 'budget') continue;
+      // Known after the key's first call in the period; that first call waits for the ledger.
+      const seed = typeof l.seed === 'number' ? l.seed : await l.seed;
+      if (seed) l.check.seed = seed;
+    }
     const result = await run(this.services, this.ctx, labeled);
     if (!result.states.length) return undefined; // the store could not be asked and onError is "open"
     const parts: LeaseParts = { tokenWindows: [], slots: [], budgets: [] };

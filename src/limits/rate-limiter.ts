@@ -11,8 +11,12 @@ export type LimitCheck =
   | { kind: 'window'; name: string; limit: number; windowMs: number; amount: number }
   /** Requests in flight: room when fewer than `limit` leases are alive; `member` names this one. */
   | { kind: 'concurrency'; name: string; limit: number; member: string; leaseMs: number }
-  /** A spending total (integer units) for a period ending at `resetAt`: room while `used < limit`. */
-  | { kind: 'budget'; name: string; limit: number; resetAt: number };
+  /**
+   * A spending total (integer units) for a period ending at `resetAt`: room while `used < limit`.
+   * `seed`: the period's total when the store holds none for it yet (what the usage ledger says was
+   * spent: budget-seeds.ts); the store keeps it from then on, and ignores it once it has a total.
+   */
+  | { kind: 'budget'; name: string; limit: number; resetAt: number; seed?: number };
 
 export interface LimitState {
   /** The count after this request (when allowed) or as found (when denied). */
@@ -68,7 +72,11 @@ export class MemoryRateLimiter implements RateLimiter {
         room = state.used < c.limit;
       } else {
         const b = this.budgets.get(c.name);
-        state = { used: b && b.resetAt === c.resetAt ? b.used : 0, resetAt: c.resetAt };
+        if (b && b.resetAt === c.resetAt) state = { used: b.used, resetAt: c.resetAt };
+        else {
+          state = { used: c.seed ?? 0, resetAt: c.resetAt };
+          if (c.seed) this.budgets.set(c.name, { used: c.seed, resetAt: c.resetAt });
+        }
         room = state.used < c.limit;
       }
       if (!room && denied === undefined) denied = i;

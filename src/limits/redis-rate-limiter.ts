@@ -17,7 +17,8 @@ export interface RedisEvalClient {
 
 /**
  * KEYS: one per check. ARGV: now, then 4 per check: kind (w|c|b), limit, a, b where
- * w: a = windowMs, b = amount; c: a = member, b = leaseMs; b: a = resetAt, b = ''.
+ * w: a = windowMs, b = amount; c: a = member, b = leaseMs; b: a = resetAt, b = seed or '';
+ * then the budgets' grace time (ms kept past their period).
  * Returns {denied index or 0, used1, reset1, used2, reset2, ...}.
  */
 const ACQUIRE = `
@@ -42,7 +43,13 @@ for i = 1, #KEYS do
   else
     reset[i] = tonumber(ARGV[o + 3])
     used[i] = 0
-    if tonumber(redis.call('HGET', KEYS[i], 'r') or '0') == reset[i] then used[i] = tonumber(redis.call('HGET', KEYS[i], 'n') or '0') end
+    if tonumber(redis.call('HGET', KEYS[i], 'r') or '0') == reset[i] then used[i] = tonumber(redis.call('HGET', KEYS[i], 'n') or '0')
+    elseif ARGV[o + 4] ~= '' then
+      -- No total for this period yet: it starts from the seed (what the ledger says was spent).
+      used[i] = tonumber(ARGV[o + 4])
+      redis.call('HSET', KEYS[i], 'n', used[i], 'r', reset[i])
+      redis.call('PEXPIRE', KEYS[i], math.max(1, reset[i] - now) + tonumber(ARGV[2 + #KEYS * 4]))
+    end
     if denied == 0 and used[i] >= limit then denied = i end
   end
 end
@@ -106,8 +113,9 @@ export class RedisRateLimiter implements RateLimiter {
     for (const c of checks) {
       if (c.kind === 'window') args.push('w', c.limit, c.windowMs, c.amount);
       else if (c.kind === 'concurrency') args.push('c', c.limit, c.member, c.leaseMs);
-      else args.push('b', c.limit, c.resetAt, '');
+      else args.push('b', c.limit, c.resetAt, c.seed ? Math.round(c.seed) : '');
     }
+    args.push(BUDGET_GRACE_MS);
     const reply = (await this.redis.eval(ACQUIRE, keys.length, ...keys, ...args)) as unknown[];
     const denied = Number(reply[0]);
     const states: LimitState[] = checks.map((_c, i) => ({ used: Number(reply[1 + i * 2]), resetAt: Number(reply[2 + i * 2]) }));

@@ -61,6 +61,10 @@ describe.each(testDatabaseKinds())('ledger store on %s', (kind) => {
     expect((await store.usage({ groupBy: 'model', keyId: 'key_a', from: T0 + DAY })).map((b) => [b.bucket, b.requests])).toEqual([['gpt-4o', 1]]);
     expect((await store.usage({ groupBy: 'key', status: 'error' })).map((b) => [b.bucket, b.requests, b.errors])).toEqual([['key_a', 1, 1]]);
     expect(await store.spendSince('key_a', T0)).toEqual({ costUsd: 0.250125, requests: 3 });
+    // What a budget starts a period from: the key's rows since then that the gateway paid (nano-USD).
+    expect([await store.budgetSpendNano('key_a', T0), await store.budgetSpendNano('key_a', T0 + DAY), await store.budgetSpendNano('nobody', T0)]).toEqual([250_125_000, 250_000_000, 0]);
+    await store.write([row(50, { keyId: 'key_c', costUsd: 0.5, byok: true }), row(51, { keyId: 'key_c', costUsd: 0.125 })]);
+    expect(await store.budgetSpendNano('key_c', T0)).toBe(125_000_000);
   });
 
   it('pages newest first with a cursor; filters by key, model, provider, status, from/to', async () => {

@@ -212,6 +212,21 @@ export class SqlLedgerStore implements LedgerSink {
     return { costUsd: num(r?.cost_nano ?? 0) / NANO_PER_USD, requests: num(r?.requests ?? 0) };
   }
 
+  /**
+   * What a key's budget has spent since `since`, in nano-USD: the cost of its rows from then on that
+   * the gateway's credentials paid (BYOK rows cost the caller, not the budget). A budget's period
+   * starts from it when no limit store holds the period's total yet (budget-seeds.ts). Reads the
+   * key's rows of the period through the (key, time) index.
+   */
+  async budgetSpendNano(keyId: string, since: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('ledger_rows')
+      .select((eb) => eb.fn.sum<number>('cost_usd').as('cost'))
+      .where((eb) => eb.and([...rowConditions(eb, { keyId, from: since }), eb('byok', '=', 0)]))
+      .executeTakeFirst();
+    return Math.round(num(r?.cost ?? 0) * NANO_PER_USD);
+  }
+
   /** The oldest rows before `cutoff`, at most `limit` (what the retention exports, then deletes). */
   async oldestBefore(cutoff: number, limit: number): Promise<LedgerRow[]> {
     const found = await this.db.selectFrom('ledger_rows').selectAll().where('time', '<', cutoff).orderBy('time', 'asc').orderBy('trace_id', 'asc').limit(limit).execute();
