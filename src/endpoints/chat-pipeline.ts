@@ -213,6 +213,9 @@ async function passthrough(ctx: EndpointContext, call: ChatCall, codec: Passthro
   });
 }
 
+/** What the upstream decoders name the model when the upstream's answer does not. */
+const UNREPORTED_MODEL = 'unknown';
+
 async function translate(ctx: EndpointContext, call: ChatCall, ir: IRChatRequest): Promise<Reply> {
   const provider = call.model.provider;
   const upstreamCodec = codecFor(provider.chatProtocol).upstream;
@@ -230,6 +233,8 @@ async function translate(ctx: EndpointContext, call: ChatCall, ir: IRChatRequest
   if (!call.stream) {
     const json = await readUpstreamJson(upstream, provider.id);
     const res = upstreamCodec.decodeResponse(json);
+    // An upstream that names no model (a bare compatible server): the deployment's model is the one used.
+    if (res.model === UNREPORTED_MODEL) res.model = call.model.upstreamModel;
     ctx.obs.answer({ id: res.id, model: res.model, finishReasons: [res.finishReason.raw ?? res.finishReason.unified] });
     ctx.obs.answerContent(res.content);
     const costUsd = await finishEvent(ctx, call, res.usage, undefined, undefined, res.finishReason);
@@ -246,6 +251,8 @@ async function translate(ctx: EndpointContext, call: ChatCall, ir: IRChatRequest
     let text = '';
     for (const ev of events) {
       if (ev.type === 'error') throw ev.error;
+      // An upstream that names no model (a bare compatible server): the deployment's model is the one used.
+      if (ev.type === 'message-start' && ev.model === UNREPORTED_MODEL) ev.model = call.model.upstreamModel;
       observeEvent(ctx, ev);
       recorder?.record(ev);
       if (ev.type === 'finish') {

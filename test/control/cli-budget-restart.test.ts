@@ -103,7 +103,7 @@ describe('a key budget after a restart and a period change (shipped server, SQLi
   }, 120_000);
 });
 
-const budget = (name: string, seed?: number): LimitCheck => ({ kind: 'budget', name, limit: 100, resetAt: 2_000_000, ...(seed === undefined ? {} : { seed }) });
+const budget = (name: string, seed?: number): Extract<LimitCheck, { kind: 'budget' }> => ({ kind: 'budget', name, limit: 100, resetAt: 2_000_000, ...(seed === undefined ? {} : { seed }) });
 
 async function seedRule(store: RateLimiter, name: string): Promise<void> {
   // No total yet: the seed is the total, and counts against the limit.
