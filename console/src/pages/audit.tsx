@@ -33,7 +33,7 @@ export function AuditPage(_props: PageProps) {
       </form>
       <Status loading={list.loading && !list.data} error={list.error} empty={list.data?.data.length === 0} emptyText="No changes recorded." />
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Audit log table">
           <table>
             <caption class="sr-only">Audit log, newest first</caption>
             <thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Change</th></tr></thead>

@@ -22,6 +22,7 @@ export function KeyDetail(props: { id: string; canWrite: boolean; onBack: () => 
   const [confirm, setConfirm] = useState<Action | undefined>(undefined);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [rotateError, setRotateError] = useState<string | undefined>(undefined);
   const chart = useMemo(() => {
     const pts = series.data?.points ?? [];
     return { times: pts.map((p) => Date.parse(p.time)), series: [{ label: 'Requests', values: pts.map((p) => p.requests), color: '#1f4e8c' }, { label: 'Spend (USD)', values: pts.map((p) => p.costUsd), color: '#5b2a86', axis: 'right' as const, format: fmtUsd }] };
@@ -62,9 +63,11 @@ export function KeyDetail(props: { id: string; canWrite: boolean; onBack: () => 
             <div><dt>Owner</dt><dd>{k.owner ?? '–'}</dd></div>
             <div><dt>Models</dt><dd>{k.models.join(', ')}</dd></div>
             <div><dt>Requests per minute</dt><dd>{fmtInt(k.limits?.requestsPerMinute)}</dd></div>
+            <div><dt>Tokens per minute</dt><dd>{fmtInt(k.limits?.tokensPerMinute)}</dd></div>
+            <div><dt>Concurrent requests</dt><dd>{fmtInt(k.limits?.concurrentRequests)}</dd></div>
             <div><dt>Budget</dt><dd>{k.limits?.budget ? `${fmtUsd(k.limits.budget.usd)} per ${k.limits.budget.period}` : '–'}</dd></div>
             <div><dt>Expires</dt><dd>{fmtTime(k.expiresAt)}</dd></div>
-            <div><dt>Metadata</dt><dd>{Object.entries(k.metadata).map(([a, b]) => `${a}=${b}`).join(', ') || '–'}</dd></div>
+            <div><dt>Metadata</dt><dd>{Object.keys(k.metadata).length ? <ul class="plain">{Object.entries(k.metadata).map(([a, b]) => <li key={a}>{`${a}=${b}`}</li>)}</ul> : '–'}</dd></div>
             <div><dt>Created</dt><dd>{fmtTime(k.createdAt)}</dd></div>
             <div><dt>Last used</dt><dd>{fmtTime(k.lastUsedAt)}</dd></div>
           </dl>
@@ -91,18 +94,26 @@ export function KeyDetail(props: { id: string; canWrite: boolean; onBack: () => 
         <form
           onSubmit={async (e) => {
             e.preventDefault();
-            setRotating(false);
+            setRotateError(undefined);
             try {
               const r = await api<{ key: string }>(`${path}/rotate`, { method: 'POST', body: { gracePeriodSeconds: Number(grace) || 0 }, headers: { 'idempotency-key': crypto.randomUUID() } });
+              // The dialog stays open with its error until a rotation succeeds.
+              setRotating(false);
+              setError(undefined);
               setSecret(r.key);
               key.reload();
             } catch (err) {
-              setError(messageOf(err));
+              setRotateError(messageOf(err));
             }
           }}
         >
           <p>A new secret replaces the current one; the old one keeps working for the grace period.</p>
-          <TextField label="Grace period (seconds)" type="number" value={grace} onInput={setGrace} />
+          <TextField label="Grace period (seconds)" type="number" min={0} step={1} value={grace} onInput={setGrace} />
+          {rotateError && (
+            <p role="alert" class="error">
+              {rotateError}
+            </p>
+          )}
           <div class="actions">
             <button type="button" onClick={() => setRotating(false)}>Cancel</button>
             <button type="submit" class="primary">Rotate</button>
@@ -125,7 +136,7 @@ export function KeyDetail(props: { id: string; canWrite: boolean; onBack: () => 
         {series.data && <TimeChart title="Requests and spend per day, last 30 days" times={chart.times} series={chart.series} />}
         <Status loading={byModel.loading && !byModel.data} error={byModel.error} empty={byModel.data?.data.length === 0} emptyText="No usage yet." />
         {byModel.data && byModel.data.data.length > 0 && (
-          <table>
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Usage of this key by model"><table>
             <caption>By model</caption>
             <thead>
               <tr><th scope="col">Model</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Tokens</th><th scope="col" class="num">Spend</th></tr>
@@ -135,7 +146,7 @@ export function KeyDetail(props: { id: string; canWrite: boolean; onBack: () => 
                 <tr key={b.bucket}><td>{b.bucket || '(none)'}</td><td class="num">{fmtInt(b.requests)}</td><td class="num">{fmtInt(b.inputTokens + b.outputTokens)}</td><td class="num">{fmtUsd(b.costUsd)}</td></tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </section>
     </>

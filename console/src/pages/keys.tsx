@@ -77,7 +77,7 @@ export function KeysPage(props: PageProps) {
       {secret && <SecretOnce secret={secret} onClose={() => setSecret(undefined)} />}
       <Status loading={list.loading && !list.data} error={list.error} empty={list.data?.data.length === 0} emptyText="No keys match." />
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Keys table">
           <table>
             <caption class="sr-only">Keys</caption>
             <thead>

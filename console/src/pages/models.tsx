@@ -27,14 +27,14 @@ export function ModelsPage(_props: PageProps) {
         <h2>Providers</h2>
         <Status loading={providers.loading && !providers.data} error={providers.error} empty={providers.data?.data.length === 0} />
         {providers.data && providers.data.data.length > 0 && (
-          <table>
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Providers table"><table>
             <thead><tr><th scope="col">Id</th><th scope="col">Type</th><th scope="col">Protocol</th><th scope="col">Base URL</th><th scope="col" class="num">Models</th></tr></thead>
             <tbody>
               {providers.data.data.map((p) => (
                 <tr key={p.id}><td>{p.id}</td><td>{p.type}</td><td>{p.chatProtocol}</td><td>{p.baseURL ?? 'default'}</td><td class="num">{p.models}</td></tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </section>
       <section class="card">
@@ -45,7 +45,7 @@ export function ModelsPage(_props: PageProps) {
         </form>
         <Status loading={models.loading && !models.data} error={models.error} empty={models.data?.data.length === 0} emptyText="No configured models match." />
         {models.data && models.data.data.length > 0 && (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Models table">
             <table>
               <thead>
                 <tr><th scope="col">Model</th><th scope="col">Capabilities</th><th scope="col">Price (input / output per M tokens)</th><th scope="col">Deployments</th><th scope="col">Fallbacks</th></tr>

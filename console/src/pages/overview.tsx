@@ -24,7 +24,7 @@ function TopTable(props: { title: string; by: 'model' | 'key'; window: string })
       <h2>{props.title}</h2>
       <Status loading={top.loading && !top.data} error={top.error} empty={top.data?.data.length === 0} emptyText="No requests in this window." />
       {top.data && top.data.data.length > 0 && (
-        <table>
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={`${props.title} table`}><table>
           <thead>
             <tr>
               <th scope="col">{props.by === 'model' ? 'Model' : 'Key'}</th>
@@ -43,7 +43,7 @@ function TopTable(props: { title: string; by: 'model' | 'key'; window: string })
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       )}
     </section>
   );
@@ -97,7 +97,7 @@ export function OverviewPage(_props: PageProps) {
         <h2>Instances</h2>
         <Status loading={instances.loading && !instances.data} error={instances.error} empty={instances.data?.data.length === 0} emptyText="No instance has reported yet." />
         {instances.data && instances.data.data.length > 0 && (
-          <table>
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Instances table"><table>
             <thead>
               <tr>
                 <th scope="col">Instance</th>
@@ -120,7 +120,7 @@ export function OverviewPage(_props: PageProps) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </section>
     </>

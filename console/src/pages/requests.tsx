@@ -21,7 +21,7 @@ export function RequestsPage(_props: PageProps) {
       </p>
       <Status loading={list.loading && !list.data} error={list.error} empty={list.data?.data.length === 0} emptyText="No requests match." />
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Requests table">
           <table>
             <caption class="sr-only">Requests, newest first</caption>
             <thead>

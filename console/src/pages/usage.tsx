@@ -45,7 +45,7 @@ export function UsagePage(_props: PageProps) {
       <Status loading={list.loading && !list.data} error={list.error} empty={list.data?.data.length === 0} emptyText="No usage matches." />
       {applied === 'day' && list.data && list.data.data.length > 1 && <TimeChart title="Requests and spend per day" times={chart.times} series={chart.series} />}
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Usage table">
           <table>
             <caption class="sr-only">Usage by {applied}</caption>
             <thead>

@@ -9,7 +9,7 @@ function useId(prefix: string): string {
   return id.current;
 }
 
-export function TextField(props: { label: string; value: string; onInput: (v: string) => void; type?: 'text' | 'number' | 'password' | 'date' | 'datetime-local'; placeholder?: string; required?: boolean; hint?: string; autoComplete?: string; name?: string }) {
+export function TextField(props: { label: string; value: string; onInput: (v: string) => void; type?: 'text' | 'number' | 'password' | 'date' | 'datetime-local'; placeholder?: string; required?: boolean; hint?: string; autoComplete?: string; name?: string; min?: number; step?: number | 'any' }) {
   const id = useId('f');
   return (
     <div class="field">
@@ -22,9 +22,33 @@ export function TextField(props: { label: string; value: string; onInput: (v: st
         value={props.value}
         placeholder={props.placeholder}
         required={props.required}
+        min={props.min}
+        step={props.step}
         autoComplete={props.autoComplete ?? 'off'}
         aria-describedby={props.hint ? `${id}-hint` : undefined}
         onInput={(e) => props.onInput((e.currentTarget as HTMLInputElement).value)}
+      />
+      {props.hint && (
+        <small id={`${id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** A labelled multi-line text field (one entry per line). */
+export function TextAreaField(props: { label: string; value: string; onInput: (v: string) => void; hint?: string; rows?: number }) {
+  const id = useId('t');
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <textarea
+        id={id}
+        rows={props.rows ?? 3}
+        value={props.value}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        onInput={(e) => props.onInput((e.currentTarget as HTMLTextAreaElement).value)}
       />
       {props.hint && (
         <small id={`${id}-hint`} class="hint">
