@@ -46,7 +46,7 @@ export async function geminiModelAction(ctx: EndpointContext, params: Record<str
     validated,
     stream,
     clientWantsUsage: true,
-    clientOptions: { sse },
+    clientOptions: { sse, thoughts: validated.generationConfig?.thinkingConfig?.includeThoughts === true },
     ...(stream && !sse ? { streamContentType: 'application/json; charset=utf-8' } : {}),
   });
 }

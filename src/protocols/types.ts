@@ -10,6 +10,11 @@ export interface ClientOptions {
   includeUsage?: boolean;
   /** Gemini: `alt=sse`; false when the stream is one JSON array. */
   sse?: boolean;
+  /**
+   * Gemini: the client asked for thought parts (`thinkingConfig.includeThoughts`). Without it an
+   * answer has none, as Gemini's own: a reasoning signature rides on the next part instead.
+   */
+  thoughts?: boolean;
   /** Responses: the gateway's response id, echoed request fields, tool names, the turn's sink. */
   responses?: ResponsesEncodeOptions;
   /** Interactions: the same for an interaction. */

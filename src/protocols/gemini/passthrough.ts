@@ -18,12 +18,28 @@ import { fromGeminiFinishReason } from './upstream/map-finish-reason.js';
 import { streamEndedEarly } from '../shared/stream-blocks.js';
 import { isJsonObject } from '../shared/json.js';
 import { isGatewayReasoningTokenBytes, mayHoldReasoningTokenBytes } from '../shared/reasoning-token.js';
+import { SKIP_SIGNATURE } from './upstream/tool-call-ids.js';
 
-/** A content without the parts that carry another vendor's reasoning (a gateway token as thought signature). */
+/**
+ * A content without another vendor's reasoning (a gateway token as thought signature): a thought
+ * part carrying one goes; a text or function call part that carries one (handed to a client that
+ * did not ask for thought parts) stays without it, a call with the signature Gemini takes for
+ * calls it did not make (as the translated path sends them).
+ */
 function withoutForeignThoughts(content: unknown): unknown {
   if (!isJsonObject(content) || !Array.isArray(content.parts)) return content;
   const foreign = (p: unknown): boolean => isJsonObject(p) && (isGatewayReasoningTokenBytes(p.thoughtSignature as string) || isGatewayReasoningTokenBytes(p.thought_signature as string));
-  return content.parts.some(foreign) ? { ...content, parts: content.parts.filter((p) => !foreign(p)) } : content;
+  if (!content.parts.some(foreign)) return content;
+  const parts: unknown[] = [];
+  for (const p of content.parts) {
+    if (!foreign(p)) parts.push(p);
+    else if (isJsonObject(p) && p.thought !== true) {
+      const { thoughtSignature: _a, thought_signature: _b, ...rest } = p;
+      if (rest.functionCall !== undefined || rest.function_call !== undefined) rest.thoughtSignature = SKIP_SIGNATURE;
+      parts.push(rest);
+    }
+  }
+  return { ...content, parts };
 }
 
 const FINISH_REASON = /"finishReason"\s*:\s*"([^"]*)"/;

@@ -150,6 +150,24 @@ describe('Anthropic model with thinking', () => {
     expect(sent.messages[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'Let me think about this.', signature: mockSignature('Let me think about this.') });
   });
 
+  it('without includeThoughts: no thought parts (as Gemini answers), the signature on the next part, and the thinking still goes back signed', async () => {
+    const config = { tools: [{ functionDeclarations: tools[0]!.functionDeclarations!.slice(0, 1) }], thinkingConfig: { thinkingBudget: 2048 }, maxOutputTokens: 4000 };
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'weather?' }] }];
+    const streamed: Part[] = [];
+    for await (const c of await ai.models.generateContentStream({ model: 'claude', contents, config })) streamed.push(...(c.candidates?.[0]?.content?.parts ?? []));
+    const first = await ai.models.generateContent({ model: 'claude', contents, config });
+    for (const parts of [streamed, first.candidates?.[0]?.content?.parts ?? []]) {
+      expect(parts.filter((p) => p.thought)).toEqual([]);
+      expect(JSON.stringify(parts)).not.toContain('Let me think about this.');
+      expect(parts.find((p) => p.thoughtSignature)?.functionCall?.name).toBe('get_weather');
+      expectBase64Fields(parts);
+      const next = await ai.models.generateContent({ model: 'claude', contents: nextTurn(contents, parts, { get_weather: 'sunny' }), config });
+      expect(next.text).toBe('[anthropic] tool results: sunny');
+      const sent = lastBody(anthropic) as { messages: Array<{ content: Json[] }> };
+      expect(sent.messages[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'Let me think about this.', signature: mockSignature('Let me think about this.') });
+    }
+  });
+
   it('sync: redacted thinking travels in the thought signature and goes back as redacted_thinking', async () => {
     anthropic.scriptNext({
       content: [

@@ -9,6 +9,7 @@ import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart
 import type { GeminiContent, GeminiPart } from '../gemini-api.js';
 import { quoteInput } from '../../../core/quote-input.js';
 import { reasoningOfSignature } from './thought-signature.js';
+import { decodeReasoningTokenBytes } from '../../shared/reasoning-token.js';
 
 interface PendingCall {
   id: string;
@@ -90,20 +91,31 @@ function pushThought(parts: IRContentPart[], open: IRReasoningPart | undefined, 
   return undefined;
 }
 
+/** The reasoning a gateway token on a non-thought part stands for (undefined: no token, e.g. Gemini's own signature). */
+function carriedReasoning(signature: string | undefined, target: ProtocolName | undefined): IRReasoningPart | undefined {
+  if (!signature || !decodeReasoningTokenBytes(signature)) return undefined;
+  return reasoningOfSignature('', signature, target);
+}
+
 function decodeModelTurn(content: GeminiContent, i: number, calls: PendingCall[], target: ProtocolName | undefined): IRContentPart[] {
   const parts: IRContentPart[] = [];
   /** The thought whose text is still coming (its signature may follow in a later part). */
   let thought: IRReasoningPart | undefined;
   content.parts.forEach((p, j) => {
     const param = `contents[${i}].parts[${j}]`;
+    // Another vendor's reasoning handed out on a text or call part (the client did not ask for
+    // thought parts): it comes back before that part, as it was.
+    const carried = !p.thought && (p.functionCall || p.text !== undefined) ? carriedReasoning(p.thoughtSignature, target) : undefined;
+    if (carried) parts.push(carried);
+    const own = carried ? undefined : p.thoughtSignature;
     if (p.functionCall) {
       const fc = p.functionCall;
       const id = fc.id ?? `call_${i}_${j}`;
       calls.push({ id, name: fc.name });
-      parts.push({ type: 'tool-call', id, name: fc.name, arguments: JSON.stringify(fc.args ?? {}), ...signatureOptions(p.thoughtSignature) });
+      parts.push({ type: 'tool-call', id, name: fc.name, arguments: JSON.stringify(fc.args ?? {}), ...signatureOptions(own) });
     } else if (p.text !== undefined) {
       if (p.thought) thought = pushThought(parts, thought, p.text, p.thoughtSignature, target);
-      else if (p.text) parts.push({ type: 'text', text: p.text, ...signatureOptions(p.thoughtSignature) });
+      else if (p.text) parts.push({ type: 'text', text: p.text, ...signatureOptions(own) });
     } else if (p.inlineData || p.fileData) {
       parts.push(mediaPart((p.inlineData ?? p.fileData) as MediaRef, param));
     } else if (p.functionResponse) {

@@ -46,11 +46,24 @@ function encodePart(p: IRContentPart, upstream: ProtocolName | undefined): Json 
 export function encodeGeminiResponse(res: IRChatResponse, meta: ResponseMeta, _warnings: IRWarning[]): Json {
   const parts: Json[] = [];
   let malformed = false;
+  const thoughts = meta.options?.thoughts !== false;
+  /** Without thought parts: a reasoning's signature, for the next part (as Gemini places it). */
+  let signature: string | undefined;
   for (const p of res.content) {
+    if (p.type === 'reasoning' && !thoughts) {
+      if (p.signature !== undefined || p.redactedData !== undefined) signature = thoughtSignatureFor(p, meta.upstream) ?? signature;
+      continue;
+    }
     const part = encodePart(p, meta.upstream);
-    if (part) parts.push(part);
-    else if (p.type === 'tool-call') malformed = true;
+    if (part) {
+      if (signature && (p.type === 'text' || p.type === 'tool-call')) {
+        part.thoughtSignature = signature;
+        signature = undefined;
+      }
+      parts.push(part);
+    } else if (p.type === 'tool-call') malformed = true;
   }
+  if (signature) parts.push({ text: '', thoughtSignature: signature });
   const finishReason = malformed ? 'MALFORMED_FUNCTION_CALL' : toGeminiFinishReason(res.finishReason);
   const out: Json = {
     candidates: [{ content: parts.length ? { parts, role: 'model' } : { role: 'model' }, finishReason, index: 0 }],

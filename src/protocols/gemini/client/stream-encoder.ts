@@ -25,6 +25,15 @@ export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
   const calls = new Map<number, { id: string; name: string; args: string }>();
   /** Each reasoning block's text so far: another vendor's signature travels with the text it signs. */
   const thoughts = new Map<string, string>();
+  /** The client asked for thought parts; without, a reasoning's signature rides on the next part. */
+  const showThoughts = meta.options?.thoughts !== false;
+  let pendingSignature: string | undefined;
+  const signed = (part: Json): Json => {
+    if (pendingSignature === undefined) return part;
+    part.thoughtSignature = pendingSignature;
+    pendingSignature = undefined;
+    return part;
+  };
 
   const chunk = (parts: Json[], finishReason?: string): string => {
     const candidate: Json = { content: { parts, role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 };
@@ -46,13 +55,17 @@ export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
           if (ev.usage) usage = ev.usage;
           return '';
         case 'text-delta':
-          return ev.delta ? chunk([{ text: ev.delta }]) : '';
+          return ev.delta ? chunk([signed({ text: ev.delta })]) : '';
         case 'reasoning-delta':
           if (!ev.delta) return '';
           thoughts.set(ev.id, (thoughts.get(ev.id) ?? '') + ev.delta);
-          return chunk([{ text: ev.delta, thought: true }]);
+          return showThoughts ? chunk([{ text: ev.delta, thought: true }]) : '';
         case 'reasoning-signature': {
           const thoughtSignature = thoughtSignatureFor({ type: 'reasoning', text: thoughts.get(ev.id) ?? '', signature: ev.signature }, meta.upstream);
+          if (!showThoughts) {
+            if (thoughtSignature) pendingSignature = thoughtSignature;
+            return '';
+          }
           return thoughtSignature ? chunk([{ text: '', thought: true, thoughtSignature }]) : '';
         }
         case 'reasoning-end':
@@ -75,7 +88,7 @@ export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
             malformed = true;
             return '';
           }
-          return chunk([{ functionCall: { id: call.id, name: call.name, args } }]);
+          return chunk([signed({ functionCall: { id: call.id, name: call.name, args } })]);
         }
         case 'usage':
           usage = ev.usage;
@@ -87,7 +100,7 @@ export function createGeminiStreamEncoder(meta: ResponseMeta): StreamEncoder {
           for (const index of [...calls.keys()]) out += this.encode({ type: 'tool-call-end', id: calls.get(index)?.id ?? '', index });
           finished = true;
           const reason = malformed ? 'MALFORMED_FUNCTION_CALL' : toGeminiFinishReason(ev.finishReason);
-          return out + chunk([{ text: '' }], reason);
+          return out + chunk([signed({ text: '' })], reason);
         }
         case 'error':
           return this.error(ev.error);
