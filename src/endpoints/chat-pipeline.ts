@@ -160,7 +160,8 @@ function meta(ctx: EndpointContext, call: ChatCall): ResponseMeta {
 }
 
 /** The end of a call: cost, limits settled and released, the outcome reported (the gateway fires onResponse). */
-async function finishEvent(ctx: EndpointContext, call: ChatCall, usage: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<number | undefined> {
+async function finishEvent(ctx: EndpointContext, call: ChatCall, reported: IRUsage | undefined, err?: GatewayError, streamCompleted?: boolean, finishReason?: IRFinishReason): Promise<number | undefined> {
+  const usage = reported && saneUsage(reported);
   const costUsd = await settleRequest(requestLimits(ctx), call.model.pricing, usage, streamCompleted !== false);
   // Set field by field: conditional spreads build and copy an object per field (slow on Node 20).
   const outcome: RequestOutcome = {};
@@ -212,6 +213,27 @@ async function passthrough(ctx: EndpointContext, call: ChatCall, codec: Passthro
     if (recording && !failure && completed) await keepChatAnswer(ctx, call.cache, recording.recorder.response(), costUsd);
   });
 }
+
+/** More tokens than any one request has: a count past it is an upstream's garbage. */
+const MAX_TOKEN_COUNT = 1e12;
+
+/**
+ * The upstream's usage without counts no request can have (negative, not finite, absurdly large,
+ * not a number: a relayed answer's usage is not validated): those are left out, so cost, limits,
+ * the ledger and the rollups never take them in.
+ */
+function saneUsage(u: IRUsage): IRUsage {
+  const fields = Object.keys(u) as Array<keyof IRUsage>;
+  if (fields.every((k) => isCount(u[k]))) return u;
+  const out: IRUsage = {};
+  for (const k of fields) {
+    const v = u[k];
+    if (isCount(v)) out[k] = v;
+  }
+  return out;
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKEN_COUNT;
 
 /** What the upstream decoders name the model when the upstream's answer does not. */
 const UNREPORTED_MODEL = 'unknown';

@@ -49,6 +49,8 @@ export interface ResponseEnd {
   resolvedModel?: string | undefined;
   protocol?: string | undefined;
   ttftMs?: number | undefined;
+  /** The answer came from the response cache. */
+  cacheHit?: boolean | undefined;
 }
 
 /** The ResponseEnd of a finished request (see ResponseEnd). */
@@ -64,6 +66,7 @@ export function responseEndOf(status: number, latencyMs: number, o: RequestOutco
     resolvedModel: facts.resolvedModel,
     protocol: facts.protocol,
     ttftMs: facts.ttftMs,
+    cacheHit: o.cacheHit,
   };
 }
 

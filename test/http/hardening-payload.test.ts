@@ -182,7 +182,7 @@ describe('caller input echoed in error messages is cut short', () => {
   };
 
   it('OpenAI route: a 1 MiB model id', async () => {
-    expectShort(await post('/v1/chat/completions', JSON.stringify({ model: HUGE, messages: [{ role: 'user', content: 'hi' }] })), 404);
+    expectShort(await post('/v1/chat/completions', JSON.stringify({ model: HUGE, messages: [{ role: 'user', content: 'hi' }] })), 400);
   });
 
   it('OpenAI route: a 1 MiB key in a validated map (zod path and param)', async () => {
@@ -194,7 +194,7 @@ describe('caller input echoed in error messages is cut short', () => {
   });
 
   it('Anthropic route: a 1 MiB model id', async () => {
-    expectShort(await post('/v1/messages', JSON.stringify({ model: HUGE, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })), 404);
+    expectShort(await post('/v1/messages', JSON.stringify({ model: HUGE, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })), 400);
   });
 
   it('ids of stored objects, in the path and in the body (responses, interactions, video tasks)', async () => {
@@ -212,7 +212,7 @@ describe('caller input echoed in error messages is cut short', () => {
   });
 
   it('Gemini route: a 1 MiB model name in the path, and a 1 MiB thinkingLevel', async () => {
-    expectShort(await post(`/v1beta/models/${HUGE}:generateContent`, JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] })), 404);
+    expectShort(await post(`/v1beta/models/${HUGE}:generateContent`, JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] })), 400);
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { thinkingLevel: HUGE } } });
     expectShort(await post('/v1beta/models/gpt-4o:generateContent', body), 400);
   });

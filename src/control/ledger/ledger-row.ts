@@ -72,7 +72,18 @@ export function ledgerText(s: string | null | undefined): string | null;
 export function ledgerText(s: string | null | undefined): string | null {
   if (s === null || s === undefined) return null;
   // quoteInput cuts to its max plus the ellipsis, never inside a surrogate pair.
-  return quoteInput(s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s, LEDGER_TEXT_MAX - 1);
+  return quoteInput(wellFormed(s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s), LEDGER_TEXT_MAX - 1);
+}
+
+type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * `s` with lone surrogates as U+FFFD: a database stores such a string changed (or refuses it), so
+ * its ledger name would never be found again and the batch holding it would be retried for ever.
+ */
+function wellFormed(s: string): string {
+  const w = s as WellFormedString;
+  return w.isWellFormed() ? s : w.toWellFormed();
 }
 
 /**
@@ -102,7 +113,7 @@ export function ledgerRowOf(event: RequestEvent, end: ResponseEnd, now: number):
     traceId: event.traceId,
     requestId: ledgerText(event.requestId),
     time: Math.round(now - end.latencyMs),
-    keyId,
+    keyId: wellFormed(keyId),
     method: ledgerText(event.method),
     route: ledgerText(event.route ?? event.path),
     protocol: end.protocol ?? null,
@@ -127,7 +138,8 @@ export function ledgerRowOf(event: RequestEvent, end: ResponseEnd, now: number):
     ttftMs: end.ttftMs === undefined ? null : Math.round(end.ttftMs),
     stream: event.stream === true,
     byok: event.providerCredential === 'caller',
-    cacheHit: cached !== undefined && cached > 0,
+    // Answered from the response cache (a prompt cache's reading is cachedTokens).
+    cacheHit: end.cacheHit === true,
   };
 }
 
