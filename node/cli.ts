@@ -240,6 +240,14 @@ async function main(): Promise<void> {
       server.server.closeAllConnections();
     }, deadlineMs);
     force.unref();
+    // Whatever still hangs after the ledger's last write had its time (a database connection that
+    // went silent keeps its pool from ending): the process exits anyway, saying so.
+    const writeTimeoutMs = Number(env.MODELGATE_LEDGER_WRITE_TIMEOUT_MS || 15_000);
+    const hard = setTimeout(() => {
+      say('modelgate: shutdown did not finish in time (a store that stopped answering?); exiting.');
+      process.exit(1);
+    }, deadlineMs + writeTimeoutMs + 5_000);
+    hard.unref();
     server
       .close()
       .then(() => gateway.close())
@@ -252,6 +260,10 @@ async function main(): Promise<void> {
         say('modelgate: stopped.');
         // The line writers write out what they hold on 'exit'.
         process.exit(0);
+      })
+      .catch((err: unknown) => {
+        say(`modelgate: shutdown failed: ${(err as Error).message}`);
+        process.exit(1);
       });
   };
   process.on('SIGINT', () => stop('SIGINT'));

@@ -81,12 +81,21 @@ async function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }
     connectionString: target.url,
     max: 10,
     connectionTimeoutMillis: 5000,
+    // A server or path that went away without a word (failover, NAT) is found by TCP keep-alive.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     // bigint columns (times in ms, counters) as numbers, like SQLite's integers: all stay below 2^53.
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (v: string) => Number(v) : baseTypes.getTypeParser(oid, format))) as typeof baseTypes.getTypeParser },
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client that loses its server emits 'error'; the next query reconnects.
   pool.on('error', () => undefined);
+  // So does a client in use, or one whose query was given up (a ledger write past its timeout):
+  // without a listener that 'error' would end the process. The query in flight (if any) fails on
+  // its own; the pool drops the client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const description = describeTarget(target);
   try {
     const client = await pool.connect();

@@ -1,7 +1,7 @@
 /**
  * A TCP relay in front of a real service (PostgreSQL in the ledger tests) that can go down and come
  * back on the same port, as a database restart looks to its clients: `down()` drops every relayed
- * connection and resets new ones at once; `up()` relays again. `freeze()` is the other kind of
+ * connection (frozen ones too, with a reset) and resets new ones at once; `up()` relays again. `freeze()` is the other kind of
  * outage, a database that stops answering without closing anything (a failover that leaves the old
  * connections silently dead): every open connection stops carrying bytes for good (it is never
  * closed, so its client waits for ever), and new connections are held unanswered until `up()`.
@@ -54,6 +54,9 @@ export async function startOutageRelay(host: string, port: number): Promise<Outa
       state = 'down';
       for (const s of sockets) s.destroy();
       sockets.clear();
+      // A restart resets the silently dead connections too (their clients learn it only now).
+      for (const s of frozen) s.resetAndDestroy();
+      frozen.clear();
     },
     freeze() {
       state = 'frozen';
