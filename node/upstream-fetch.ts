@@ -97,8 +97,9 @@ interface Call {
   /** The caller's abort without a signal (HookableFetch.fetchWithAbortHook), alone or besides `signal`. */
   abortHook: AbortHook | undefined;
   redirect: RequestRedirect | undefined;
+  /** Bound of an answer read whole (UpstreamBody). */
+  maxHeld: number | undefined;
 }
-
 
 function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
   const { url, method, signal } = call;
@@ -176,10 +177,14 @@ function dispatchCall(dispatcher: Agent, call: Call): Promise<Response> {
             resolve(upstreamResponse(statusCode, pairs, null));
             return true;
           }
-          body = new UpstreamBody(resume, (reason) => {
-            cleanup();
-            abortCall?.(asError(abortError(reason)));
-          });
+          body = new UpstreamBody(
+            resume,
+            (reason) => {
+              cleanup();
+              abortCall?.(asError(abortError(reason)));
+            },
+            call.maxHeld,
+          );
           const sink = body;
           decoder = decoderFor(pairs.find(([k]) => k === 'content-encoding')?.[1]);
           if (decoder) {
@@ -240,6 +245,8 @@ export interface UndiciFetchOptions {
    * stalls after its headers is cut like a silent stream, not only by the request's total time.
    */
   bodyTimeoutMs?: number;
+  /** Most bytes of an answer read whole (default MAX_HELD_BYTES, 128 MiB): past it the call fails. */
+  maxResponseBytes?: number;
 }
 
 export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstreamFetch {
@@ -254,7 +261,7 @@ export function createUndiciFetch(options: UndiciFetchOptions = {}): NodeUpstrea
 
   const send = (url: Target, method: string, init: RequestInit | undefined, body: PreparedBody, abortHook: AbortHook | undefined): Promise<Response> => {
     const headers = plainHeaders(init?.headers, url.secure, body.contentType);
-    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, abortHook, redirect: init?.redirect });
+    return dispatchCall(dispatcher, { url, method, headers, body, signal: init?.signal, abortHook, redirect: init?.redirect, maxHeld: options.maxResponseBytes });
   };
   const call = (input: string | URL, init: RequestInit | undefined, abortHook?: AbortHook): Promise<Response> => {
     const url = targets.of(input);

@@ -12,6 +12,21 @@ import type { BodyReader, DirectBodyResponse } from '../src/upstream/direct-body
 /** Bytes held before the socket is paused while nobody reads the body yet. */
 const HOLD_BYTES = 64 * 1024;
 
+/**
+ * Most bytes an answer read whole (a JSON answer, an error body) may hold: past it the call fails
+ * (a 502) instead of growing the process without bound (a faulty upstream once sent 600 MB). A
+ * stream read as it arrives holds little and is not limited by it.
+ */
+export const MAX_HELD_BYTES = 128 * 1024 * 1024;
+
+/** An answer past MAX_HELD_BYTES (or the configured bound). */
+export class UpstreamAnswerTooLarge extends Error {
+  readonly code = 'MODELGATE_UPSTREAM_TOO_LARGE';
+  constructor(limit: number) {
+    super(`The upstream's answer is larger than ${limit} bytes.`);
+  }
+}
+
 const decoder = new TextDecoder();
 
 type ReadWaiter = { resolve: (r: ReadableStreamReadResult<Uint8Array>) => void; reject: (e: unknown) => void };
@@ -38,10 +53,13 @@ export class UpstreamBody {
   #resume: () => void;
   #cancel: (reason: unknown) => void;
 
-  /** `resume` restarts a paused socket; `cancel` stops the call (a stream reader cancelled). */
-  constructor(resume: () => void, cancel: (reason: unknown) => void) {
+  #maxHeld: number;
+
+  /** `resume` restarts a paused socket; `cancel` stops the call (a stream reader cancelled); `maxHeld`: see MAX_HELD_BYTES. */
+  constructor(resume: () => void, cancel: (reason: unknown) => void, maxHeld = MAX_HELD_BYTES) {
     this.#resume = resume;
     this.#cancel = cancel;
+    this.#maxHeld = maxHeld;
   }
 
   /** A chunk from the parser; false: pause the socket until the reader asks for more. */
@@ -49,6 +67,12 @@ export class UpstreamBody {
     if (this.#ended || this.#failed) return true;
     this.#chunks.push(chunk);
     this.#size += chunk.length;
+    if (this.#size > this.#maxHeld) {
+      const err = new UpstreamAnswerTooLarge(this.#maxHeld);
+      this.fail(err);
+      this.#cancel(err);
+      return true;
+    }
     if (this.#direct) {
       // Chunks that arrive in the same tick go to the pending read together.
       if (this.#waiter && !this.#scheduled) {

@@ -358,6 +358,11 @@ export function isBodyTimeout(err: unknown): boolean {
   return typeof e === 'object' && e !== null && (e.code === 'UND_ERR_BODY_TIMEOUT' || e.name === 'BodyTimeoutError');
 }
 
+/** An upstream client refused an answer past its size bound (node/upstream-response.ts). */
+function isTooLarge(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'MODELGATE_UPSTREAM_TOO_LARGE';
+}
+
 export async function readUpstreamJson(result: UpstreamResult, providerId: string, raw?: { text: string }): Promise<Record<string, unknown>> {
   let text: string;
   try {
@@ -365,6 +370,7 @@ export async function readUpstreamJson(result: UpstreamResult, providerId: strin
   } catch (err) {
     result.done();
     if (result.timedOut() || isBodyTimeout(err)) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${providerId}' timed out while sending its answer.`));
+    if (isTooLarge(err)) throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${providerId}' sent an answer too large to read (${(err as Error).message})`));
     if (isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
     throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${providerId}' broke off its answer.`));
   }
