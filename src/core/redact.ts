@@ -42,9 +42,28 @@ function replaceSecrets(text: string, secrets: Iterable<string>, minLength: numb
   return out;
 }
 
-/** Credentials out of an error text: the known secrets and anything shaped like a key. */
+/** A credential as vendors quote it masked: `sk-*****6789`, `UPKEYopenaiS...Tzz9`, `sk-…abcd`. */
+const MASKED = /[A-Za-z0-9_-]*(?:\*{2,}|\.{3}|\u2026)[A-Za-z0-9_-]*/g;
+const MIN_MASKED_SECRET = 12;
+
+/** Masked quotes of a known secret (its first or last four characters around the mask) go too. */
+function replaceMasked(text: string, secrets: Iterable<string>): string {
+  if (!text.includes('*') && !text.includes('...') && !text.includes('\u2026')) return text;
+  const ends: Array<[string, string]> = [];
+  for (const s of secrets) if (s.length >= MIN_MASKED_SECRET) ends.push([s.slice(0, 4), s.slice(-4)]);
+  if (!ends.length) return text;
+  return text.replace(MASKED, (m) => {
+    const at = m.search(/\*|\.{3}|\u2026/);
+    const head = m.slice(0, at);
+    const tail = m.slice(at).replace(/^(?:\*+|\.{3}|\u2026)/, '');
+    return ends.some(([first, last]) => (tail.length >= 4 && tail.endsWith(last)) || (head.length >= 4 && head.startsWith(first))) ? REDACTED : m;
+  });
+}
+
+/** Credentials out of an error text: the known secrets (whole or quoted masked) and anything shaped like a key. */
 export function redact(text: string, secrets: Iterable<string> = []): string {
-  let out = replaceSecrets(text, secrets, MIN_ERROR_SECRET);
+  const known = Array.isArray(secrets) ? (secrets as readonly string[]) : [...secrets];
+  let out = replaceMasked(replaceSecrets(text, known, MIN_ERROR_SECRET), known);
   for (const re of PATTERNS) {
     out = out.replace(re, (_m, prefix: unknown) => (typeof prefix === 'string' && prefix.length > 0 && !/^(sk|pk|rk)$/.test(prefix) ? `${prefix}${REDACTED}` : REDACTED));
   }

@@ -188,6 +188,13 @@ describe('the scrubber', () => {
     expect(redact('authorization=opaque-token-123')).toBe('authorization=[redacted]');
   });
 
+  it("a known secret quoted masked by a vendor (its first or last four characters around stars or dots) is redacted; other ellipses stay", () => {
+    const known = ['sk-proj-WRONGKEY-abcdef0123456789', 'UPKEYopenaiSECRETvalueTzz9'];
+    expect(redact('Incorrect API key provided: sk-*****6789.', known)).toBe('Incorrect API key provided: [redacted].');
+    expect(redact('key UPKEYopenaiS...Tzz9 refused; see foo...bar and a*** b', known)).toBe('key [redacted] refused; see foo...bar and a*** b');
+    expect(redact('Incorrect API key provided: sk-proj-****6789', known)).toBe('Incorrect API key provided: [redacted]');
+  });
+
   it('one error scrubber: redacts known and key-shaped secrets, keeps code, status, param and detail', () => {
     const err = new GatewayError('rate_limited', `slow down ${SECRET}, Bearer abcdefghijkl`, { param: 'model', retryAfter: 3, detail: 'x' });
     const safe = scrubError(err, [SECRET]);
