@@ -43,6 +43,9 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
     warnedAt = now;
     console.warn(`modelgate: lost the connection to Redis (${redact(err.message)}); reconnecting. This warning repeats at most once a minute.`);
   });
+  const watchdog = stallWatchdog(redis, () => {
+    console.warn(`modelgate: Redis stopped answering (no PING reply within ${STALL_MS} ms) on an open connection; reconnecting.`);
+  });
   return {
     options: {
       taskStore: new RedisTaskStore(redis, { prefix }),
@@ -67,7 +70,39 @@ export async function redisSharedState(url: string, prefix = 'modelgate:'): Prom
       }
     },
     async close() {
+      clearInterval(watchdog);
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** How often the connection is checked, and how long a PING may go unanswered before it is replaced. */
+const WATCH_MS = 1000;
+const STALL_MS = 2000;
+
+/**
+ * A connection that stays open but stops carrying replies (a failover or a network path that drops
+ * everything without closing it) is never replaced by ioredis on its own: every command waits, and
+ * budgets answer 503 for as long as it lasts. A PING a second finds it; one unanswered for
+ * STALL_MS replaces the connection (ioredis reconnects, and commands waiting on the old one fail).
+ */
+function stallWatchdog(redis: import('ioredis').Redis, onStall: () => void): ReturnType<typeof setInterval> {
+  let inFlight = false;
+  const timer = setInterval(() => {
+    if (inFlight || redis.status !== 'ready') return;
+    inFlight = true;
+    const stalled = setTimeout(() => {
+      onStall();
+      redis.disconnect(true);
+    }, STALL_MS);
+    redis
+      .ping()
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(stalled);
+        inFlight = false;
+      });
+  }, WATCH_MS);
+  timer.unref();
+  return timer;
 }

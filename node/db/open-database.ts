@@ -1,5 +1,5 @@
 /** Node-only: opens the control plane's store (SQLite, see sqlite-engine.ts, or pg) and brings it to the latest version. */
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Database, DatabaseDialect } from '../../src/control/db/database.js';
 import { migrateToLatest } from '../../src/control/db/migrate.js';
 import { describeTarget, type DatabaseTarget } from './database-target.js';
@@ -72,6 +72,43 @@ async function openSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' | 'me
   };
 }
 
+/**
+ * A query on PostgreSQL without an answer for this long is taken for a connection that went silent
+ * (a failover or a network path that drops everything without closing it): its connection is
+ * destroyed, the query fails, and the pool opens a new one. Without it such a connection holds its
+ * query, and whatever waits on it (the key cache's reloads, the ledger's writes), for good.
+ */
+const QUERY_STALL_MS = 30_000;
+
+type PgPool = InstanceType<typeof import('pg').default.Pool>;
+type PgPoolClient = import('pg').PoolClient;
+
+/** `pool` for Kysely, every query bounded by `stallMs()` (0: none): see QUERY_STALL_MS. */
+function stallGuarded(pool: PgPool, stallMs: () => number): PostgresPool {
+  const destroy = (client: PgPoolClient) => (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      const query = ((sqlOrCursor: unknown, parameters?: ReadonlyArray<unknown>) => {
+        if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as never);
+        const ran = client.query(sqlOrCursor, parameters as unknown[]);
+        const ms = stallMs();
+        if (!ms) return ran;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const stalled = new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => {
+            destroy(client);
+            reject(new Error(`the database did not answer within ${ms} ms`));
+          }, ms);
+        });
+        return Promise.race([ran, stalled]).finally(() => clearTimeout(timer));
+      }) as unknown as PostgresPoolClient['query'];
+      return { query, release: (gone?: boolean) => client.release(gone) };
+    },
+    end: () => pool.end(),
+  };
+}
+
 async function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Promise<Opening> {
   const pg = await import('pg');
   const Pool = pg.default.Pool;
@@ -104,7 +141,8 @@ async function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }
     await pool.end().catch(() => undefined);
     throw new Error(`cannot reach ${description}: ${(err as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new StorePostgresDialect({ pool }) });
+  let migrating = false;
+  const db = new Kysely<Database>({ dialect: new StorePostgresDialect({ pool: stallGuarded(pool, () => (migrating ? 0 : QUERY_STALL_MS)) }) });
   return {
     db,
     dialect: 'postgres',
@@ -120,7 +158,13 @@ async function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }
           // another schema holding them (a second store in the same database), it would skip
           // creating them here and fail. Always name the schema the store's tables go to.
           const current = schema ?? ((await client.query<{ s: string }>('select current_schema() as s')).rows[0]?.s || 'public');
-          await migrateToLatest(db, { schema: current });
+          // A migration may copy a large table: no stall bound while it runs.
+          migrating = true;
+          try {
+            await migrateToLatest(db, { schema: current });
+          } finally {
+            migrating = false;
+          }
         } finally {
           await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
         }

@@ -22,6 +22,9 @@ import type { ApiKeySecretsTable, ApiKeysTable } from '../db/schema-keys.js';
 import { digestWords } from './key-secret.js';
 import { openProviderKeys, type ProviderKeyCipher, type ProviderKeys } from './provider-key-cipher.js';
 
+/** Longest a reload of the keys may take before it is given up and tried again. */
+const LOAD_TIMEOUT_MS = 5000;
+
 export interface CachedKey {
   row: ApiKeysTable;
   principal: Principal;
@@ -60,6 +63,8 @@ export class KeyCache {
 
   /** Keys whose providerKeys could not be decrypted: refused until they can be. */
   private readonly unreadable = new Set<string>();
+  /** The current load's number: a load given up (LOAD_TIMEOUT_MS) applies nothing. */
+  private generation = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -77,7 +82,7 @@ export class KeyCache {
       try {
         do {
           this.again = false;
-          await this.load();
+          await this.loadWithin();
         } while (this.again);
       } finally {
         this.running = undefined;
@@ -87,7 +92,33 @@ export class KeyCache {
     return run;
   }
 
-  private async load(): Promise<void> {
+  /**
+   * One load, given up after LOAD_TIMEOUT_MS: a database connection that went silent (a failover
+   * that leaves it open) would otherwise hold every later refresh behind it for good, and key
+   * changes would stop reaching this instance. A load given up changes nothing when it ends late.
+   */
+  private loadWithin(): Promise<void> {
+    const generation = ++this.generation;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.generation++;
+        reject(new Error(`the database did not answer within ${LOAD_TIMEOUT_MS} ms`));
+      }, LOAD_TIMEOUT_MS);
+      (timer as { unref?: () => void }).unref?.();
+      this.load(generation).then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private async load(generation: number): Promise<void> {
     const state = await this.db.selectFrom('control_state').select('value').where('name', '=', 'keys_revision').executeTakeFirst();
     const revision = Number(state?.value ?? 0);
     if (revision === this.revision) return;
@@ -102,6 +133,7 @@ export class KeyCache {
     }
     // Decrypted first, so the cache changes in one synchronous step (a lookup never sees half a change).
     const opened = await Promise.all(rows.map((row) => this.providerKeysOf(row)));
+    if (generation !== this.generation) return; // given up meanwhile: a later load holds newer rows
     rows.forEach((row, i) => {
       const found = opened[i] as OpenedKeys;
       if (found.ok) this.unreadable.delete(row.id);

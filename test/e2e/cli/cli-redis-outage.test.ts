@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, spawnCli } from '../../helpers/cli-process.js';
 import { stopChild } from '../../helpers/hosts.js';
 import { startTcpRelay, type TcpRelay } from '../../helpers/tcp-relay.js';
+import { startOutageRelay } from '../../helpers/outage-relay.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 if (!REDIS_URL) console.warn('[cli-redis-outage.test] REDIS_URL is not set: skipping (set REDIS_URL=redis://127.0.0.1:6379 to run it).');
@@ -75,5 +76,41 @@ describe.skipIf(!REDIS_URL)('Redis lost while the server runs', () => {
     expect(log).not.toMatch(/^\s+at /m);
     expect(log.match(/modelgate: lost the connection to Redis/g)?.length).toBe(1);
     expect(log.match(/the rate-limit store failed/g)?.length).toBe(1);
+  }, 60_000);
+
+  it('a Redis connection that goes silent (open, no replies) is replaced: budgets answer again once Redis does', async () => {
+    const target = new URL(REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const silent = await startOutageRelay(target.hostname, Number(target.port || 6379));
+    const dir = mkdtempSync(join(tmpdir(), 'mg-redis-silent-'));
+    const config = join(dir, 'config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        providers: [{ id: 'mock', type: 'mock' }],
+        models: [{ id: 'mock-chat', provider: 'mock', pricing: { inputPerMTok: 1, outputPerMTok: 1 } }],
+        keys: [{ id: 'silent', key: KEY, limits: { budget: { usd: 100, period: 'day' } } }],
+      }),
+    );
+    const started = await spawnCli(['--config', config, '--db', 'memory'], { REDIS_URL: `redis://127.0.0.1:${silent.port}`, MODELGATE_REDIS_PREFIX: `modelgate:silent:${process.pid}:${Date.now()}:` });
+    const chat = async () =>
+      (
+        await fetch(`${started.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] }),
+        })
+      ).status;
+    try {
+      expect(await chat()).toBe(200);
+      silent.freeze();
+      // A budget is never skipped: 503 while the store cannot answer.
+      expect(await chat()).toBe(503);
+      silent.up();
+      await expect.poll(chat, { timeout: 15_000, interval: 250 }).toBe(200);
+      expect(started.output()).toContain('Redis stopped answering');
+    } finally {
+      await stopChild(started.child);
+      await silent.close();
+    }
   }, 60_000);
 });
