@@ -13,13 +13,31 @@ export interface CacheDeps {
 
 const late = () => new Error('response cache call timed out');
 
+/**
+ * After a store call fails or runs past its deadline, the cache is skipped (every lookup a miss,
+ * nothing kept) for this long: a store that stopped answering costs one request the deadline, not
+ * every cacheable request twice the deadline (read and write), until it answers again.
+ */
+const SKIP_AFTER_FAILURE_MS = 5000;
+const skipUntil = new WeakMap<ResponseCache, number>();
+
+function skipping(deps: CacheDeps): boolean {
+  const until = skipUntil.get(deps.cache.store);
+  return until !== undefined && deps.now() < until;
+}
+
+function failed(deps: CacheDeps): void {
+  skipUntil.set(deps.cache.store, deps.now() + SKIP_AFTER_FAILURE_MS);
+}
+
 /** The live entry for the plan (younger than `max-age` when asked), or undefined. */
 export async function readCached(deps: CacheDeps, plan: CachePlan): Promise<CacheEntry | undefined> {
-  if (!plan.read) return undefined;
+  if (!plan.read || skipping(deps)) return undefined;
   let text: string | undefined;
   try {
     text = await withDeadline(() => deps.cache.store.get(plan.key), deps.cache.timeoutMs, late, (e) => e);
   } catch {
+    failed(deps);
     return undefined;
   }
   if (!text) return undefined;
@@ -36,11 +54,13 @@ export async function readCached(deps: CacheDeps, plan: CachePlan): Promise<Cach
 
 /** Keeps a complete, successful answer; a store failure only means it is not kept. */
 export async function writeCached(deps: CacheDeps, plan: CachePlan, answer: CachedAnswer, costUsd: number | undefined): Promise<void> {
+  if (skipping(deps)) return;
   const entry: CacheEntry = { answer, storedAt: deps.now(), ...(costUsd !== undefined ? { costUsd } : {}) };
   try {
     await withDeadline(() => deps.cache.store.set(plan.key, JSON.stringify(entry), plan.ttlMs), deps.cache.timeoutMs, late, (e) => e);
   } catch {
     // not kept: the next identical request is a miss
+    failed(deps);
   }
 }
 
