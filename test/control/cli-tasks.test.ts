@@ -63,7 +63,7 @@ describe.each(testDatabaseKinds())('task center through the shipped server on %s
       expect(all.object).toBe('list');
       expect(all.data.map((x) => x.id)).toEqual([taskB, taskA]);
       const a = all.data[1] as Record<string, unknown>;
-      expect(a).toMatchObject({ object: 'task', kind: 'video', keyId: 'team-a', model: 'mock-video', provider: 'mock', completedAt: null });
+      expect(a).toMatchObject({ object: 'task', kind: 'video', keyId: 'team-a', model: 'mock-video', provider: 'mock', completedAt: null, error: null });
       expect(['queued', 'in_progress', 'accepted']).toContain(a.status);
       expect(a.promptSummary).toHaveLength(200);
       expect(LONG_PROMPT.startsWith((a.promptSummary as string).slice(0, 199))).toBe(true);
@@ -116,6 +116,16 @@ describe.each(testDatabaseKinds())('task center through the shipped server on %s
       const submitRow = rows.data.find((r) => r.route === '/v1/video/generations');
       expect(submitRow).toMatchObject({ status: 202, model: 'mock-video', videoSeconds: 4 });
       expect(submitRow?.costUsd).toBeCloseTo(0.2, 9);
+
+      // A failed task's list line says why (the task center shows it).
+      const taskC = await submit(KEY_A, '[fail] this one fails');
+      let failed: Record<string, unknown> | undefined;
+      for (let i = 0; i < 150 && failed?.status !== 'failed'; i++) {
+        await fetch(`${server.url}/admin/v1/tasks/${taskC}`, { headers: admin }); // refreshed from the upstream when stale
+        failed = ((await (await fetch(`${server.url}/admin/v1/tasks?keyId=team-a`, { headers: admin })).json()) as { data: Array<Record<string, unknown>> }).data.find((x) => x.id === taskC);
+        if (failed?.status !== 'failed') await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(failed).toMatchObject({ status: 'failed', error: { code: 'mock_failure', message: 'The mock video model was asked to fail.' } });
 
       expect((await fetch(`${server.url}/admin/v1/tasks/vtask_nope`, { headers: admin })).status).toBe(404);
       const bad = await fetch(`${server.url}/admin/v1/tasks?color=red`, { headers: admin });

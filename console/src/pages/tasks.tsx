@@ -17,6 +17,7 @@ interface Task {
   createdAt: string | null;
   completedAt: string | null;
   costUsd: number | null;
+  error: { code: string; message: string } | null;
 }
 
 const RUNNING = new Set(['queued', 'in_progress']);
@@ -59,6 +60,11 @@ export function TasksPage(props: PageProps) {
                 <code>{t.id}</code> · {t.model} · key <code>{t.keyId}</code> · created {fmtTime(t.createdAt)}
                 {t.completedAt && ` · finished ${fmtTime(t.completedAt)}`} · cost {fmtUsd(t.costUsd)}
               </p>
+              {t.error && (
+                <p class="error">
+                  {t.status === 'cancelled' ? 'Cancelled' : 'Failed'}: {t.error.message} (<code>{t.error.code}</code>)
+                </p>
+              )}
               <label>
                 Progress <progress max={100} value={t.progress} aria-label={`Progress of ${t.id}`} /> {Math.round(t.progress)}%
               </label>
@@ -90,6 +96,7 @@ export function TasksPage(props: PageProps) {
         title="Cancel this task?"
         message="The upstream is asked to drop the job; it cannot be resumed."
         confirmText="Cancel task"
+        dismissText="Keep it running"
         danger
         onClose={() => setCancel(undefined)}
         onConfirm={async () => {

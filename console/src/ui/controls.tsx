@@ -114,13 +114,13 @@ export function Dialog(props: { title: string; open: boolean; onClose: () => voi
   );
 }
 
-export function Confirm(props: { open: boolean; title: string; message: string; confirmText: string; danger?: boolean; onConfirm: () => void; onClose: () => void }) {
+export function Confirm(props: { open: boolean; title: string; message: string; confirmText: string; dismissText?: string; danger?: boolean; onConfirm: () => void; onClose: () => void }) {
   return (
     <Dialog title={props.title} open={props.open} onClose={props.onClose}>
       <p>{props.message}</p>
       <div class="actions">
         <button type="button" onClick={props.onClose}>
-          Cancel
+          {props.dismissText ?? 'Cancel'}
         </button>
         <button type="button" class={props.danger ? 'danger' : 'primary'} onClick={props.onConfirm}>
           {props.confirmText}

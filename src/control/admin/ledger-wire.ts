@@ -63,6 +63,8 @@ export const taskEntrySchema = z.object({
   updatedAt: z.string().nullable(),
   completedAt: z.string().nullable(),
   costUsd: z.number().nullable(),
+  /** Why it failed (or was cancelled), null otherwise. */
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
 });
 
 export const taskSchema = taskEntrySchema.extend({
@@ -70,7 +72,6 @@ export const taskSchema = taskEntrySchema.extend({
   prompt: z.string(),
   startedAt: z.string().nullable(),
   expiresAt: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
   outputs: z.array(z.object({ index: int, contentType: z.string(), url: z.string() })),
   settings: z.record(z.string(), z.unknown()),
 });

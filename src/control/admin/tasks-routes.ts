@@ -30,7 +30,15 @@ function wireEntry(e: TaskListEntry): Record<string, unknown> {
     updatedAt: iso(e.updatedAt),
     completedAt: iso(e.completedAt),
     costUsd: e.costUsd,
+    error: errorOf(e.record.data.error),
   };
+}
+
+/** Why a task failed, as its record keeps it (null while it has not). */
+function errorOf(v: unknown): { code: string; message: string } | null {
+  if (!v || typeof v !== 'object') return null;
+  const { code, message } = v as { code?: unknown; message?: unknown };
+  return typeof code === 'string' && typeof message === 'string' ? { code, message } : null;
 }
 
 /** One task in full: the list line's fields, its error, outputs and settings, and where its video is. */
