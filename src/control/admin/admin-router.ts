@@ -5,6 +5,7 @@
  */
 import type { Reply } from '../../reply/reply.js';
 import type { EndpointContext } from '../../endpoints/services.js';
+import { redact } from '../../core/redact.js';
 import { GatewayError } from '../../core/errors.js';
 import { ADMIN_PREFIX, refuseNul, type AdminRoute } from './http.js';
 import { KEY_ROUTES } from './keys-routes.js';
@@ -67,10 +68,34 @@ export function mountAdminRoutes(routes: readonly AdminRoute[] = ADMIN_ROUTES): 
     handler: async (ctx, params) => {
       const { admin, control } = ctx.services;
       if (!admin || !control) throw new GatewayError('not_found', 'No such route.', { detail: 'unknown_route' });
-      // A public route (the console's sign-in) acts for nobody until it has checked the admin key itself.
-      const actor = r.access === 'public' ? { id: 'anonymous', access: 'read' as const } : await admin.authorize(ctx, r.access);
-      for (const [name, value] of ctx.url.searchParams) refuseNul(name.includes('\u0000') ? name : value, 'query parameter', name);
-      return r.handler({ ctx, control, actor }, params);
+      try {
+        // A public route (the console's sign-in) acts for nobody until it has checked the admin key itself.
+        const actor = r.access === 'public' ? { id: 'anonymous', access: 'read' as const } : await admin.authorize(ctx, r.access);
+        for (const [name, value] of ctx.url.searchParams) refuseNul(name.includes('\u0000') ? name : value, 'query parameter', name);
+        return await r.handler({ ctx, control, actor }, params);
+      } catch (err) {
+        throw storeFailure(err);
+      }
     },
   }));
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * The database failing under an admin call (unreachable, a corrupt or locked file, a dead
+ * connection) is a 503 naming the store, with Retry-After, not an "internal error": the operator
+ * learns what is wrong, and the console says so. Anything else passes unchanged.
+ */
+function storeFailure(err: unknown): unknown {
+  if (err instanceof GatewayError || !(err instanceof Error)) return err;
+  const code = String((err as { code?: unknown }).code ?? '');
+  const fromStore =
+    err.name === 'SqliteError' ||
+    code.startsWith('SQLITE_') ||
+    /^[0-9A-Z]{5}$/.test(code) || // a PostgreSQL SQLSTATE
+    NETWORK_CODES.has(code) ||
+    /connection terminated|timeout exceeded when trying to connect|did not answer within|not a database|database is locked|connection error/i.test(err.message);
+  if (!fromStore) return err;
+  return new GatewayError('unavailable', `The store (database) could not be used: ${redact(err.message)}. Try again shortly.`, { retryAfter: 1, detail: 'store_unavailable', cause: err });
 }
