@@ -3,6 +3,7 @@
  * connection closed) is relayed without that fragment: the client reads the whole events, then the
  * gateway's in-band error, never a truncated JSON event its parser fails on. Pass-through OpenAI
  * chat and Anthropic Messages, through the node server and upstream client, the official SDKs.
+ * Likewise an OpenAI stream whose [DONE] comes with no finish_reason before it.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,10 +19,15 @@ let server: { url: string; close: () => Promise<void> };
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
-    req.resume();
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (req.url?.startsWith('/v1/messages')) {
+      if (body.includes('gpt-nofinish')) {
+        // [DONE] without any finish_reason: the answer was cut, whatever [DONE] says.
+        res.write(`data: ${JSON.stringify(OPENAI_CHUNK)}\n\n`);
+        res.end('data: [DONE]\n\n');
+      } else if (req.url?.startsWith('/v1/messages')) {
         res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x-1', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 0 } } })}\n\n`);
         res.end('event: content_block_start\ndata: {"type":"content_block_start","index"');
       } else {
@@ -39,6 +45,7 @@ beforeAll(async () => {
     ],
     models: [
       { id: 'gpt', provider: 'openai', upstreamModel: 'gpt-4o' },
+      { id: 'nofinish', provider: 'openai', upstreamModel: 'gpt-nofinish' },
       { id: 'claude', provider: 'anthropic', upstreamModel: 'claude-x' },
     ],
     retry: { attempts: 1 },
@@ -66,6 +73,20 @@ describe('a stream cut inside its last event', () => {
     expect((err as Error).message).toContain('ended before');
     const raw = await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] }) })).text();
     expect(raw).not.toContain('"obje\n');
+  });
+
+  it('OpenAI chat: [DONE] with no finish_reason before it is a cut answer: the in-band error, not [DONE]', async () => {
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'nofinish', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const seen: string[] = [];
+    const err = await (async () => {
+      for await (const c of stream) seen.push(c.choices[0]?.delta.content ?? '');
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(seen).toEqual(['Hel']);
+    expect((err as Error).message).toContain('ended before a finish_reason');
   });
 
   it('Anthropic Messages: the SDK gets the error event, not a truncated content_block_start', async () => {

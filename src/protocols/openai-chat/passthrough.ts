@@ -115,8 +115,12 @@ export const openAIChatPassthrough: PassthroughCodec = {
       // Only events with one of these are parsed; the rest (most of a stream) go out as they came.
       nextLook: (events, from) => firstOf(done(events, from), error(events, from), usageObject(events, from), sawFinish ? -1 : finish(events, from)),
       relay(ev: SSEEvent, raw?: string): string {
-        if (ev.data === '[DONE]') sawDone = true;
-        else if (!sawFinish) {
+        if (ev.data === '[DONE]') {
+          // Done without any finish_reason: the answer was cut (errors.md), as on every other
+          // path; the client gets the in-band error instead of a [DONE] that says it is complete.
+          if (!sawFinish) throw streamEndedEarly('a finish_reason');
+          sawDone = true;
+        } else if (!sawFinish) {
           finishRaw = finishReasonIn(ev.data);
           sawFinish = finishRaw !== undefined;
         }
