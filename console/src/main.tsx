@@ -28,7 +28,8 @@ const PAGES = [
 ] as const;
 
 function currentPage(): string {
-  const id = location.hash.replace(/^#\/?/, '').split('?')[0] ?? '';
+  // `#/keys/<id>` is the keys page with one key open.
+  const id = location.hash.replace(/^#\/?/, '').split('?')[0]?.split('/')[0] ?? '';
   return PAGES.some((p) => p.id === id) ? id : 'overview';
 }
 

@@ -71,8 +71,10 @@ describe('the key editor and narrow pages', () => {
     const after = await adminCall(server.url, `/keys/${created.json.id}`, { key: ADMIN });
     expect(after.json).toMatchObject({ name: 'meta-comma-renamed', owner: 'ops@example.com', models: ['gpt-4o*'], limits, metadata });
 
+    // The open key is in the address; the Keys link leaves it for the list.
+    expect(new URL(page.url()).hash).toBe(`#/keys/${created.json.id}`);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Keys', exact: true }).click();
     // Cents, through the New key form.
-    await page.getByRole('button', { name: '← All keys' }).click();
     await page.getByRole('button', { name: 'New key' }).click();
     const create = page.getByRole('dialog', { name: 'New key' });
     await create.getByLabel('Name').fill('cents');

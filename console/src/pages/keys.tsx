@@ -1,5 +1,5 @@
 /** Keys: server-side search, filters and paging over any number of keys; create (the secret shown once), open one to manage it. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type ListPage } from '../api';
 import { Badge, CopyButton, Dialog, Pager, SelectField, Status, TextField } from '../ui/controls';
 import { fmtTime } from '../ui/format';
@@ -32,6 +32,12 @@ export function SecretOnce(props: { secret: string; onClose: () => void }) {
   );
 }
 
+/** The key id in the address (`#/keys/<id>`), if one is open. */
+function keyInHash(): string | undefined {
+  const m = /^#\/keys\/([^?]+)/.exec(location.hash);
+  return m ? decodeURIComponent(m[1] as string) : undefined;
+}
+
 export function KeysPage(props: PageProps) {
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState('');
@@ -41,7 +47,19 @@ export function KeysPage(props: PageProps) {
   const list = useLoad(() => api<ListPage<KeyRecord>>('/keys', { query: { ...applied, limit: 25, after: paging.cursor } }), [applied, paging.cursor]);
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<string | undefined>(undefined);
-  const [open, setOpen] = useState<string | undefined>(undefined);
+  // The open key is part of the address (#/keys/<id>): linkable, and Back or the Keys link leave it.
+  const [open, setOpenState] = useState<string | undefined>(keyInHash());
+  useEffect(() => {
+    const onHash = () => {
+      setOpenState(keyInHash());
+      document.getElementById('main')?.focus();
+    };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  const setOpen = (id: string | undefined) => {
+    location.hash = id ? `#/keys/${encodeURIComponent(id)}` : '#/keys';
+  };
   if (open) return <KeyDetail id={open} canWrite={props.canWrite} onBack={() => (setOpen(undefined), list.reload())} />;
   return (
     <>

@@ -15,8 +15,13 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
   const latest = useRef(0);
+  const lastTick = useRef(tick);
   useEffect(() => {
     const run = ++latest.current;
+    // A new query (its inputs changed): the last answer is not its answer, even if this one fails.
+    // A reload of the same query keeps it on screen meanwhile.
+    if (lastTick.current === tick) setData(undefined);
+    lastTick.current = tick;
     setLoading(true);
     load().then(
       (d) => {
