@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** Standalone server: `modelgate [--config FILE] [--port N] [--host H] [timeouts, connection cap]`. */
 import { readFileSync } from 'node:fs';
+import { Server as NetServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { serve, SERVE_DEFAULTS, type ServeOptions } from '../adapters/node-serve.js';
@@ -19,6 +20,11 @@ import { openControlPlane } from './control.js';
 import { ledgerSettings } from './ledger-settings.js';
 import { startRetentionJob } from './ledger-retention-job.js';
 import { SUBCOMMANDS } from './subcommands.js';
+
+/** Stops accepting connections without closing the open ones (http.Server's close() closes idle ones at once). */
+const netServerClose = NetServer.prototype.close;
+/** How long the listener still accepts at shutdown (readiness already fails): connections waiting in its backlog are taken, not reset. */
+const SHUTDOWN_READ_GRACE_MS = 500;
 
 const HELP = `modelgate - AI model gateway
 
@@ -229,12 +235,20 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    say(`modelgate: ${signal} received; no longer accepting connections, waiting up to ${deadlineMs} ms for requests in flight.`);
-    server.server.closeIdleConnections();
-    // Keep-alive connections whose last response finishes after this point turn idle later and
-    // would hold server.close() open until the deadline: keep closing idle ones.
-    const sweep = setInterval(() => server.server.closeIdleConnections(), 100);
-    sweep.unref();
+    say(`modelgate: ${signal} received; no longer ready (GET /readyz 503), refusing new connections after ${SHUTDOWN_READ_GRACE_MS} ms, waiting up to ${deadlineMs} ms for requests in flight.`);
+    // Connections a client opened before the signal may still wait in the listen backlog, their
+    // requests already sent: closing the listener at once reset them (300 requests sent together,
+    // SIGTERM right after: 77 reset, never answered). They are accepted for a moment more, then the
+    // listener closes and idle connections with it.
+    const grace = setTimeout(() => {
+      netServerClose.call(server.server);
+      server.server.closeIdleConnections();
+      // Keep-alive connections whose last response finishes after this point turn idle later and
+      // would hold server.close() open until the deadline: keep closing idle ones.
+      const sweep = setInterval(() => server.server.closeIdleConnections(), 100);
+      sweep.unref();
+    }, SHUTDOWN_READ_GRACE_MS);
+    grace.unref();
     const force = setTimeout(() => {
       say('modelgate: deadline reached; closing remaining connections.');
       server.server.closeAllConnections();
@@ -248,8 +262,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }, deadlineMs + writeTimeoutMs + 5_000);
     hard.unref();
-    server
-      .close()
+    new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_READ_GRACE_MS))
+      .then(() => server.close())
       .then(() => gateway.close())
       .then(() => retention.stop())
       .then(() => controlPlane.close())

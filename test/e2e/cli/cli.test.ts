@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,8 +149,10 @@ describe('standalone server', () => {
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     await expect.poll(() => output()).toContain('SIGTERM received');
-    // New connections are refused while the stream is still running.
-    await expect(fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${PLATFORM_KEY}`, connection: 'close' } })).rejects.toThrow();
+    // Not ready at once; new connections are refused (after a moment for those already waiting)
+    // while the stream is still running.
+    expect((await fetch(`${url}/readyz`, { headers: { connection: 'close' } })).status).toBe(503);
+    await expect.poll(() => fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${PLATFORM_KEY}`, connection: 'close' } }).then(() => 'accepted', () => 'refused'), { timeout: 5000 }).toBe('refused');
 
     pause.release();
     for (;;) {
@@ -166,6 +170,40 @@ describe('standalone server', () => {
     const [code] = (await exited) as [number | null];
     expect(code).toBe(0);
   });
+});
+
+describe('SIGTERM right after a burst of requests', () => {
+  it('answers every request a client had sent before the signal (none reset in the listen backlog)', async () => {
+    const slow = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] })), 1000));
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const dir = mkdtempSync(join(tmpdir(), 'modelgate-cli-burst-'));
+    const configPath = join(dir, 'config.json');
+    writeFileSync(configPath, JSON.stringify({ providers: [{ id: 'up', type: 'openai', baseURL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/v1`, apiKey: 'sk-up-burst-000000001' }], models: [{ id: 'gpt-4o', provider: 'up' }], keys: [{ id: 'k', key: PLATFORM_KEY }] }));
+    const { url, child } = await startCli(['--config', configPath, '--db', 'memory', '--quiet'], {});
+    const port = Number(new URL(url).port);
+    const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    const request = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${PLATFORM_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+    const N = 300;
+    let written = 0;
+    const exited = once(child, 'exit');
+    const answers = await Promise.all(
+      Array.from({ length: N }, () =>
+        new Promise<string>((resolve) => {
+          const socket = connect(port, '127.0.0.1', () => socket.write(request, () => ++written === N && setTimeout(() => child.kill('SIGTERM'), 100)));
+          let text = '';
+          socket.on('data', (c: Buffer) => (text += c.toString()));
+          socket.on('error', () => resolve('reset'));
+          socket.on('close', () => resolve(text.split('\r\n')[0] ?? ''));
+        }),
+      ),
+    );
+    expect(answers.filter((a) => a !== 'HTTP/1.1 200 OK')).toEqual([]);
+    expect(((await exited) as [number | null])[0]).toBe(0);
+    await new Promise((r) => slow.close(r));
+  }, 60_000);
 });
 
 const REDIS_URL = process.env.REDIS_URL;
