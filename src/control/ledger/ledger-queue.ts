@@ -161,7 +161,7 @@ export class LedgerQueue {
     if (this.rows.length) {
       const lost = this.rows.length;
       this.rows = [];
-      this.drop(lost);
+      this.drop(lost, 'shutdown');
       this.options.warn?.(`modelgate: ledger: ${lost} rows could not be written before shutdown (the database did not answer); ${this.dropped} rows dropped in all.`);
     }
   }
@@ -238,14 +238,16 @@ export class LedgerQueue {
     this.timer = undefined;
   }
 
-  private drop(count: number): void {
+  /** Counts dropped rows; `shutdown`: the rows close() could not write (their own warning says so, not "queue full"). */
+  private drop(count: number, why: 'full' | 'shutdown' = 'full'): void {
     this.dropped += count;
-    this.droppedSinceWarn += count;
     try {
       this.options.onDrop?.(count);
     } catch {
       // a metric must not break the request
     }
+    if (why === 'shutdown') return;
+    this.droppedSinceWarn += count;
     if (this.warnOnce('drop', `modelgate: ledger: queue full (${this.maxRows} rows; the database is slow or away); ${this.droppedSinceWarn} usage rows dropped since the last warning, ${this.dropped} in all.`)) {
       this.droppedSinceWarn = 0;
     }
