@@ -146,6 +146,7 @@ describe('POST /v1/embeddings with the openai SDK', () => {
   it('bad input is a 400 naming the field; the key model patterns (403) and token limits (429) apply', async () => {
     await expect(openai.embeddings.create({ model: 'text-embedding-3-small', input: '' })).rejects.toMatchObject({ status: 400, param: 'input' });
     await expect(openai.embeddings.create({ model: 'text-embedding-3-small', input: 'x', encoding_format: 'int8' as 'float' })).rejects.toMatchObject({ status: 400, param: 'encoding_format' });
+    await expect(openai.embeddings.create({ model: 'text-embedding-3-small', input: Array.from({ length: 2049 }, () => 'x') })).rejects.toMatchObject({ status: 400, param: 'input', message: expect.stringContaining('at most 2048 inputs per request, got 2049') });
     const restricted = new OpenAI({ apiKey: KEY_GEMINI, baseURL: `${server.url}/v1`, maxRetries: 0 });
     await expect(restricted.embeddings.create({ model: 'text-embedding-3-small', input: 'x' })).rejects.toMatchObject({ status: 403 });
     expect((await restricted.embeddings.create({ model: 'gemini-embedding-001', input: 'ok', encoding_format: 'float', dimensions: 4 })).data[0]?.embedding).toHaveLength(4);
@@ -209,5 +210,13 @@ describe('Gemini :embedContent / :batchEmbedContents with @google/genai', () => 
     const bad = await fetch(`${server.url}/v1beta/models/gpt-4o:embedContent`, { method: 'POST', headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ content: { parts: [{ text: 'x' }] } }) });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining("'gpt-4o' does not support embeddings") } });
+    // A batch's requests name its model (as Gemini checks), or none.
+    const other = await fetch(`${server.url}/v1beta/models/gemini-embedding-001:batchEmbedContents`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: [{ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'a' }] } }, { model: 'models/other', content: { parts: [{ text: 'b' }] } }] }),
+    });
+    expect(other.status).toBe(400);
+    expect(await other.json()).toMatchObject({ error: { code: 400, message: expect.stringContaining("'requests[1].model'") } });
   });
 });
