@@ -1,7 +1,7 @@
 import type { GatewayConfigInput } from '../config/schema.js';
 import { errorResponse, scrubError } from '../endpoints/common.js';
 import { requestBody } from '../request/body.js';
-import { isStreamed, Reply, toResponse } from '../reply/reply.js';
+import { isStreamed, Reply, toResponse, withoutBody } from '../reply/reply.js';
 import { releaseRequest } from '../limits/request-lease.js';
 import { carriesBody, checkBodyHeaders, checkHost, FIXED_ORIGIN } from '../request/guards.js';
 import { requestURLCache } from '../request/url-cache.js';
@@ -54,11 +54,15 @@ function pathParams(m: RegExpExecArray): Record<string, string> {
   return params;
 }
 
+/** Longest `Request-Id` echoed and recorded (UUIDs, ULIDs and trace ids are far shorter). */
+const MAX_REQUEST_ID_LENGTH = 200;
+
 export function createGateway(config: GatewayConfigInput, options: GatewayOptions = {}): Gateway & { readonly bridge: GatewayBridge } {
   const rt = createServices(config, options);
   // The admin API exists only with a store and an admin credential (otherwise its paths are 404s).
   const routes: readonly Route[] = rt.admin ? [...ROUTES, ...mountAdminRoutes(), ...consoleRoutes()] : ROUTES;
-  const methodsOn = (path: string): string[] => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+  // A GET route answers HEAD too (its status and headers, no body).
+  const methodsOn = (path: string): string[] => [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])))];
   const cachedRequestURL = requestURLCache();
   let closed = false;
 
@@ -68,7 +72,9 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
     const url = parsedUrl ?? new URL(`${FIXED_ORIGIN}/`);
     const path = url.pathname;
     const traceId = rt.newId();
-    const requestId = request.headers.get('request-id') ?? undefined;
+    // A caller's request id is echoed and stored: one longer than any id scheme is ignored.
+    const givenId = request.headers.get('request-id');
+    const requestId = givenId !== null && givenId.length <= MAX_REQUEST_ID_LENGTH ? givenId : undefined;
     const event: EndpointContext['event'] = { traceId, method: request.method, path, endpoint: 'unknown' };
     if (requestId) event.requestId = requestId;
     const body = requestBody(request, context, rt.config.limits.maxBodyBytes);
@@ -78,6 +84,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       if (closed) throw new GatewayError('unavailable', 'The gateway is shutting down.');
       if (!parsedUrl) throw new GatewayError('invalid_request', 'Malformed request URL.');
       response = await route(ctx, path, carriesBody(request, context));
+      if (request.method === 'HEAD') response = withoutBody(response);
     } catch (err) {
       const gerr = toGatewayError(err);
       response = errorResponse(ctx, gerr);
@@ -113,7 +120,7 @@ export function createGateway(config: GatewayConfigInput, options: GatewayOption
       if (!m) continue;
       if (!pathMatched && typeof r.errorShape === 'string') ctx.errorShape = r.errorShape;
       pathMatched = true;
-      if (r.method !== ctx.request.method) continue;
+      if (r.method !== (ctx.request.method === 'HEAD' ? 'GET' : ctx.request.method)) continue;
       ctx.errorShape = typeof r.errorShape === 'function' ? r.errorShape(ctx) : r.errorShape;
       ctx.event.endpoint = `${r.method} ${r.route}`;
       ctx.event.route = r.route;

@@ -47,6 +47,15 @@ export function isTextStream(body: ReplyBody): body is TextStream {
   return body !== null && typeof body === 'object' && (body as Partial<TextStream>).kind === 'text-stream';
 }
 
+/** The answer to a HEAD request: the GET's status and headers without its body (a stream is cancelled unread). */
+export function withoutBody(reply: Reply): Reply {
+  const b = reply.body;
+  if (b === null) return reply;
+  if (isTextStream(b)) b.cancel();
+  else if (b instanceof ReadableStream) void b.cancel().catch(() => undefined);
+  return new Reply(reply.status, reply.headers, null);
+}
+
 /** Whether a body is sent over time (a text stream or a byte stream) rather than whole. */
 export function isStreamed(body: ReplyBody): body is TextStream | ReadableStream<Uint8Array> {
   return isTextStream(body) || body instanceof ReadableStream;

@@ -302,11 +302,17 @@ describe.each(EDGE_HOSTS)('HTTP edge on %s', (hostName) => {
     await get.arrayBuffer();
     const put = await fetch(`${host.url}/v1/video/generations/task_1`, { method: 'PUT', headers: JSON_AUTH, body: '{}' });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, DELETE');
+    expect(put.headers.get('allow')).toBe('GET, HEAD, DELETE');
     await put.arrayBuffer();
+    // A GET route answers HEAD: its status and headers, no body.
+    const head = await fetch(`${host.url}/v1/models`, { method: 'HEAD', headers: AUTH });
+    expect([head.status, head.headers.get('content-type'), (await head.arrayBuffer()).byteLength]).toEqual([200, 'application/json', 0]);
+    // A Request-Id is echoed, unless it is longer than any id scheme (it is not stored or echoed then).
+    const ids = await Promise.all(['rid-1', 'r'.repeat(300)].map((id) => fetch(`${host.url}/v1/models`, { headers: { ...AUTH, 'request-id': id } }).then(async (r) => (await r.arrayBuffer(), r.headers.get('request-id')))));
+    expect(ids).toEqual(['rid-1', null]);
     const gemini = await fetch(`${host.url}/v1beta/models/gpt-4o:generateContent`, { method: 'DELETE', headers: AUTH });
     expect(gemini.status).toBe(405);
-    expect(gemini.headers.get('allow')).toBe('POST, GET');
+    expect(gemini.headers.get('allow')).toBe('POST, GET, HEAD');
     expect(((await gemini.json()) as { error: { status: string } }).error.status).toBe('UNIMPLEMENTED');
     // A method a Fetch Request cannot carry is answered by the bridge, same shape, same header.
     const conn = await rawConnect(host.port);
