@@ -123,6 +123,10 @@ describe('console sessions', () => {
     expect((await noToken.json()).error.message).toContain('CSRF');
     const wrongToken = await call(gateway, '/admin/v1/keys', { method: 'POST', headers: { cookie, origin: ORIGIN, 'x-csrf-token': `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'E' : 'A'}` }, body: { name: 'x' } });
     expect(wrongToken.status).toBe(403);
+    expect((await wrongToken.json()).error.code).toBe('csrf_token_invalid');
+    // A matching Origin from a sibling subdomain is still same-site, not same-origin.
+    const sameSite = await call(gateway, '/admin/v1/keys', { method: 'POST', headers: { cookie, origin: ORIGIN, 'sec-fetch-site': 'same-site', 'x-csrf-token': csrf }, body: { name: 'x' } });
+    expect(sameSite.status).toBe(403);
     const crossSite = await call(gateway, '/admin/v1/keys', { method: 'POST', headers: { cookie, origin: 'https://evil.example', 'x-csrf-token': csrf }, body: { name: 'x' } });
     expect(crossSite.status).toBe(403);
     const fetchSite = await call(gateway, '/admin/v1/keys', { method: 'POST', headers: { cookie, 'sec-fetch-site': 'cross-site', 'x-csrf-token': csrf }, body: { name: 'x' } });

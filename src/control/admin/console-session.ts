@@ -146,8 +146,8 @@ export function checkSameOrigin(request: Request, url: Readonly<URL>): void {
       throw refuse();
     }
     if (origin === 'null' || !addressedHosts(request, url).includes(host)) throw refuse();
-    return;
   }
+  // Checked with an Origin too: a sibling subdomain of the same site is same-site, not same-origin.
   const site = request.headers.get('sec-fetch-site');
   if (site !== null && site !== 'same-origin' && site !== 'none') throw refuse();
 }
@@ -156,7 +156,10 @@ export function checkSameOrigin(request: Request, url: Readonly<URL>): void {
 export function checkCsrf(request: Request, url: Readonly<URL>, session: ConsoleSession): void {
   checkSameOrigin(request, url);
   const sent = request.headers.get(CSRF_HEADER);
-  if (sent === null || !sameText(sent, session.csrfToken)) {
+  if (sent === null) {
     throw new GatewayError('permission_denied', `Changes made with a console session need its CSRF token in the ${CSRF_HEADER} header.`, { detail: 'csrf_token_missing' });
+  }
+  if (!sameText(sent, session.csrfToken)) {
+    throw new GatewayError('permission_denied', `The ${CSRF_HEADER} header does not hold this session's CSRF token (sign in again if the session changed).`, { detail: 'csrf_token_invalid' });
   }
 }
