@@ -57,17 +57,23 @@ afterAll(async () => {
   await new Promise((r) => upstream?.close(r));
 });
 
+/** The deltas the OpenAI SDK read from a stream of `model`, and the error it ended with. */
+async function openAIStream(model: string): Promise<{ seen: string[]; err: unknown }> {
+  const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
+  const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  const seen: string[] = [];
+  const err = await (async () => {
+    for await (const c of stream) seen.push(c.choices[0]?.delta.content ?? '');
+  })().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { seen, err };
+}
+
 describe('a stream cut inside its last event', () => {
   it('OpenAI chat: the SDK reads the first chunk, then the in-band error (not a JSON parse error)', async () => {
-    const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] });
-    const seen: string[] = [];
-    const err = await (async () => {
-      for await (const c of stream) seen.push(c.choices[0]?.delta.content ?? '');
-    })().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const { seen, err } = await openAIStream('gpt');
     expect(seen).toEqual(['Hel']);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as Error).message).toContain('ended before');
@@ -76,15 +82,7 @@ describe('a stream cut inside its last event', () => {
   });
 
   it('OpenAI chat: [DONE] with no finish_reason before it is a cut answer: the in-band error, not [DONE]', async () => {
-    const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'nofinish', stream: true, messages: [{ role: 'user', content: 'hi' }] });
-    const seen: string[] = [];
-    const err = await (async () => {
-      for await (const c of stream) seen.push(c.choices[0]?.delta.content ?? '');
-    })().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const { seen, err } = await openAIStream('nofinish');
     expect(seen).toEqual(['Hel']);
     expect((err as Error).message).toContain('ended before a finish_reason');
   });
