@@ -120,7 +120,8 @@ describe.each(testDatabaseKinds())('modelgate usage on %s', (kind) => {
       expect(csv).toContain('cli-usage-50,');
       // Rows inside the retention stay.
       expect((await store.rows({ keyId: 'key_a' }, { limit: 10 })).rows.length).toBeGreaterThan(0);
-      expect(server.output()).toContain('ledger retention: 1 rows before');
+      // Said after the rows are gone (and written through an asynchronous pipe): waited for.
+      await expect.poll(() => server.output(), { timeout: 10_000 }).toContain('ledger retention: 1 rows before');
     } finally {
       await stopChild(server.child);
     }
