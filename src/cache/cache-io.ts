@@ -7,7 +7,8 @@ import type { CachePlan } from './cache-policy.js';
 import type { CachedAnswer, CacheEntry, ResponseCache } from './response-cache.js';
 
 export interface CacheDeps {
-  cache: { store: ResponseCache; timeoutMs: number };
+  /** `skipUntil`: the gateway's clock until which the cache is skipped after a failed call (see SKIP_AFTER_FAILURE_MS). */
+  cache: { store: ResponseCache; timeoutMs: number; skipUntil?: number };
   now: () => number;
 }
 
@@ -19,15 +20,14 @@ const late = () => new Error('response cache call timed out');
  * every cacheable request twice the deadline (read and write), until it answers again.
  */
 const SKIP_AFTER_FAILURE_MS = 5000;
-const skipUntil = new WeakMap<ResponseCache, number>();
 
 function skipping(deps: CacheDeps): boolean {
-  const until = skipUntil.get(deps.cache.store);
+  const until = deps.cache.skipUntil;
   return until !== undefined && deps.now() < until;
 }
 
 function failed(deps: CacheDeps): void {
-  skipUntil.set(deps.cache.store, deps.now() + SKIP_AFTER_FAILURE_MS);
+  deps.cache.skipUntil = deps.now() + SKIP_AFTER_FAILURE_MS;
 }
 
 /** The live entry for the plan (younger than `max-age` when asked), or undefined. */

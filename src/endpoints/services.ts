@@ -63,7 +63,8 @@ export interface GatewayServices {
   /** Where operational warnings go (GatewayOptions.logger, default console). */
   logger: { warn(message: string): void };
   /** The response cache and the deadline of its calls (ms). */
-  cache: { store: ResponseCache; timeoutMs: number };
+  /** The response cache, its calls' deadline, and until when it is skipped after a failure (cache-io.ts). */
+  cache: { store: ResponseCache; timeoutMs: number; skipUntil?: number };
 }
 
 /** What an endpoint handler gets: its request's context and the gateway's services. */
