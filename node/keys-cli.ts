@@ -151,10 +151,13 @@ function display(r: KeyRecord): string {
   return r.prefix ? `${r.prefix}…${r.last4}` : `…${r.last4}`;
 }
 
+/** The status as the table shows it: "expired" added once the expiry has passed (the key is refused). */
+const statusText = (r: KeyRecord): string => (r.expired && r.status !== 'revoked' ? `${r.status} (expired)` : r.status);
+
 function keysTable(records: readonly KeyRecord[]): string {
   return table(
     ['ID', 'NAME', 'OWNER', 'STATUS', 'SOURCE', 'KEY', 'MODELS', 'EXPIRES', 'LAST USED'],
-    records.map((r) => [r.id, r.name, r.owner ?? '-', r.status, r.source, display(r), r.models.join(','), r.expiresAt ?? 'never', r.lastUsedAt ?? 'never']),
+    records.map((r) => [r.id, r.name, r.owner ?? '-', statusText(r), r.source, display(r), r.models.join(','), r.expiresAt ?? 'never', r.lastUsedAt ?? 'never']),
   );
 }
 
@@ -167,7 +170,7 @@ function details(r: KeyRecord): string {
       ['id', r.id],
       ['name', r.name],
       ['owner', r.owner ?? '-'],
-      ['status', r.status],
+      ['status', statusText(r)],
       ['source', r.source],
       ['key', display(r)],
       ['models', r.models.join(', ')],

@@ -120,6 +120,23 @@ describe('platform keys in the store (admin API, SQLite file)', () => {
     expect(fromConfig).toMatchObject({ id: 'from-config', name: 'from-config', source: 'config', status: 'active', usage: { spendUsd: null, budgetRemainingUsd: null } });
   });
 
+  it('a key past its expiry is refused and its record says expired (its status stays what was set)', async () => {
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const created = await createKey({ name: 'short-lived', models: ['mock-chat'], expiresAt });
+    expect(created).toMatchObject({ status: 'active', expired: false });
+    await new Promise((r) => setTimeout(r, 1700));
+    const refused = await chatStatus(created.key);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toContain('expired');
+    const shown = await adminCall(url, `/keys/${created.id}`, { key: READER });
+    expect(shown.json).toMatchObject({ id: created.id, status: 'active', expired: true, expiresAt });
+    const listed = await adminCall(url, `/keys?search=short-lived`, { key: READER });
+    expect(listed.json.data.map((k: { id: string; expired: boolean }) => [k.id, k.expired])).toEqual([[created.id, true]]);
+    // A config key has no expiry.
+    const fromConfig = await adminCall(url, '/keys/from-config', { key: READER });
+    expect(fromConfig.json).toMatchObject({ source: 'config', expired: false });
+  });
+
   it('updates a key; its new model patterns apply to requests within a second', async () => {
     const created = await createKey({ name: 'narrow', models: ['mock-chat'] });
     expect((await chatStatus(created.key, 'other-chat')).status).toBe(403);

@@ -6,7 +6,7 @@ import { Badge, Confirm, Dialog, Status, TextField } from '../ui/controls';
 import { fmtInt, fmtTime, fmtUsd } from '../ui/format';
 import { useLoad } from '../ui/hooks';
 import { KeyForm } from './key-form';
-import { SecretOnce, statusTone } from './keys';
+import { KeyStatusBadge, SecretOnce } from './keys';
 import type { KeyRecord, Series, UsageBucket } from './types';
 
 type Action = 'disable' | 'enable' | 'revoke';
@@ -55,7 +55,7 @@ export function KeyDetail(props: { id: string; canWrite: boolean; onBack: () => 
       {k && (
         <section class="card" aria-labelledby="key-title">
           <h2 id="key-title">
-            {k.name} <Badge tone={statusTone(k.status)}>{k.status}</Badge>
+            {k.name} <KeyStatusBadge k={k} />
           </h2>
           <dl class="props">
             <div><dt>Id</dt><dd><code>{k.id}</code></dd></div>

@@ -8,8 +8,15 @@ import { KeyDetail } from './key-detail';
 import { KeyForm } from './key-form';
 import type { KeyRecord, PageProps } from './types';
 
-export function statusTone(s: KeyRecord['status']): 'ok' | 'warn' | 'bad' {
+function statusTone(s: KeyRecord['status']): 'ok' | 'warn' | 'bad' {
   return s === 'active' ? 'ok' : s === 'disabled' ? 'warn' : 'bad';
+}
+
+/** A key's status; a key past its expiry reads "expired" (it is refused) unless it was revoked. */
+export function KeyStatusBadge(props: { k: KeyRecord }) {
+  const { k } = props;
+  if (k.expired && k.status !== 'revoked') return <Badge tone="bad">{k.status === 'disabled' ? 'disabled, expired' : 'expired'}</Badge>;
+  return <KeyStatusBadge k={k} />;
 }
 
 /** The secret of a key just created or rotated: shown this once, with a copy button. */
@@ -122,7 +129,7 @@ export function KeysPage(props: PageProps) {
                     <code>{k.prefix}…{k.last4}</code>
                   </td>
                   <td>
-                    <Badge tone={statusTone(k.status)}>{k.status}</Badge>
+                    <KeyStatusBadge k={k} />
                   </td>
                   <td>{k.owner ?? '–'}</td>
                   <td>{k.models.join(', ')}</td>

@@ -39,6 +39,8 @@ export interface KeyRecord {
   expiresAt: string | null;
   metadata: Record<string, string>;
   status: 'active' | 'disabled' | 'revoked';
+  /** expiresAt has passed: refused whatever the status says. */
+  expired: boolean;
   source: 'store' | 'config';
   createdAt: string | null;
   lastUsedAt: string | null;
