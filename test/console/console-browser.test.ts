@@ -165,6 +165,8 @@ describe('the console in Chromium against the shipped server', () => {
     const callRow = page.getByRole('row').filter({ hasText: traceId });
     await callRow.waitFor();
     expect(await callRow.textContent()).toMatch(/200.*gpt-4o.*chat/);
+    // The key by its name, its id beside it.
+    expect(await callRow.locator('td').nth(2).textContent()).toBe(`e2e-team ${keyId}`);
     await screenshot(page, 'requests');
     await goTo(page, 'Usage');
     await page.getByLabel('Group by').selectOption('key');
@@ -173,6 +175,7 @@ describe('the console in Chromium against the shipped server', () => {
     const usageRow = page.getByRole('row').filter({ hasText: keyId });
     await usageRow.waitFor();
     expect(await usageRow.locator('td').nth(1).textContent()).toBe('1');
+    expect(await usageRow.locator('td').nth(0).textContent()).toBe(`e2e-team ${keyId}`);
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export rows as CSV' }).click()]);
     expect(readFileSync(await csv.path(), 'utf8')).toContain(traceId);
     await screenshot(page, 'usage');

@@ -137,6 +137,31 @@ describe('platform keys in the store (admin API, SQLite file)', () => {
     expect(fromConfig.json).toMatchObject({ source: 'config', expired: false });
   });
 
+  it("rows that name a key carry its name: requests, usage by key, top keys (store and config keys)", async () => {
+    const created = await createKey({ name: 'Billing team', models: ['mock-chat'] });
+    expect((await chatStatus(created.key)).status).toBe(200);
+    expect((await chatStatus(CONFIG_KEY)).status).toBe(200);
+    // The ledger writes in batches (about once a second).
+    let rows: Array<{ keyId: string; keyName: string | null }> = [];
+    for (let i = 0; i < 50 && !rows.some((r) => r.keyId === created.id); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      rows = (await adminCall(url, `/requests?keyId=${created.id}`, { key: READER })).json.data;
+    }
+    expect(rows.map((r) => [r.keyId, r.keyName])).toEqual([[created.id, 'Billing team']]);
+    const fromConfig = (await adminCall(url, '/requests?keyId=from-config', { key: READER })).json.data as typeof rows;
+    expect(fromConfig[0]).toMatchObject({ keyId: 'from-config', keyName: 'from-config' });
+    const byKey = (await adminCall(url, '/usage?groupBy=key', { key: READER })).json.data as Array<{ bucket: string; keyName: string | null }>;
+    expect(byKey.find((b) => b.bucket === created.id)?.keyName).toBe('Billing team');
+    const byModel = (await adminCall(url, '/usage?groupBy=model', { key: READER })).json.data as Array<Record<string, unknown>>;
+    expect(byModel[0]).not.toHaveProperty('keyName');
+    const top = (await adminCall(url, '/overview/top?by=key&window=24h', { key: READER })).json.data as Array<{ id: string; name: string | null }>;
+    expect(top.find((t) => t.id === created.id)?.name).toBe('Billing team');
+    // Renamed: the rows say the new name.
+    expect((await adminCall(url, `/keys/${created.id}`, { method: 'PATCH', key: ADMIN, body: { name: 'Finance' } })).status).toBe(200);
+    const renamed = (await adminCall(url, `/requests?keyId=${created.id}`, { key: READER })).json.data as typeof rows;
+    expect(renamed[0]?.keyName).toBe('Finance');
+  });
+
   it('updates a key; its new model patterns apply to requests within a second', async () => {
     const created = await createKey({ name: 'narrow', models: ['mock-chat'] });
     expect((await chatStatus(created.key, 'other-chat')).status).toBe(403);

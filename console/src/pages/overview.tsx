@@ -2,7 +2,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, type ListPage } from '../api';
 import { TimeChart, type ChartSeries } from '../ui/chart';
-import { Badge, SelectField, Status } from '../ui/controls';
+import { Badge, SelectField, Status, KeyLabel } from '../ui/controls';
 import { fmtInt, fmtTime, fmtUsd } from '../ui/format';
 import { useLoad } from '../ui/hooks';
 import type { PageProps, Series, TopEntry } from './types';
@@ -36,7 +36,7 @@ function TopTable(props: { title: string; by: 'model' | 'key'; window: string })
           <tbody>
             {top.data.data.map((t) => (
               <tr key={t.id}>
-                <td>{t.id || '(none)'}</td>
+                <td>{props.by === 'key' ? <KeyLabel id={t.id} name={t.name} /> : t.id || '(none)'}</td>
                 <td class="num">{fmtInt(t.requests)}</td>
                 <td class="num">{fmtInt(t.errors)}</td>
                 <td class="num">{fmtUsd(t.costUsd)}</td>

@@ -1,7 +1,7 @@
 /** Requests: the usage ledger newest first, filtered and paged by the server. */
 import { useState } from 'preact/hooks';
 import { api, type ListPage } from '../api';
-import { Badge, Pager, Status } from '../ui/controls';
+import { Badge, Pager, Status, KeyLabel } from '../ui/controls';
 import { fmtInt, fmtMs, fmtTime, fmtUsd } from '../ui/format';
 import { useCursor, useLoad } from '../ui/hooks';
 import { LedgerFilterForm, NO_FILTERS, type LedgerFilters } from './ledger-filters';
@@ -45,7 +45,7 @@ export function RequestsPage(_props: PageProps) {
                   <td>
                     <Badge tone={r.status < 400 ? 'ok' : r.status < 500 ? 'warn' : 'bad'}>{r.status}</Badge> {r.errorCode ?? ''}
                   </td>
-                  <td><code>{r.keyId}</code></td>
+                  <td><KeyLabel id={r.keyId} name={r.keyName} /></td>
                   <td>{r.route}</td>
                   <td>{r.model ?? '–'}</td>
                   <td>{r.provider ?? '–'}</td>

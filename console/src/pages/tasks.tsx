@@ -1,7 +1,7 @@
 /** Task center: video tasks with live status and progress (refreshed while any runs), cancel, an inline player and a download. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, apiUrl, messageOf, type ListPage } from '../api';
-import { Badge, Confirm, Pager, SelectField, Status, TextField } from '../ui/controls';
+import { Badge, Confirm, Pager, SelectField, Status, TextField, KeyLabel } from '../ui/controls';
 import { fmtTime, fmtUsd } from '../ui/format';
 import { useCursor, useLoad } from '../ui/hooks';
 import type { PageProps } from './types';
@@ -9,6 +9,7 @@ import type { PageProps } from './types';
 interface Task {
   id: string;
   keyId: string;
+  keyName: string | null;
   status: string;
   progress: number;
   model: string;
@@ -57,7 +58,7 @@ export function TasksPage(props: PageProps) {
                 <Badge tone={tone(t.status)}>{t.status}</Badge>
               </div>
               <p class="muted">
-                <code>{t.id}</code> · {t.model} · key <code>{t.keyId}</code> · created {fmtTime(t.createdAt)}
+                <code>{t.id}</code> · {t.model} · key <KeyLabel id={t.keyId} name={t.keyName} /> · created {fmtTime(t.createdAt)}
                 {t.completedAt && ` · finished ${fmtTime(t.completedAt)}`} · cost {fmtUsd(t.costUsd)}
               </p>
               {t.error && (

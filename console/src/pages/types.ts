@@ -21,6 +21,8 @@ export interface Series {
 
 export interface TopEntry {
   id: string;
+  /** by=key: the key's name. */
+  name?: string | null;
   requests: number;
   errors: number;
   inputTokens: number;
@@ -50,6 +52,7 @@ export interface LedgerRow {
   traceId: string;
   time: string;
   keyId: string;
+  keyName: string | null;
   route: string;
   model: string | null;
   provider: string | null;
@@ -64,6 +67,8 @@ export interface LedgerRow {
 
 export interface UsageBucket {
   bucket: string;
+  /** groupBy=key: the key's name. */
+  keyName?: string | null;
   requests: number;
   errors: number;
   inputTokens: number;

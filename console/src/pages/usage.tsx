@@ -2,7 +2,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, apiUrl, type ListPage } from '../api';
 import { TimeChart } from '../ui/chart';
-import { Pager, SelectField, Status } from '../ui/controls';
+import { Pager, SelectField, Status, KeyLabel } from '../ui/controls';
 import { fmtInt, fmtUsd } from '../ui/format';
 import { useCursor, useLoad } from '../ui/hooks';
 import { LedgerFilterForm, NO_FILTERS, type LedgerFilters } from './ledger-filters';
@@ -62,10 +62,10 @@ export function UsagePage(_props: PageProps) {
             <tbody>
               {list.data.data.map((b) => (
                 <tr key={b.bucket}>
-                  <td>{b.bucket || '(none)'}</td>
+                  <td>{b.keyName !== undefined ? <KeyLabel id={b.bucket} name={b.keyName} /> : b.bucket || '(none)'}</td>
                   <td class="num">{fmtInt(b.requests)}</td>
                   <td>
-                    <meter min={0} max={max} value={b.requests} aria-label={`Share of requests for ${b.bucket || 'none'}`} />
+                    <meter min={0} max={max} value={b.requests} aria-label={`Share of requests for ${b.keyName ?? (b.bucket || 'none')}`} />
                   </td>
                   <td class="num">{fmtInt(b.errors)}</td>
                   <td class="num">{fmtInt(b.inputTokens)}</td>

@@ -147,3 +147,15 @@ export function CopyButton(props: { text: string; label: string }) {
 export function Badge(props: { tone: 'ok' | 'warn' | 'bad' | 'muted'; children: ComponentChildren }) {
   return <span class={`badge ${props.tone}`}>{props.children}</span>;
 }
+
+/** A key as rows name it: its name, and its id beside it (the id alone for a key no longer known). */
+export function KeyLabel(props: { id: string; name: string | null | undefined }) {
+  const { id, name } = props;
+  if (!id) return <>(none)</>;
+  if (!name || name === id) return <code>{id}</code>;
+  return (
+    <>
+      {name} <code class="muted">{id}</code>
+    </>
+  );
+}

@@ -23,6 +23,16 @@ export const ADMIN_PREFIX = '/admin/v1';
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
+/**
+ * Names of keys by id, for rows that name a key (requests, usage by key, top keys, tasks): a store
+ * key's from the in-memory key cache (every status), a config key's is its id; null for an id no
+ * key has now. No query: the cache is what the request path reads.
+ */
+export function keyNames(admin: { ctx: EndpointContext; control: ControlPlane }): (keyId: string) => string | null {
+  const config = new Set(admin.ctx.services.config.keys.map((k) => k.id));
+  return (id) => admin.control.keyCache.get(id)?.row.name ?? (config.has(id) ? id : null);
+}
+
 /** What an admin handler gets: the request, the store and who is asking. */
 export interface AdminContext {
   ctx: EndpointContext;

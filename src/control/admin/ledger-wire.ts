@@ -9,6 +9,7 @@ export const ledgerRowSchema = z.object({
   requestId: z.string().nullable(),
   time: z.string().describe('ISO 8601 instant the request arrived'),
   keyId: z.string(),
+  keyName: z.string().nullable().describe("The key's name (null: no key has this id now)"),
   method: z.string(),
   route: z.string(),
   protocol: z.string().nullable(),
@@ -38,6 +39,7 @@ export const ledgerRowSchema = z.object({
 
 export const usageBucketSchema = z.object({
   bucket: z.string().describe('The day (YYYY-MM-DD), key id, model or provider'),
+  keyName: z.string().nullable().optional().describe("groupBy=key: the key's name (null: no key has this id now)"),
   requests: int,
   errors: int,
   inputTokens: int,
@@ -54,6 +56,7 @@ export const taskEntrySchema = z.object({
   id: z.string(),
   kind: z.string(),
   keyId: z.string(),
+  keyName: z.string().nullable().describe("The key's name (null: no key has this id now)"),
   status: z.string(),
   progress: z.number(),
   model: z.string(),

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../core/errors.js';
 import { quoteInput } from '../../core/quote-input.js';
 import type { OverviewWindow } from '../ledger/ledger-hourly.js';
-import { adminJson, intParam, listQuery, type AdminRoute } from './http.js';
+import { adminJson, intParam, keyNames, listQuery, type AdminRoute } from './http.js';
 
 const WINDOWS: readonly OverviewWindow[] = ['24h', '7d', '30d'];
 
@@ -42,7 +42,7 @@ export const topSchema = z.object({
   object: z.literal('top'),
   by: z.enum(['model', 'key']),
   window: z.enum(['24h', '7d', '30d']),
-  data: z.array(z.object({ id: z.string(), requests: int, errors: int, inputTokens: int, outputTokens: int, costUsd: z.number() })),
+  data: z.array(z.object({ id: z.string(), name: z.string().nullable().optional().describe("by=key: the key's name (null: no key has this id now)"), requests: int, errors: int, inputTokens: int, outputTokens: int, costUsd: z.number() })),
 });
 
 export const instanceSchema = z.object({
@@ -80,7 +80,9 @@ export const OVERVIEW_ROUTES: readonly AdminRoute[] = [
       if (by !== 'model' && by !== 'key') throw new GatewayError('invalid_request', `The query parameter 'by' must be 'model' or 'key', got '${quoteInput(by, 40)}'.`, { param: 'by' });
       const window = windowParam(p.window);
       const limit = p.limit === undefined ? 10 : intParam('limit', p.limit, 1, 50);
-      return adminJson(ctx, { object: 'top', by, window, data: await control.overview.top(by, window, control.now(), limit) });
+      const top = await control.overview.top(by, window, control.now(), limit);
+      const name = keyNames({ ctx, control });
+      return adminJson(ctx, { object: 'top', by, window, data: by === 'key' ? top.map((t) => ({ ...t, name: name(t.id) })) : top });
     },
   },
   {

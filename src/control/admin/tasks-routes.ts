@@ -8,19 +8,20 @@ import { Reply } from '../../reply/reply.js';
 import { publicVideoTask, VIDEO_STATUSES, type VideoTask } from '../../tasks/video/video-task.js';
 import { quoteInput } from '../../core/quote-input.js';
 import type { TaskListEntry } from '../tasks/sql-task-store.js';
-import { adminJson, listQuery, type AdminContext, type AdminRoute } from './http.js';
+import { adminJson, keyNames, listQuery, type AdminContext, type AdminRoute } from './http.js';
 import { taskEntrySchema, taskSchema } from './ledger-wire.js';
 import { recordAudit } from '../audit/audit-log.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** A list line as the API answers it. */
-function wireEntry(e: TaskListEntry): Record<string, unknown> {
+function wireEntry(e: TaskListEntry, keyName: (id: string) => string | null): Record<string, unknown> {
   return {
     object: 'task',
     id: e.record.id,
     kind: e.record.kind,
     keyId: e.record.ownerId,
+    keyName: keyName(e.record.ownerId),
     status: e.status,
     progress: e.progress,
     model: e.model,
@@ -42,7 +43,7 @@ function errorOf(v: unknown): { code: string; message: string } | null {
 }
 
 /** One task in full: the list line's fields, its error, outputs and settings, and where its video is. */
-function wireTask(task: VideoTask): Record<string, unknown> {
+function wireTask(task: VideoTask, keyName: (id: string) => string | null): Record<string, unknown> {
   const d = task.data;
   const pub = publicVideoTask(task);
   const prompt = d.job.prompt;
@@ -52,6 +53,7 @@ function wireTask(task: VideoTask): Record<string, unknown> {
     id,
     kind: task.record.kind,
     keyId: task.record.ownerId,
+    keyName: keyName(task.record.ownerId),
     requestId: d.requestId,
     status: d.status,
     progress: d.progress,
@@ -92,7 +94,8 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     route: '/tasks',
     access: 'read',
     doc: { summary: "The task center: every key's video tasks, newest first.", response: taskEntrySchema, list: { filters: ['keyId', 'model', 'status'] } },
-    handler: async ({ ctx, control }) => {
+    handler: async (admin) => {
+      const { ctx, control } = admin;
       const q = listQuery(ctx.url, ['keyId', 'model', 'status']);
       if (!ctx.services.tasksInStore) {
         throw new GatewayError('conflict', "This gateway keeps its task records in the host's task store (e.g. Redis), not in the control plane's database, so they cannot be listed here. Read one by id, or run on PostgreSQL.", { detail: 'tasks_not_in_store' });
@@ -106,7 +109,8 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
         { limit: q.limit, ...(q.after ? { after: parseCursor(q.after) } : {}) },
       );
       const last = tasks[tasks.length - 1];
-      return adminJson(ctx, { object: 'list', data: tasks.map(wireEntry), hasMore, nextCursor: hasMore && last ? `${last.createdAt}_${last.record.id}` : null });
+      const name = keyNames(admin);
+      return adminJson(ctx, { object: 'list', data: tasks.map((t) => wireEntry(t, name)), hasMore, nextCursor: hasMore && last ? `${last.createdAt}_${last.record.id}` : null });
     },
   },
   {
@@ -116,7 +120,7 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     doc: { summary: 'One task in full (refreshed from the upstream when stale).', response: taskSchema },
     handler: async (admin, params) => {
       const task = await taskOf(admin, params.id);
-      return adminJson(admin.ctx, wireTask(await admin.ctx.services.videoTasks.read(task, undefined)));
+      return adminJson(admin.ctx, wireTask(await admin.ctx.services.videoTasks.read(task, undefined), keyNames(admin)));
     },
   },
   {
@@ -126,8 +130,9 @@ export const TASKS_ROUTES: readonly AdminRoute[] = [
     doc: { summary: 'Cancel a task (the upstream is asked to drop the job); a finished task stays as it is.', response: taskSchema },
     handler: async (admin, params) => {
       const task = await taskOf(admin, params.id);
-      const before = wireTask(task);
-      const after = wireTask(await admin.ctx.services.videoTasks.cancel(task, undefined));
+      const name = keyNames(admin);
+      const before = wireTask(task, name);
+      const after = wireTask(await admin.ctx.services.videoTasks.cancel(task, undefined), name);
       if (before.status !== after.status) {
         await recordAudit(admin.control.db, { actor: admin.actor.id, action: 'task.cancel', targetType: 'task', targetId: task.record.id, before: auditView(before), after: auditView(after) }, admin.control.now());
       }

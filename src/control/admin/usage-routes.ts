@@ -9,7 +9,7 @@ import { ReplyHeaders } from '../../reply/reply-headers.js';
 import { quoteInput } from '../../core/quote-input.js';
 import { CSV_HEADER, csvLines } from '../ledger/ledger-csv.js';
 import type { UsageGroup } from '../ledger/ledger-rollup.js';
-import { adminJson, listQuery, pageOf, type AdminRoute } from './http.js';
+import { adminJson, keyNames, listQuery, pageOf, type AdminRoute } from './http.js';
 import { LEDGER_FILTERS, ledgerFilter } from './ledger-query.js';
 import { usageBucketSchema } from './ledger-wire.js';
 
@@ -29,10 +29,14 @@ export const USAGE_ROUTES: readonly AdminRoute[] = [
     route: '/usage',
     access: 'read',
     doc: { summary: 'Usage summed from the daily rollups, one bucket per day, key, model or provider (groupBy); from/to select whole UTC days.', response: usageBucketSchema, list: { filters: [...LEDGER_FILTERS, 'groupBy'] } },
-    handler: async ({ ctx, control }) => {
+    handler: async (admin) => {
+      const { ctx, control } = admin;
       const q = listQuery(ctx.url, [...LEDGER_FILTERS, 'groupBy']);
       const { groupBy: rawGroup, ...filters } = q.filters;
-      const buckets = await control.usage.usage({ ...ledgerFilter(filters), groupBy: groupParam(rawGroup) });
+      const groupBy = groupParam(rawGroup);
+      const summed = await control.usage.usage({ ...ledgerFilter(filters), groupBy });
+      const name = keyNames(admin);
+      const buckets = groupBy === 'key' ? summed.map((b) => ({ ...b, keyName: name(b.bucket) })) : summed;
       // Buckets come sorted: a page continues after the last bucket of the page before.
       const after = q.after;
       const rest = after === undefined ? buckets : buckets.filter((b) => b.bucket > after);
