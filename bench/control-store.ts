@@ -21,9 +21,9 @@ export interface BenchControlStore {
 
 export async function openBenchControlStore(name: string): Promise<BenchControlStore> {
   const dir = mkdtempSync(join(tmpdir(), `modelgate-${name}-control-`));
-  // The ledger's writer as the standalone server reads it (thread by default; MODELGATE_LEDGER_WRITER=inline: the main thread).
-  const writer = process.env.MODELGATE_LEDGER_WRITER;
-  const opened = await openControlPlane(join(dir, 'store.db'), writer ? { MODELGATE_LEDGER_WRITER: writer } : {});
+  // The ledger's settings as the standalone server reads them (MODELGATE_LEDGER_WRITER=inline: the main thread; MODELGATE_LEDGER_FLUSH_MS, ...).
+  const ledgerEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MODELGATE_LEDGER_')));
+  const opened = await openControlPlane(join(dir, 'store.db'), ledgerEnv);
   const created = await opened.control.keys.create({ name }, name, { configKeys: [] });
   const platformKey = created.body.key;
   if (platformKey === undefined) throw new Error('the store did not answer the new key with its secret');
