@@ -16,7 +16,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, spawnCli } from '../helpers/cli-process.js';
 import { stopChild } from '../helpers/hosts.js';
-import { adminCall, runKeysCli, within } from '../helpers/admin-api.js';
+import { adminCall, chatStatusOf, createStoreKey, runKeysCli, within } from '../helpers/admin-api.js';
 
 const ADMIN = 'mg-admin-write-key-0000000001';
 const READER = 'mg-admin-read-key-00000000002';
@@ -59,25 +59,13 @@ afterAll(async () => {
   for (const s of [...secrets, ADMIN, READER]) expect(output()).not.toContain(s);
 });
 
-async function createKey(body: Record<string, unknown>): Promise<{ id: string; key: string; [k: string]: unknown }> {
-  const res = await adminCall(url, '/keys', { method: 'POST', key: ADMIN, body });
-  expect(res.status, res.text).toBe(201);
-  secrets.push(res.json.key);
-  return res.json;
-}
+const createKey = (body: Record<string, unknown>) => createStoreKey(url, ADMIN, body, secrets);
 
 function openai(key: string): OpenAI {
   return new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 });
 }
 
-async function chatStatus(key: string, model = 'mock-chat'): Promise<{ status: number; body: string }> {
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  return { status: res.status, body: await res.text() };
-}
+const chatStatus = (key: string, model?: string) => chatStatusOf(url, key, model);
 
 describe('platform keys in the store (admin API, SQLite file)', () => {
   it('creates a key whose secret is shown once and works with the openai SDK right away', async () => {

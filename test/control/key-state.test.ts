@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, spawnCli } from '../helpers/cli-process.js';
 import { stopChild } from '../helpers/hosts.js';
-import { adminCall } from '../helpers/admin-api.js';
+import { adminCall, chatStatusOf, createStoreKey } from '../helpers/admin-api.js';
 
 const ADMIN = 'mg-admin-write-key-0000000001';
 const READER = 'mg-admin-read-key-00000000002';
@@ -45,21 +45,9 @@ afterAll(async () => {
   for (const s of [...secrets, ADMIN, READER]) expect(output()).not.toContain(s);
 });
 
-async function createKey(body: Record<string, unknown>): Promise<{ id: string; key: string; [k: string]: unknown }> {
-  const res = await adminCall(url, '/keys', { method: 'POST', key: ADMIN, body });
-  expect(res.status, res.text).toBe(201);
-  secrets.push(res.json.key);
-  return res.json;
-}
+const createKey = (body: Record<string, unknown>) => createStoreKey(url, ADMIN, body, secrets);
 
-async function chatStatus(key: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  return { status: res.status, body: await res.text() };
-}
+const chatStatus = (key: string, model?: string) => chatStatusOf(url, key, model);
 
 describe('key state in the admin API (shipped server, SQLite file)', () => {
   it('a key past its expiry is refused and its record says expired (its status stays what was set)', async () => {

@@ -1,6 +1,7 @@
 /** A tiny client of the admin API (/admin/v1) and the CLI's operator commands, for the control-plane suites. */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
 import { CLI, cleanEnv } from './cli-process.js';
 
 export interface AdminAnswer {
@@ -44,4 +45,22 @@ export async function within(ms: number, check: () => Promise<boolean>): Promise
     if (Date.now() - start > ms) throw new Error(`not true within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A store key created through the admin API (201 asserted); its secret is added to `secrets` (checked later not to appear where it should not). */
+export async function createStoreKey(base: string, adminKey: string, body: Record<string, unknown>, secrets: string[]): Promise<{ id: string; key: string; [k: string]: unknown }> {
+  const res = await adminCall(base, '/keys', { method: 'POST', key: adminKey, body });
+  expect(res.status, res.text).toBe(201);
+  secrets.push(res.json.key);
+  return res.json;
+}
+
+/** A chat completion with `key` on `model`: its status and body text. */
+export async function chatStatusOf(base: string, key: string, model = 'mock-chat'): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  return { status: res.status, body: await res.text() };
 }
