@@ -13,6 +13,9 @@ import { replayableItems } from '../protocols/openai-responses/client/stored-ite
 import { quoteInput } from '../core/quote-input.js';
 
 /** Items that are a model's tool call, each known by its `call_id`. */
+/** The `api` of records the Responses API stores (an Interactions record is no response: 404 on every Responses route). */
+export const RESPONSES_API = 'openai-responses';
+
 const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'tool_search_call']);
 
 export interface ResponsesInput {
@@ -90,7 +93,8 @@ export async function resolveResponsesInput(
     const id = raw.id;
     if (typeof id !== 'string' || !id) throw new GatewayError('invalid_request', 'An item_reference needs the id of an earlier item.', { param: `input[${i}].id` });
     if (held.items.has(id)) continue;
-    const record = records.get(id);
+    const found = records.get(id);
+    const record = found?.api === RESPONSES_API ? found : undefined;
     const fromOutput = record ? outputOf(record).find((it) => it.id === id) : undefined;
     const item = fromOutput ?? record?.inputItems.find((it) => it.id === id);
     if (!record || !item) throw new GatewayError('invalid_request', `Item with id '${quoteInput(id)}' not found.`, { param: `input[${i}]` });

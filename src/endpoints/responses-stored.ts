@@ -8,6 +8,7 @@ import { GatewayError } from '../core/errors.js';
 import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { RESPONSES_TURNS } from './responses-encoding.js';
+import { RESPONSES_API } from './responses-input.js';
 import { cancelStoredTurn, deleteStoredTurn, streamStoredTurn } from './stateful-turn.js';
 import type { Reply } from '../reply/reply.js';
 import { quoteInput } from '../core/quote-input.js';
@@ -15,7 +16,8 @@ import { quoteInput } from '../core/quote-input.js';
 async function ownRecord(ctx: EndpointContext, id: string): Promise<ConversationRecord> {
   const principal = await authenticate(ctx);
   const record = await ctx.services.conversations.store.get(id);
-  if (!record || record.ownerId !== principal.id) throw new GatewayError('not_found', `Response with id '${quoteInput(id)}' not found.`);
+  // An interaction's id is no response's (its own routes answer it).
+  if (!record || record.ownerId !== principal.id || record.api !== RESPONSES_API) throw new GatewayError('not_found', `Response with id '${quoteInput(id)}' not found.`);
   return record;
 }
 

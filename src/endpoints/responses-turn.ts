@@ -9,6 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import type { ConversationRecord } from '../conversations/conversation-store.js';
 import { irHistory, loadChain } from '../conversations/history.js';
 import { GatewayError } from '../core/errors.js';
+import { quoteInput } from '../core/quote-input.js';
 import type { ProtocolName } from '../ir/types.js';
 import { decodeInputItems, type DecodedItems } from '../protocols/openai-responses/client/convert-input-items.js';
 import { decodeResponsesRequest } from '../protocols/openai-responses/client/decode-request.js';
@@ -23,9 +24,8 @@ import type { Provider } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { EndpointContext } from './services.js';
 import type { ChatCall } from './chat-pipeline.js';
-import { resolveResponsesInput, type ResponsesInput } from './responses-input.js';
+import { resolveResponsesInput, RESPONSES_API, type ResponsesInput } from './responses-input.js';
 
-const RESPONSES_API = 'openai-responses';
 
 /**
  * The provider view that reaches a model through OpenAI's Responses API, if there is one: models
@@ -68,12 +68,9 @@ interface Body {
   model: ResolvedModel;
 }
 
-/** The stored conversation as input items for an OpenAI upstream (only Responses records can be). */
-function historyItems(chain: ConversationRecord[], model: string): Json[] {
-  return chain.flatMap((r) => {
-    if (r.api !== RESPONSES_API) throw new GatewayError('unsupported', `The earlier response '${r.id}' belongs to another API and cannot be continued with the model '${model}'.`, { param: 'previous_response_id' });
-    return replayableItems(r.inputItems, r.object.output);
-  });
+/** The stored conversation (Responses records only: loadResponsesContext refuses others) as input items for an OpenAI upstream. */
+function historyItems(chain: ConversationRecord[]): Json[] {
+  return chain.flatMap((r) => replayableItems(r.inputItems, r.object.output));
 }
 
 /** The earlier turns a request continues, and its input resolved against the key's stored responses. */
@@ -81,6 +78,8 @@ export async function loadResponsesContext(ctx: EndpointContext, principal: Prin
   const store = ctx.services.conversations.store;
   const previousResponseId = req.previous_response_id ?? undefined;
   const chain = previousResponseId ? await loadChain(store, previousResponseId, principal.id) : [];
+  // An interaction is no response (its own routes answer it): as unknown here as a missing one.
+  if (chain.some((r) => r.api !== RESPONSES_API)) throw new GatewayError('not_found', `Previous response with id '${quoteInput(previousResponseId as string)}' not found.`, { param: 'previous_response_id' });
   // Providers that would answer through their own Responses API: an item one of them produced is theirs to resolve.
   const holders = new Set(responsesUpstreamOf(model) ? model.deployments.map((d) => d.provider.id) : []);
   const input = await resolveResponsesInput(store, principal.id, req.input, chain, holders);
@@ -113,7 +112,7 @@ export async function prepareResponsesTurn(ctx: EndpointContext, principal: Prin
     const sameUpstream = holder !== undefined ? last?.upstream?.responseId : undefined;
     const plan: ResponsesPassthroughPlan = { responseId: id, background, sink, ...(previousResponseId ? { previousResponseId } : {}), ...(input ? { input: input.upstreamItems } : {}) };
     if (sameUpstream) plan.upstreamPreviousId = sameUpstream;
-    else if (chain.length) plan.historyItems = historyItems(chain, model.id);
+    else if (chain.length) plan.historyItems = historyItems(chain);
     const codec = responsesPassthrough(plan);
     // A response-cache hit on this turn is encoded here, with no upstream to relay: it needs the
     // encoder's options, as a translated turn has them (only worked out when the cache may answer).
