@@ -18,7 +18,7 @@ import { ownValue } from '../core/own-key.js';
 import type { Reply } from '../reply/reply.js';
 import { runChat, type ChatCall } from './chat-pipeline.js';
 import { interactionRecord, type InteractionTurn } from './interactions-turn.js';
-import { upstreamInteractionCall } from './interactions-upstream.js';
+import { upstreamInteractionCall } from './stored-upstream.js';
 import type { TurnEncoding } from './stateful-turn.js';
 
 /** IR field names in errors of the upstream encoders -> the Interactions request's names. */

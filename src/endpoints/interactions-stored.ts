@@ -13,7 +13,7 @@ import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { INTERACTION_TURNS } from './interactions-encoding.js';
 import { INTERACTIONS_API } from './interactions-turn.js';
-import { providerForCaller, upstreamInteractionCall } from './interactions-upstream.js';
+import { providerForCaller, upstreamInteractionCall } from './stored-upstream.js';
 import { cancelStoredTurn, deleteStoredTurn, streamStoredTurn, type StreamResume } from './stateful-turn.js';
 import type { Reply } from '../reply/reply.js';
 import { quoteInput } from '../core/quote-input.js';

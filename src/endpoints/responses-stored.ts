@@ -9,6 +9,7 @@ import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse, upstreamJsonResponse } from './common.js';
 import { RESPONSES_TURNS } from './responses-encoding.js';
 import { RESPONSES_API } from './responses-input.js';
+import { providerForCaller, upstreamResponseCall } from './stored-upstream.js';
 import { cancelStoredTurn, deleteStoredTurn, streamStoredTurn } from './stateful-turn.js';
 import type { Reply } from '../reply/reply.js';
 import { quoteInput } from '../core/quote-input.js';
@@ -48,6 +49,9 @@ export async function getResponse(ctx: EndpointContext, params: Record<string, s
 export async function deleteResponse(ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const record = await ownRecord(ctx, idParam(params));
   await deleteStoredTurn(ctx, record);
+  // A pass-through response is also stored at its upstream (OpenAI keeps it unless told store: false): deleted there too, best effort.
+  const provider = record.upstream ? providerForCaller(ctx, record.upstream.providerId) : undefined;
+  if (provider && record.upstream) await upstreamResponseCall(ctx, provider, record.upstream.responseId, 'delete');
   return jsonResponse(ctx, { id: record.id, object: 'response', deleted: true });
 }
 

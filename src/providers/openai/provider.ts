@@ -32,6 +32,9 @@ export function createOpenAIProvider(cfg: ProviderConfig, fetch: FetchLike, time
     chatProtocol: 'openai-responses',
     chatUrl: (base) => `${base}/responses`,
     countTokensUrl: (base) => `${base}/responses/input_tokens`,
+    // A response OpenAI stored (the default unless `store: false`) is deleted there when the gateway's record is.
+    storedObject: (base, id, action) =>
+      action === 'cancel' ? { url: `${base}/responses/${encodeURIComponent(id)}/cancel`, method: 'POST' } : { url: `${base}/responses/${encodeURIComponent(id)}`, method: 'DELETE' },
   });
   return chat;
 }

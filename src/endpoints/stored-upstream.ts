@@ -1,5 +1,6 @@
 /**
- * Cancels or deletes Gemini's own copy of a stored interaction, best effort: the gateway's record
+ * Cancels or deletes a vendor's own copy of a stored object (Gemini's interaction, OpenAI's stored
+ * response), best effort: the gateway's record
  * is what the client sees, so an upstream failure changes nothing for it. The call goes the one
  * way every upstream call goes (callUpstream: a client span under the request's, redirects refused,
  * the credential's owner, secrets scrubbed from the error) with the caller's own Gemini key where
@@ -22,16 +23,16 @@ export function providerForCaller(ctx: EndpointContext, providerId: string): Pro
 }
 
 /**
- * A cancel or a delete at the provider's Interactions API, where the provider says
+ * A cancel or a delete of an object the provider keeps for one of its APIs (its Interactions API:
+ * Gemini's interactions; its Responses API: OpenAI's stored responses), where that API says
  * (Provider.storedObjectRequest). Not tied to the client's connection (a cancel runs after the
  * client that started the run may be gone): bounded by the provider's timeout.
  */
-export async function upstreamInteractionCall(ctx: EndpointContext, provider: Provider, upstreamId: string, action: StoredObjectAction): Promise<void> {
-  const api = provider.interactionsApi;
+async function upstreamStoredCall(ctx: EndpointContext, api: Provider | undefined, upstreamId: string, action: StoredObjectAction, what: 'interaction' | 'response'): Promise<void> {
   const target = api?.storedObjectRequest?.(upstreamId, action);
   if (!api || !target) return;
   try {
-    const result = await callUpstream(api, { ...target, protocol: 'gemini-interactions', observer: ctx.obs });
+    const result = await callUpstream(api, { ...target, protocol: api.chatProtocol, observer: ctx.obs });
     try {
       await result.response.body?.cancel();
     } finally {
@@ -40,7 +41,17 @@ export async function upstreamInteractionCall(ctx: EndpointContext, provider: Pr
   } catch (err) {
     const safe = scrubError(toGatewayError(err), ctx.secrets);
     ctx.services.logger.warn(
-      `modelgate: the ${action} of the interaction '${upstreamId}' at provider '${api.id}' failed (${safe.code}: ${safe.message}); the gateway's own record was ${action === 'cancel' ? 'cancelled' : 'deleted'} regardless (trace ${ctx.traceId}).`,
+      `modelgate: the ${action} of the ${what} '${upstreamId}' at provider '${api.id}' failed (${safe.code}: ${safe.message}); the gateway's own record was ${action === 'cancel' ? 'cancelled' : 'deleted'} regardless (trace ${ctx.traceId}).`,
     );
   }
+}
+
+/** Gemini's copy of an interaction (the provider's Interactions API). */
+export function upstreamInteractionCall(ctx: EndpointContext, provider: Provider, upstreamId: string, action: StoredObjectAction): Promise<void> {
+  return upstreamStoredCall(ctx, provider.interactionsApi, upstreamId, action, 'interaction');
+}
+
+/** The vendor's stored copy of a response (the provider's Responses API: OpenAI keeps what it answers unless told `store: false`). */
+export function upstreamResponseCall(ctx: EndpointContext, provider: Provider, upstreamId: string, action: StoredObjectAction): Promise<void> {
+  return upstreamStoredCall(ctx, provider.responsesApi, upstreamId, action, 'response');
 }
