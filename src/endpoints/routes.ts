@@ -15,6 +15,8 @@ import { cancelResponse, deleteResponse, getResponse, listInputItems } from './r
 import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
 import type { Reply } from '../reply/reply.js';
 import { getOwnKey } from './key-info.js';
+import { GatewayError } from '../core/errors.js';
+import { quoteInput } from '../core/quote-input.js';
 
 export interface Route {
   method: string;
@@ -60,6 +62,15 @@ export const ROUTES: Route[] = [
     errorShape: 'gemini',
     handler: geminiEmbed,
   },
+  // Any other Gemini method on a model (`:predictLongRunning`, what generateVideos sends; `:predict`, ...): a 404 that
+  // says what is served, not the 405 the GET model route's path would give.
+  {
+    method: 'POST',
+    route: '/{version}/models/{model}:{unknownAction}',
+    pattern: /^\/(?:v1beta|v1)\/models\/(?<model>.+):(?<action>[A-Za-z]+)$/,
+    errorShape: 'gemini',
+    handler: unknownGeminiAction,
+  },
   { method: 'POST', route: '/v1beta/interactions', pattern: /^\/v1beta\/interactions$/, errorShape: 'gemini', handler: createInteraction },
   { method: 'GET', route: '/v1beta/interactions/{id}', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: getInteraction },
   { method: 'DELETE', route: '/v1beta/interactions/{id}', pattern: /^\/v1beta\/interactions\/(?<id>[^/]+)$/, errorShape: 'gemini', handler: deleteInteraction },
@@ -99,4 +110,13 @@ export function shapeForPath(path: string): ErrorShape {
 /** The methods some route takes on this path (the `Allow` header of a 405). */
 export function allowedMethods(path: string): string[] {
   return [...new Set(ROUTES.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+}
+
+/** POST /{version}/models/{model}:{action} for a Gemini method the gateway does not serve. */
+function unknownGeminiAction(_ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
+  const action = params.action ?? '';
+  const video = action === 'predictLongRunning' ? ' Video generation is served at POST /v1/video/generations (see the docs).' : '';
+  return Promise.reject(
+    new GatewayError('not_found', `The Gemini method ':${quoteInput(action, 40)}' is not served here; on models the gateway serves :generateContent, :streamGenerateContent, :countTokens, :embedContent and :batchEmbedContents.${video}`, { detail: 'unknown_route' }),
+  );
 }
