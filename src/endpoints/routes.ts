@@ -15,6 +15,7 @@ import { cancelResponse, deleteResponse, getResponse, listInputItems } from './r
 import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideoGeneration } from './videos.js';
 import type { Reply } from '../reply/reply.js';
 import { getOwnKey } from './key-info.js';
+import { createVideo, deleteVideo, listVideos, retrieveVideo, videoContent } from './openai-videos.js';
 import { GatewayError } from '../core/errors.js';
 import { quoteInput } from '../core/quote-input.js';
 
@@ -45,6 +46,11 @@ export const ROUTES: Route[] = [
   { method: 'GET', route: '/v1/video/generations/{id}', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: getVideoGeneration },
   { method: 'DELETE', route: '/v1/video/generations/{id}', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)$/, errorShape: 'openai', handler: cancelVideoGeneration },
   { method: 'GET', route: '/v1/video/generations/{id}/content', pattern: /^\/v1\/video\/generations\/(?<id>[^/]+)\/content$/, errorShape: 'openai', handler: getVideoContent },
+  { method: 'POST', route: '/v1/videos', pattern: /^\/v1\/videos$/, errorShape: 'openai', handler: createVideo, bodyKinds: ['json', 'multipart'] },
+  { method: 'GET', route: '/v1/videos', pattern: /^\/v1\/videos$/, errorShape: 'openai', handler: listVideos },
+  { method: 'GET', route: '/v1/videos/{id}', pattern: /^\/v1\/videos\/(?<id>[^/]+)$/, errorShape: 'openai', handler: retrieveVideo },
+  { method: 'DELETE', route: '/v1/videos/{id}', pattern: /^\/v1\/videos\/(?<id>[^/]+)$/, errorShape: 'openai', handler: deleteVideo },
+  { method: 'GET', route: '/v1/videos/{id}/content', pattern: /^\/v1\/videos\/(?<id>[^/]+)\/content$/, errorShape: 'openai', handler: videoContent },
   { method: 'GET', route: '/v1/key', pattern: /^\/v1\/key$/, errorShape: 'openai', handler: getOwnKey },
   { method: 'POST', route: '/v1/messages', pattern: /^\/v1\/messages$/, errorShape: 'anthropic', handler: messages },
   { method: 'POST', route: '/v1/messages/count_tokens', pattern: /^\/v1\/messages\/count_tokens$/, errorShape: 'anthropic', handler: countTokens },

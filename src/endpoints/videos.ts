@@ -6,7 +6,8 @@
  */
 import { GatewayError } from '../core/errors.js';
 import { parseJsonObject } from '../request/body.js';
-import { parseVideoRequest } from '../protocols/videos/index.js';
+import { parseVideoRequest, type VideoRequest } from '../protocols/videos/index.js';
+import type { SubmitResult } from '../tasks/video/video-service.js';
 import type { EndpointContext } from './services.js';
 import { publicVideoTask, type VideoTask } from '../tasks/video/video-task.js';
 import { authenticate, jsonResponse, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
@@ -29,6 +30,16 @@ function callerRequestId(ctx: EndpointContext): string | undefined {
 export async function submitVideoGeneration(ctx: EndpointContext): Promise<Reply> {
   const principal = await authenticate(ctx);
   const req = parseVideoRequest(parseJsonObject(await ctx.body.text()));
+  const result = await submitVideo(ctx, principal, req);
+  const body = { request_id: result.requestId, task_id: result.taskId, status: result.status };
+  if (result.replayed) {
+    return jsonResponse(ctx, { ...body, message: 'A task with this Request-Id already exists; no new generation was started.' }, 202, { 'idempotent-replayed': 'true' });
+  }
+  return jsonResponse(ctx, { ...body, message: 'The video generation task was accepted. Poll GET /v1/video/generations/{task_id} for its status.' }, 202);
+}
+
+/** A video request of either API submitted as a task: admitted, priced, and settled once the upstream accepted or refused it. */
+export async function submitVideo(ctx: EndpointContext, principal: Principal, req: VideoRequest): Promise<SubmitResult> {
   const model = resolveModel(ctx, principal, req.model);
   requireCapability(model, 'video');
   const submission = ctx.services.videoTasks.prepare(model, req);
@@ -39,11 +50,7 @@ export async function submitVideoGeneration(ctx: EndpointContext): Promise<Reply
   try {
     const result = await ctx.services.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx), observer: ctx.obs });
     accepted = !result.replayed;
-    const body = { request_id: result.requestId, task_id: result.taskId, status: result.status };
-    if (result.replayed) {
-      return jsonResponse(ctx, { ...body, message: 'A task with this Request-Id already exists; no new generation was started.' }, 202, { 'idempotent-replayed': 'true' });
-    }
-    return jsonResponse(ctx, { ...body, message: 'The video generation task was accepted. Poll GET /v1/video/generations/{task_id} for its status.' }, 202);
+    return result;
   } finally {
     // A submission holds its concurrency slot only until the upstream accepted (or refused) the job;
     // an accepted job costs its seconds of video at the model's price (also against budgets).
@@ -53,7 +60,7 @@ export async function submitVideoGeneration(ctx: EndpointContext): Promise<Reply
 }
 
 /** The caller's own task (404 otherwise), named in the request's hook event. */
-async function ownTask(ctx: EndpointContext, params: Record<string, string>): Promise<{ task: VideoTask; principal: Principal }> {
+export async function ownTask(ctx: EndpointContext, params: Record<string, string>): Promise<{ task: VideoTask; principal: Principal }> {
   const principal = await authenticate(ctx);
   const task = await ctx.services.videoTasks.find(params.id ?? '', principal);
   ctx.event.model = task.data.model;

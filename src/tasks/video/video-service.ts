@@ -122,6 +122,7 @@ export class VideoTaskService {
       outputs: [],
       upstreamExpiresAt: null,
       costUsd: videoCostUsd(model.pricing, job.durationSeconds) ?? null,
+      deletedAt: null,
       job,
       // Until the submission is recorded, the poller only checks that it did not get lost.
       poll: { count: 0, failures: 0, lastPolledAt: null, nextAt: now + this.settings.submitGraceMs },
@@ -165,7 +166,7 @@ export class VideoTaskService {
   async find(id: string, principal: Principal): Promise<VideoTask> {
     this.start();
     const task = id ? await this.records.load(id) : undefined;
-    if (!task || task.record.ownerId !== principal.id) {
+    if (!task || task.record.ownerId !== principal.id || task.data.deletedAt !== null) {
       throw new GatewayError('not_found', `No video generation task '${quoteInput(id)}' exists for this API key.`, { param: 'task_id', detail: 'task_not_found' });
     }
     return task;
@@ -185,6 +186,12 @@ export class VideoTaskService {
    */
   read(task: VideoTask, principal: Principal | undefined): Promise<VideoTask> {
     return this.poller.refresh(task, 'stale', true, principal);
+  }
+
+  /** Deleted by its owner: a running job is cancelled first; afterwards the owner's routes answer 404 (the operator still sees it). */
+  async delete(task: VideoTask, principal: Principal): Promise<VideoTask> {
+    const stopped = await this.cancel(task, principal);
+    return this.records.saveWithRetry(stopped, (d) => (d.deletedAt !== null ? d : { ...d, deletedAt: this.deps.now(), updatedAt: this.deps.now() }));
   }
 
   /** Stops tracking the job and asks the upstream to drop it (best effort); a finished task stays as it is. */

@@ -46,6 +46,8 @@ const videoTaskDataSchema = z.object({
   upstreamExpiresAt: z.number().nullable(),
   /** USD the job costs at the model's `pricing.perVideoSecond` (null: no such price, or the upstream refused it). */
   costUsd: z.number().nullable().default(null),
+  /** When its owner deleted it (OpenAI's DELETE /v1/videos/{id}): gone for that key, still in the operator's task center. */
+  deletedAt: z.number().nullable().default(null),
   job: videoJobSchema,
   poll: z.object({
     count: z.number(),

@@ -6,6 +6,7 @@
  */
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
+import { openAIRefusal } from '../../helpers/openai-refusal.js';
 import { IX_KEY_A, rawCall, useInteractionsGateway } from '../../helpers/interactions-gateway.js';
 
 const suite = useInteractionsGateway();
@@ -14,15 +15,7 @@ function openai(): OpenAI {
   return new OpenAI({ apiKey: IX_KEY_A, baseURL: `${suite.gw.server.url}/v1`, maxRetries: 0 });
 }
 
-async function refusal(call: Promise<unknown>): Promise<{ status: number; param: unknown; message: string }> {
-  const err = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OpenAI.APIError);
-  const e = err as InstanceType<typeof OpenAI.APIError>;
-  return { status: e.status as number, param: (e.error as { param?: unknown } | undefined)?.param, message: e.message };
-}
+const refusal = openAIRefusal;
 
 describe('an Interactions id on the Responses routes', () => {
   it('is unknown to retrieve, input_items, stream replay, delete and cancel, and the interaction stays', async () => {

@@ -129,6 +129,7 @@ describe('delivery: every attempt is checked again, and redirects are not follow
       outputs: [{ ref: 'r', contentType: 'video/mp4' }],
       upstreamExpiresAt: null,
       costUsd: null,
+      deletedAt: null,
       job: { prompt: 'x', durationSeconds: 4, aspectRatio: '16:9', resolution: '720p' },
       poll: { count: 1, failures: 0, lastPolledAt: NOW, nextAt: null },
       callback: { url, attempts: 0, nextAt: NOW, delivered: false, lastError: null },

@@ -8,6 +8,7 @@ import { parseOrThrow } from '../../shared/zod-error.js';
 import { imageEditOptionsSchema, type ImageEditRequest, type ImageInput } from '../images-api.js';
 import { quoteInput } from '../../../core/quote-input.js';
 import { protoKeyError } from '../../../wire/json-guard.js';
+import { parseForm } from '../../shared/multipart-parts.js';
 
 const MAX_IMAGES = 16;
 const INT_FIELDS = new Set(['n', 'output_compression', 'partial_images']);
@@ -37,35 +38,8 @@ function coerce(key: string, value: string): unknown {
 /** More parts than an edit has (16 images, a mask and its fields): past it, no parsing at all. */
 const MAX_PARTS = 200;
 
-/**
- * Whether the body holds more than MAX_PARTS parts, counted by their delimiters without parsing
- * (the platform's parser held the event loop for 20 s on 500,000 tiny fields). Stops at the limit.
- */
-function tooManyParts(bytes: Uint8Array, contentType: string): boolean {
-  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
-  if (!boundary) return false;
-  const delimiter = new TextEncoder().encode(`--${boundary}`);
-  const first = delimiter[0] as number;
-  let count = 0;
-  // Plain typed-array search (no Buffer: the core runs on every host).
-  for (let at = bytes.indexOf(first); at >= 0 && at + delimiter.length <= bytes.length; at = bytes.indexOf(first, at + 1)) {
-    let k = 1;
-    while (k < delimiter.length && bytes[at + k] === delimiter[k]) k++;
-    if (k < delimiter.length) continue;
-    if (++count > MAX_PARTS + 1) return true; // the closing delimiter counts once more
-    at += delimiter.length - 1;
-  }
-  return false;
-}
-
 export async function parseEditMultipart(bytes: Uint8Array, contentType: string): Promise<ImageEditRequest> {
-  if (tooManyParts(bytes, contentType)) throw new GatewayError('invalid_request', `The multipart/form-data body has more than ${MAX_PARTS} parts.`);
-  let form: FormData;
-  try {
-    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': contentType } }).formData();
-  } catch {
-    throw new GatewayError('invalid_request', 'The multipart/form-data body could not be parsed.');
-  }
+  const form = await parseForm(bytes, contentType, MAX_PARTS);
   const images: ImageInput[] = [];
   let mask: ImageInput | undefined;
   const fields: Record<string, unknown> = {};
