@@ -3,6 +3,9 @@
  * upstreams get the caller's request (model rewritten, same encoding); Gemini image models get a
  * generateContent call per image and answer as `b64_json`.
  */
+import type { IRWarning } from '../ir/types.js';
+import type { SettingWarning } from '../observability/hooks.js';
+import { WARNINGS_HEADER, warningsHeaderValue } from './setting-warnings.js';
 import { GatewayError } from '../core/errors.js';
 import { parseJsonObject } from '../request/body.js';
 import { SSE_HEADERS } from '../wire/sse.js';
@@ -134,7 +137,7 @@ function relayImageStream(ctx: EndpointContext, model: ResolvedModel, upstream: 
 
 async function geminiImages(ctx: EndpointContext, model: ResolvedModel, call: ImageCall): Promise<Reply> {
   const provider = model.provider;
-  let request: Record<string, unknown>;
+  let request: { body: Record<string, unknown>; warnings: IRWarning[] };
   let n: number;
   if (call.kind === 'generate') {
     checkGeminiImageOptions(model.id, call.req, call.body);
@@ -146,7 +149,7 @@ async function geminiImages(ctx: EndpointContext, model: ResolvedModel, call: Im
     request = await toGeminiImageRequest(model.id, call.req.options.prompt, call.req.options, call.req.images, call.req.mask);
     n = call.req.options.n ?? 1;
   }
-  const text = JSON.stringify(request);
+  const text = JSON.stringify(request.body);
   const one = async (): Promise<GeminiImageResponse> => {
     const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
     const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body: text, protocol: 'gemini' }, ctx.services.config.timeouts.streamIdleMs));
@@ -158,5 +161,9 @@ async function geminiImages(ctx: EndpointContext, model: ResolvedModel, call: Im
   const answers = await Promise.all(Array.from({ length: n }, one));
   const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.services.now() / 1000));
   await finished(ctx, model, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens }, undefined, out.data.length);
-  return upstreamJsonResponse(ctx, out);
+  // Settings Gemini could not take as sent: in the x-modelgate-warnings header and the hook events, never silently.
+  const warnings: SettingWarning[] = request.warnings.map((w) => ({ setting: w.setting, action: w.action, message: w.message }));
+  if (warnings.length) ctx.event.warnings = [...(ctx.event.warnings ?? []), ...warnings];
+  const header = warningsHeaderValue(warnings);
+  return upstreamJsonResponse(ctx, out, 200, header ? { [WARNINGS_HEADER]: header } : undefined);
 }

@@ -342,3 +342,33 @@ describe('Gemini image models through /v1beta generateContent (pass-through)', (
     expect(sent[0]?.headers['x-goog-api-key']).toBe(gemini.apiKey);
   });
 });
+
+describe('Gemini image translation: what it cannot take as sent', () => {
+  it('refuses uploads that are no image (multipart text, a PDF data URL) with a 400 naming the image', async () => {
+    const text = await toFile(Buffer.from('just some words, not pixels'), 'notes.txt', { type: 'text/plain' });
+    await expectApiError(client().images.edit({ model: 'nano-banana', image: text, prompt: 'make it blue' }), 400, 'image[0]');
+    const before = gemini.requests.length;
+    const res = await fetch(`${server.url}/v1/images/edits`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'nano-banana', prompt: 'x', images: [{ image_url: `data:application/pdf;base64,${Buffer.from('%PDF-1.4').toString('base64')}` }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { param: string } }).error.param).toBe('image[0]');
+    expect(gemini.requests.length).toBe(before);
+    // A PNG sent as application/octet-stream is read by its bytes.
+    const png = await toFile(upload('octet'), 'blob', { type: 'application/octet-stream' });
+    const ok = await client().images.edit({ model: 'nano-banana', image: png, prompt: 'make it blue' });
+    expect(ok.data?.length).toBe(1);
+  });
+
+  it('says in x-modelgate-warnings what it adjusted or dropped (size, quality, user); 1024x1024 needs no word', async () => {
+    const { response } = await client().images.generate({ model: 'nano-banana', prompt: 'a kite', size: '1000x10' as '1024x1024', quality: 'low', user: 'end-user-7' }).withResponse();
+    const header = response.headers.get('x-modelgate-warnings') ?? '';
+    expect(header).toContain('size: adjusted to aspectRatio 21:9, imageSize 1K');
+    expect(header).toContain('quality: dropped (not supported by gemini)');
+    expect(header).toContain('user: dropped (not supported by gemini)');
+    const plain = await client().images.generate({ model: 'nano-banana', prompt: 'a kite', size: '1024x1024' }).withResponse();
+    expect(plain.response.headers.get('x-modelgate-warnings')).toBeNull();
+  });
+});

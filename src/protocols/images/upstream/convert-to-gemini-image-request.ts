@@ -6,6 +6,7 @@
 import { GatewayError } from '../../../core/errors.js';
 import { guessMediaType, sourceFromUrl } from '../../../ir/media.js';
 import type { ImageGenerationRequest, ImageInput } from '../images-api.js';
+import type { IRWarning } from '../../../ir/types.js';
 
 const GEMINI_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'];
 
@@ -21,8 +22,10 @@ function unsupported(modelId: string, param: string, why: string): GatewayError 
   return new GatewayError('unsupported', `The Gemini image model '${modelId}' ${why}`, { param, detail: 'unsupported_parameter' });
 }
 
-/** `1536x1024` -> the closest Gemini aspect ratio and, above 1K, an image size. */
-function geminiImageConfig(size: string | undefined, quality: string | undefined): Record<string, string> | undefined {
+const dropped = (setting: string, message: string): IRWarning => ({ setting, action: 'dropped (not supported by gemini)', message });
+
+/** `1536x1024` -> the closest Gemini aspect ratio and, above 1K, an image size; what could not be kept as asked goes to `warnings`. */
+function geminiImageConfig(size: string | undefined, quality: string | undefined, warnings: IRWarning[]): Record<string, string> | undefined {
   const config: Record<string, string> = {};
   let longSide = 0;
   if (size && size !== 'auto') {
@@ -46,6 +49,13 @@ function geminiImageConfig(size: string | undefined, quality: string | undefined
   // 1K is every model's default, so it is never sent (older image models reject imageSize).
   if (longSide > 2048) config.imageSize = '4K';
   else if (longSide > 1024 || quality === 'high' || quality === 'hd') config.imageSize = '2K';
+  if (size && size !== 'auto' && size !== '1024x1024') {
+    const to = config.aspectRatio ? `aspectRatio ${config.aspectRatio}, imageSize ${config.imageSize ?? '1K'}` : 'the model default';
+    warnings.push({ setting: 'size', action: `adjusted to ${to}`, message: `Gemini takes an aspect ratio and a 1K/2K/4K size, not pixels: '${size}' became ${to}; the image's pixel size is Gemini's.` });
+  }
+  if (quality !== undefined && quality !== 'auto' && quality !== 'high' && quality !== 'hd') {
+    warnings.push(dropped('quality', `Gemini has no '${quality}' quality setting (only 'high' maps, to a 2K image); it was not sent.`));
+  }
   return Object.keys(config).length ? config : undefined;
 }
 
@@ -71,15 +81,26 @@ function bytesToBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** Media type from the upload, its name, or its first bytes. */
-function imageMediaType(declared: string, name: string, bytes: Uint8Array): string {
-  if (declared.startsWith('image/')) return declared.split(';')[0] as string;
+/** The image types Gemini reads (OpenAI's edits take PNG, JPEG and WebP). */
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif']);
+
+/** The image type of an upload's first bytes (PNG, JPEG, WebP), else undefined. */
+function sniffedType(bytes: Uint8Array): string | undefined {
+  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (bytes[0] === 0x52 && bytes[1] === 0x49 && bytes[2] === 0x46 && bytes[3] === 0x46 && bytes[8] === 0x57 && bytes[9] === 0x45) return 'image/webp';
+  return undefined;
+}
+
+/** Media type of an upload: its first bytes, else its declared type or its name when that is an image type Gemini reads; anything else is a 400. */
+function imageMediaType(declared: string, name: string, bytes: Uint8Array, param: string): string {
+  const sniffed = sniffedType(bytes);
+  if (sniffed) return sniffed;
+  const type = declared.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (IMAGE_TYPES.has(type)) return type;
   const guessed = guessMediaType(name, '');
-  if (guessed.startsWith('image/')) return guessed;
-  if (bytes[0] === 0x89 && bytes[1] === 0x50) return 'image/png';
-  if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'image/jpeg';
-  if (bytes[0] === 0x52 && bytes[1] === 0x49 && bytes[8] === 0x57) return 'image/webp';
-  return 'image/png';
+  if (IMAGE_TYPES.has(guessed) && (type === '' || type === 'application/octet-stream')) return guessed;
+  throw new GatewayError('invalid_request', `'${param}' is not a PNG, JPEG or WebP image${type ? ` (its type is '${type.slice(0, 60)}')` : ''}.`, { param, detail: 'invalid_image_format' });
 }
 
 async function imagePart(modelId: string, input: ImageInput, index: number): Promise<Record<string, unknown>> {
@@ -87,23 +108,29 @@ async function imagePart(modelId: string, input: ImageInput, index: number): Pro
   if (input.kind === 'file_id') throw unsupported(modelId, param, 'cannot read OpenAI file ids; send the image itself.');
   if (input.kind === 'file') {
     const bytes = new Uint8Array(await input.file.arrayBuffer());
-    return { inlineData: { mimeType: imageMediaType(input.file.type, input.name, bytes), data: bytesToBase64(bytes) } };
+    return { inlineData: { mimeType: imageMediaType(input.file.type, input.name, bytes, param), data: bytesToBase64(bytes) } };
   }
   const source = sourceFromUrl(input.url);
-  if (source.kind === 'base64') return { inlineData: { mimeType: source.mediaType, data: source.data } };
+  if (source.kind === 'base64') {
+    const type = source.mediaType.toLowerCase();
+    if (!IMAGE_TYPES.has(type)) throw new GatewayError('invalid_request', `'${param}' is not a PNG, JPEG or WebP image (its data URL says '${type.slice(0, 60)}').`, { param, detail: 'invalid_image_format' });
+    return { inlineData: { mimeType: type, data: source.data } };
+  }
   const mimeType = guessMediaType(input.url, '');
   if (!mimeType.startsWith('image/')) throw unsupported(modelId, param, 'needs the image type; use a data URL or a URL ending in .png/.jpg/.webp.');
   return { fileData: { mimeType, fileUri: input.url } };
 }
 
-/** One generateContent body (one image per call; n > 1 makes n calls). */
-export async function toGeminiImageRequest(modelId: string, prompt: string, options: ImageOptions, images: ImageInput[] = [], mask?: ImageInput): Promise<Record<string, unknown>> {
+/** One generateContent body (one image per call; n > 1 makes n calls), and the settings Gemini could not take as sent. */
+export async function toGeminiImageRequest(modelId: string, prompt: string, options: ImageOptions, images: ImageInput[] = [], mask?: ImageInput): Promise<{ body: Record<string, unknown>; warnings: IRWarning[] }> {
   if (mask) throw unsupported(modelId, 'mask', 'cannot take a mask; describe the area to change in the prompt.');
   const parts: Array<Record<string, unknown>> = [{ text: prompt }];
   for (const [i, img] of images.entries()) parts.push(await imagePart(modelId, img, i));
-  const imageConfig = geminiImageConfig(options.size, options.quality);
+  const warnings: IRWarning[] = [];
+  const imageConfig = geminiImageConfig(options.size, options.quality, warnings);
+  if (options.user !== undefined) warnings.push(dropped('user', 'Gemini takes no end-user id; it was not sent.'));
   return {
-    contents: [{ role: 'user', parts }],
-    generationConfig: { responseModalities: ['TEXT', 'IMAGE'], ...(imageConfig ? { imageConfig } : {}) },
+    body: { contents: [{ role: 'user', parts }], generationConfig: { responseModalities: ['TEXT', 'IMAGE'], ...(imageConfig ? { imageConfig } : {}) } },
+    warnings,
   };
 }
