@@ -20,7 +20,7 @@ import { estimateInputTokens } from '../limits/estimate-request.js';
 import { settleRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import type { Reply } from '../reply/reply.js';
-import { callUpstream, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
+import { callUpstream, notAnAnswer, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
 import { byteRelayTransform, pumpReply } from '../upstream/stream-pump.js';
 import { quoteInput } from '../core/quote-input.js';
 
@@ -117,8 +117,10 @@ async function openAIImages(ctx: EndpointContext, model: ResolvedModel, call: Im
   }
   const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body, protocol: 'openai-chat' }, ctx.services.config.timeouts.streamIdleMs));
   if (stream) return relayImageStream(ctx, model, upstream);
-  const json = await readUpstreamJson(upstream, provider.id);
-  if (!Array.isArray(json.data)) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered without a 'data' list of images.`);
+  const raw = { text: '' };
+  const json = await readUpstreamJson(upstream, provider.id, raw);
+  // A 200 that is no Images answer (an error object sent with 200): a 502 with the upstream's message, retried and failed over.
+  if (!Array.isArray(json.data)) throw notAnAnswer(provider.id, 'openai-chat', raw.text, requestSecrets(ctx));
   await finished(ctx, model, usageOf(json), undefined, json.data.length);
   return upstreamJsonResponse(ctx, json);
 }
@@ -153,8 +155,10 @@ async function geminiImages(ctx: EndpointContext, model: ResolvedModel, call: Im
   const one = async (): Promise<GeminiImageResponse> => {
     const target = provider.chatRequest({ upstreamModel: model.upstreamModel, stream: false, inboundHeaders: ctx.request.headers });
     const upstream = await callUpstream(provider, upstreamRequest(ctx, { url: target.url, headers: target.headers, body: text, protocol: 'gemini' }, ctx.services.config.timeouts.streamIdleMs));
-    const parsed = geminiImageResponseSchema.safeParse(await readUpstreamJson(upstream, provider.id));
-    if (!parsed.success) throw new GatewayError('bad_gateway', `The upstream provider '${provider.id}' answered with an unexpected generateContent response.`);
+    const raw = { text: '' };
+    const parsed = geminiImageResponseSchema.safeParse(await readUpstreamJson(upstream, provider.id, raw));
+    // Neither candidates nor a prompt verdict (`{}`, an error object sent with 200): no answer, retried and failed over.
+    if (!parsed.success || (parsed.data.candidates === undefined && parsed.data.promptFeedback === undefined)) throw notAnAnswer(provider.id, 'gemini', raw.text, requestSecrets(ctx));
     return parsed.data;
   };
   // Gemini makes one image per call; n images are n calls (candidateCount is not supported by image models).

@@ -362,6 +362,17 @@ describe('Gemini image translation: what it cannot take as sent', () => {
     expect(ok.data?.length).toBe(1);
   });
 
+  it('a 200 that is no answer (OpenAI error object, Gemini {}) is retried, not a 502 at once', async () => {
+    openai.failNext(200, { error: { message: 'oops', type: 'server_error', param: null, code: null } });
+    const fromOpenAI = await client().images.generate({ model: 'gpt-image-1', prompt: 'a kite' }).withResponse();
+    expect(fromOpenAI.data.data?.length).toBe(1);
+    expect(fromOpenAI.response.headers.get('x-modelgate-attempts')).toBe('2');
+    gemini.failNext(200, {});
+    const fromGemini = await client().images.generate({ model: 'nano-banana', prompt: 'a kite' }).withResponse();
+    expect(fromGemini.data.data?.length).toBe(1);
+    expect(fromGemini.response.headers.get('x-modelgate-attempts')).toBe('2');
+  });
+
   it('says in x-modelgate-warnings what it adjusted or dropped (size, quality, user); 1024x1024 needs no word', async () => {
     const { response } = await client().images.generate({ model: 'nano-banana', prompt: 'a kite', size: '1000x10' as '1024x1024', quality: 'low', user: 'end-user-7' }).withResponse();
     const header = response.headers.get('x-modelgate-warnings') ?? '';
