@@ -21,6 +21,7 @@ import { settleRequest } from '../limits/request-lease.js';
 import { authenticate, jsonResponse, requestSecrets, requireCapability, resolveModel, upstreamJsonResponse } from './common.js';
 import type { Reply } from '../reply/reply.js';
 import { callUpstream, notAnAnswer, readUpstreamJson, upstreamRequest, type UpstreamResult } from '../upstream/call.js';
+import { fromUpstream } from '../upstream/failure.js';
 import { byteRelayTransform, pumpReply } from '../upstream/stream-pump.js';
 import { quoteInput } from '../core/quote-input.js';
 
@@ -163,7 +164,13 @@ async function geminiImages(ctx: EndpointContext, model: ResolvedModel, call: Im
   };
   // Gemini makes one image per call; n images are n calls (candidateCount is not supported by image models).
   const answers = await Promise.all(Array.from({ length: n }, one));
-  const out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.services.now() / 1000));
+  let out: ReturnType<typeof fromGeminiImageResponses>;
+  try {
+    out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.services.now() / 1000));
+  } catch (err) {
+    // A refusal or an empty answer read from the upstream's 200s: its attempt is counted (and a missing image is retried).
+    throw err instanceof GatewayError ? fromUpstream(err, 200) : err;
+  }
   await finished(ctx, model, { inputTokens: out.usage?.input_tokens, outputTokens: out.usage?.output_tokens, totalTokens: out.usage?.total_tokens }, undefined, out.data.length);
   // Settings Gemini could not take as sent: in the x-modelgate-warnings header and the hook events, never silently.
   const warnings: SettingWarning[] = request.warnings.map((w) => ({ setting: w.setting, action: w.action, message: w.message }));

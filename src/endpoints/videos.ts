@@ -16,6 +16,7 @@ import { admitModelCall, requestLimits } from '../limits/admission.js';
 import { settleRequest } from '../limits/request-lease.js';
 import { videoCostUsd } from '../limits/cost.js';
 import { Reply } from '../reply/reply.js';
+import { recordUpstreamCall } from '../routing/attempts.js';
 
 /** The caller's Request-Id (or Idempotency-Key): a retry with the same id returns the first task. */
 function callerRequestId(ctx: EndpointContext): string | undefined {
@@ -50,7 +51,12 @@ export async function submitVideo(ctx: EndpointContext, principal: Principal, re
   try {
     const result = await ctx.services.videoTasks.submit(submission, { principal, requestId: callerRequestId(ctx), observer: ctx.obs });
     accepted = !result.replayed;
+    // One upstream call (none for a replay): counted like a chat call's attempts.
+    if (accepted) recordUpstreamCall(ctx, submission.model);
     return result;
+  } catch (err) {
+    recordUpstreamCall(ctx, submission.model, err);
+    throw err;
   } finally {
     // A submission holds its concurrency slot only until the upstream accepted (or refused) the job;
     // an accepted job costs its seconds of video at the model's price (also against budgets).

@@ -162,6 +162,17 @@ function nothingAfter(usable: readonly (readonly ResolvedDeployment[])[], i: num
   return true;
 }
 
+/**
+ * One upstream call made outside runAttempts (a video submission: one call, no retries), recorded
+ * like an attempt: in x-modelgate-attempts, the hook events and the ledger.
+ */
+export function recordUpstreamCall(ctx: RequestContext, target: ResolvedModel, err?: unknown): void {
+  if (err === undefined) return record(ctx, target, 200);
+  const g = toGatewayError(err);
+  const status = upstreamStatusOf(g);
+  if (status !== undefined) record(ctx, target, status, `${g.code}: ${scrubError(g, ctx.secrets).message}`);
+}
+
 function record(ctx: RequestContext, target: ResolvedModel, status: number, reason?: string, skipped?: true): void {
   const entry: UpstreamAttemptRecord = { model: target.id, provider: target.provider.id, upstreamModel: target.upstreamModel, status };
   if (reason) entry.reason = reason;

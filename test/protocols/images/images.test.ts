@@ -185,6 +185,7 @@ describe('POST /v1/images/generations to Gemini image models', () => {
     const e1 = await expectApiError(client().images.generate({ model: 'nano-banana', prompt: 'something unsafe' }), 400, 'prompt');
     expect(e1.code).toBe('content_policy_violation');
     expect(e1.message).toContain('IMAGE_SAFETY');
+    expect(e1.headers?.get('x-modelgate-attempts')).toBe('1'); // the upstream was called (and answered)
     const e2 = await expectApiError(client().images.generate({ model: 'nano-banana', prompt: 'blocked words' }), 400, 'prompt');
     expect(e2.message).toContain('SAFETY');
   });

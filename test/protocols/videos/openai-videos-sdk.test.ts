@@ -67,7 +67,8 @@ async function refusal(call: Promise<unknown>): Promise<{ status: number; param:
 describe('client.videos through the gateway', () => {
   it('creates, follows to completed, downloads, lists and deletes', async () => {
     const openai = client();
-    const created = await openai.videos.create({ model: 'sora-2-pro', prompt: 'a paper boat on a river', seconds: '8', size: '1792x1024' });
+    const { data: created, response } = await openai.videos.create({ model: 'sora-2-pro', prompt: 'a paper boat on a river', seconds: '8', size: '1792x1024' }).withResponse();
+    expect(response.headers.get('x-modelgate-attempts')).toBe('1'); // one upstream call
     expect(created).toMatchObject({ object: 'video', model: 'sora-2-pro', status: 'queued', seconds: '8', size: '1792x1024', prompt: 'a paper boat on a river', error: null });
     expect(typeof created.created_at).toBe('number');
     // The upstream got OpenAI's own fields back.
