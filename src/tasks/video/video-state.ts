@@ -18,7 +18,8 @@ const ORDER: Record<VideoStatus, number> = { accepted: 0, queued: 1, in_progress
 
 function finish(data: VideoTaskData, now: number): VideoTaskData {
   const callback = data.callback && !data.callback.delivered ? { ...data.callback, nextAt: now } : data.callback;
-  return { ...data, completedAt: now, startedAt: data.startedAt ?? now, poll: { ...data.poll, nextAt: null }, callback };
+  // A task that ends without having started (cancelled or refused while queued) keeps no start time; one that succeeded did start.
+  return { ...data, completedAt: now, startedAt: data.startedAt ?? (data.status === 'succeeded' ? now : null), poll: { ...data.poll, nextAt: null }, callback };
 }
 
 /** Folds one upstream answer into the task. States never move backwards; progress never drops. */

@@ -179,6 +179,8 @@ describe('OpenAI Videos upstream', () => {
     const r = await call(bed, 'DELETE', `/v1/video/generations/${id}`, KEY_A);
     expect(r.status).toBe(200);
     expect(r.json.status).toBe('cancelled');
+    // Cancelled while queued: it never started.
+    expect(r.json).toMatchObject({ started_at: null, completed_at: expect.any(Number) });
     expect(openai.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/videos/${upstreamId}` });
     expect((await tick(bed, id)).status).toBe('cancelled');
   });
