@@ -5,6 +5,7 @@
  * turn; the outputs answering them). `system`/`developer` messages join the system prompt.
  */
 import { GatewayError } from '../../../core/errors.js';
+import { quoteInput } from '../../../core/quote-input.js';
 import { guessMediaType, sourceFromUrl } from '../../../ir/media.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRReasoningPart, IRTextPart, ProtocolName } from '../../../ir/types.js';
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
@@ -34,6 +35,12 @@ export interface ItemDecodeContext {
   names: ToolNames;
   /** Tool call id -> upstream tool name of every call seen so far (results need the name for Gemini). */
   callNames: Map<string, string>;
+  /**
+   * Set when decoding a request for a translated upstream: every call output must answer a call seen
+   * before it (400 naming the output's call_id otherwise, as OpenAI refuses it), and the calls still
+   * unanswered are tracked here (call id -> the param of the call, or undefined for the history's).
+   */
+  pending?: Map<string, string | undefined>;
 }
 
 export interface DecodedItems {
@@ -152,6 +159,7 @@ export function decodeInputItems(input: string | ReadonlyArray<Record<string, un
         const call = parseOrThrow(compiledFunctionCallItem(), raw, param);
         const name = ctx.names.upstreamName(call.name, call.namespace);
         ctx.callNames.set(call.call_id, name);
+        ctx.pending?.set(call.call_id, param);
         push('assistant', [{ type: 'tool-call', id: call.call_id, name, arguments: call.arguments || '{}' }]);
         return;
       }
@@ -159,6 +167,7 @@ export function decodeInputItems(input: string | ReadonlyArray<Record<string, un
         const call = parseOrThrow(customToolCallItemSchema, raw, param);
         const name = ctx.names.upstreamName(call.name, call.namespace);
         ctx.callNames.set(call.call_id, name);
+        ctx.pending?.set(call.call_id, param);
         push('assistant', [{ type: 'tool-call', id: call.call_id, name, arguments: customArguments(call.input) }]);
         return;
       }
@@ -183,6 +192,10 @@ export function decodeInputItems(input: string | ReadonlyArray<Record<string, un
         const schema = type === 'function_call_output' ? compiledFunctionCallOutputItem() : customToolCallOutputItemSchema;
         const item = parseOrThrow(schema, raw, param);
         const toolName = ctx.callNames.get(item.call_id);
+        if (ctx.pending && toolName === undefined) {
+          throw new GatewayError('invalid_request', `No tool call found for the ${type} with call_id '${quoteInput(item.call_id, 80)}': it must answer a function_call earlier in the input or in the previous response.`, { param: `${param}.call_id` });
+        }
+        ctx.pending?.delete(item.call_id);
         push('tool', [{ type: 'tool-result', toolCallId: item.call_id, ...(toolName ? { toolName } : {}), content: toolOutput(item.output, `${param}.output`, ctx.model) }]);
         return;
       }

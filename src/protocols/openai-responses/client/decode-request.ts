@@ -1,5 +1,6 @@
 /** Responses request -> IR chat request (for upstreams of other vendors). */
 import { GatewayError } from '../../../core/errors.js';
+import { quoteInput } from '../../../core/quote-input.js';
 import type { IRChatRequest, IRMessage, IRTextPart, ProtocolName } from '../../../ir/types.js';
 import { compiledOnFirstUse, parseOrThrow } from '../../shared/zod-error.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../openai-responses-api.js';
@@ -50,8 +51,21 @@ export function decodeResponsesRequest(body: Record<string, unknown>, opts: Resp
   }
   const { tools, toolChoice, names } = decodeTools(req, opts.model);
   const callNames = new Map<string, string>();
-  for (const m of opts.history?.messages ?? []) for (const p of m.content) if (p.type === 'tool-call') callNames.set(p.id, p.name);
-  const turn = decodeInputItems(req.input ?? [], { model: opts.model, names, callNames });
+  // Calls the stored conversation left unanswered (the previous response's, when it asked for tools): this input answers them.
+  const pending = new Map<string, string | undefined>();
+  for (const m of opts.history?.messages ?? []) {
+    for (const p of m.content) {
+      if (p.type === 'tool-call') {
+        callNames.set(p.id, p.name);
+        pending.set(p.id, undefined);
+      } else if (p.type === 'tool-result') pending.delete(p.toolCallId);
+    }
+  }
+  const turn = decodeInputItems(req.input ?? [], { model: opts.model, names, callNames, pending });
+  // As OpenAI: a call without its output cannot be followed by anything (a vendor refuses it, or answers without the result).
+  for (const [id, param] of pending) {
+    throw new GatewayError('invalid_request', `No tool output found for the function call '${quoteInput(id, 80)}'${param ? '' : ' of the previous response'}: send its function_call_output in the input.`, { param: param ?? 'input' });
+  }
 
   const system: IRTextPart[] = [];
   if (req.instructions) system.push({ type: 'text', text: req.instructions });
