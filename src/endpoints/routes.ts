@@ -16,6 +16,7 @@ import { cancelVideoGeneration, getVideoContent, getVideoGeneration, submitVideo
 import type { Reply } from '../reply/reply.js';
 import { getOwnKey } from './key-info.js';
 import { createVideo, deleteVideo, listVideos, retrieveVideo, videoContent } from './openai-videos.js';
+import { downloadGeminiVideo, geminiPredictLongRunning, getGeminiVideoOperation } from './gemini-videos.js';
 import { GatewayError } from '../core/errors.js';
 import { quoteInput } from '../core/quote-input.js';
 
@@ -68,8 +69,19 @@ export const ROUTES: Route[] = [
     errorShape: 'gemini',
     handler: geminiEmbed,
   },
-  // Any other Gemini method on a model (`:predictLongRunning`, what generateVideos sends; `:predict`, ...): a 404 that
-  // says what is served, not the 405 the GET model route's path would give.
+  {
+    method: 'POST',
+    route: '/{version}/models/{model}:predictLongRunning',
+    pattern: /^\/(?:v1beta|v1)\/models\/(?<model>[^:]+):predictLongRunning$/,
+    errorShape: 'gemini',
+    handler: geminiPredictLongRunning,
+  },
+  { method: 'GET', route: '/v1beta/models/{model}/operations/{operation}', pattern: /^\/v1beta\/models\/(?<model>[^/]+)\/operations\/(?<operation>[^/]+)$/, errorShape: 'gemini', handler: getGeminiVideoOperation },
+  // @google/genai's files.download reads a file id out of an https URI only; given an http one (a gateway without TLS)
+  // it puts the whole URI in the path: the id is the last `files/{id}` either way.
+  { method: 'GET', route: '/v1beta/files/{file}:download', pattern: /^\/v1beta\/files\/(?:.*\/files\/)?(?<file>[^/:]+):download$/, errorShape: 'gemini', handler: downloadGeminiVideo },
+  // Any other Gemini method on a model (`:predict`, ...): a 404 that says what is served, not the 405 the GET model
+  // route's path would give.
   {
     method: 'POST',
     route: '/{version}/models/{model}:{unknownAction}',
@@ -121,8 +133,7 @@ export function allowedMethods(path: string): string[] {
 /** POST /{version}/models/{model}:{action} for a Gemini method the gateway does not serve. */
 function unknownGeminiAction(_ctx: EndpointContext, params: Record<string, string>): Promise<Reply> {
   const action = params.action ?? '';
-  const video = action === 'predictLongRunning' ? ' Video generation is served at POST /v1/video/generations (see the docs).' : '';
   return Promise.reject(
-    new GatewayError('not_found', `The Gemini method ':${quoteInput(action, 40)}' is not served here; on models the gateway serves :generateContent, :streamGenerateContent, :countTokens, :embedContent and :batchEmbedContents.${video}`, { detail: 'unknown_route' }),
+    new GatewayError('not_found', `The Gemini method ':${quoteInput(action, 40)}' is not served here; on models the gateway serves :generateContent, :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents and :predictLongRunning (video).`, { detail: 'unknown_route' }),
   );
 }

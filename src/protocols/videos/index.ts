@@ -8,3 +8,4 @@
 export type { VideoRequest } from './videos-api.js';
 export { parseVideoRequest } from './client/decode-request.js';
 export { openAIVideoForm, openAIVideoRequest, openAIVideoSize } from './client/openai-videos.js';
+export { geminiIdOfTask, geminiVideoRequest, taskIdOfGeminiId } from './client/gemini-videos.js';
