@@ -10,7 +10,7 @@ import { GatewayError } from '../core/errors.js';
 import { parseJsonObject } from '../request/body.js';
 import { SSE_HEADERS } from '../wire/sse.js';
 import type { IRUsage } from '../ir/types.js';
-import { checkGeminiImageOptions, fromGeminiImageResponses, geminiImageResponseSchema, imageGenerationSchema, openAIEditBody, openAIGenerationBody, parseEditJson, parseEditMultipart, toGeminiImageRequest, type GeminiImageResponse, type ImageEditRequest, type ImageGenerationRequest } from '../protocols/images/index.js';
+import { checkGeminiImageOptions, fromGeminiImageResponses, geminiImageResponseSchema, geminiImageTokens, imageGenerationSchema, openAIEditBody, openAIGenerationBody, parseEditJson, parseEditMultipart, toGeminiImageRequest, type GeminiImageResponse, type ImageEditRequest, type ImageGenerationRequest } from '../protocols/images/index.js';
 import { parseOrThrow } from '../protocols/shared/zod-error.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import type { EndpointContext } from './services.js';
@@ -25,9 +25,19 @@ import { fromUpstream } from '../upstream/failure.js';
 import { byteRelayTransform, pumpReply } from '../upstream/stream-pump.js';
 import { quoteInput } from '../core/quote-input.js';
 
-type ImageCall =
+/**
+ * The Gemini answers a failed attempt already got (n images are n calls): the next attempt on the
+ * same model asks only for the rest, and a request that fails in the end still pays for them.
+ */
+interface KeptImages {
+  model: ResolvedModel;
+  answers: GeminiImageResponse[];
+}
+
+type ImageCall = (
   | { kind: 'generate'; req: ImageGenerationRequest; body: Record<string, unknown> }
-  | { kind: 'edit'; req: ImageEditRequest };
+  | { kind: 'edit'; req: ImageEditRequest }
+) & { kept?: KeptImages };
 
 /** POST /v1/images/generations */
 export async function imageGenerations(ctx: EndpointContext): Promise<Reply> {
@@ -63,7 +73,16 @@ async function runImages(ctx: EndpointContext, model: ResolvedModel, call: Image
     const admitFallback = (fallback: ResolvedModel): Promise<void> => (ctx.principal ? admitFallbackModel(ctx.services.admission, ctx, fallback, () => ({ input: estimateInputTokens(prompt), output: 0 })) : Promise.resolve());
     return await runAttempts(ctx.services.routing,ctx, candidateModels(ctx.services.routing, ctx, model, () => needs), (target) => routeImages(ctx, target, call), undefined, admitFallback);
   } catch (err) {
-    await settleRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
+    // Images the upstream made before the request failed are paid for (budgets and the ledger see them).
+    const kept = call.kept;
+    if (!kept?.answers.length) {
+      await settleRequest(requestLimits(ctx), model.pricing, { totalTokens: 0 });
+      throw err;
+    }
+    const t = geminiImageTokens(kept.answers);
+    const usage = { inputTokens: t.input, outputTokens: t.output, totalTokens: t.input + t.output };
+    const costUsd = await settleRequest(requestLimits(ctx), kept.model.pricing, usage);
+    ctx.obs.report({ usage, ...(costUsd !== undefined ? { costUsd } : {}), ...(kept.model.pricing ? { pricing: kept.model.pricing } : {}) });
     throw err;
   }
 }
@@ -163,7 +182,17 @@ async function geminiImages(ctx: EndpointContext, model: ResolvedModel, call: Im
     return parsed.data;
   };
   // Gemini makes one image per call; n images are n calls (candidateCount is not supported by image models).
-  const answers = await Promise.all(Array.from({ length: n }, one));
+  // A retry on the same model asks only for the images an earlier attempt did not get.
+  const before = call.kept?.model.id === model.id ? call.kept.answers : [];
+  const settled = await Promise.allSettled(Array.from({ length: n - before.length }, one));
+  const answers = [...before];
+  let failure: unknown;
+  for (const s of settled) {
+    if (s.status === 'fulfilled') answers.push(s.value);
+    else failure ??= s.reason;
+  }
+  call.kept = { model, answers };
+  if (failure !== undefined) throw failure;
   let out: ReturnType<typeof fromGeminiImageResponses>;
   try {
     out = fromGeminiImageResponses(answers, model.id, Math.floor(ctx.services.now() / 1000));

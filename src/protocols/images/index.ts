@@ -8,4 +8,4 @@ export { imageGenerationSchema, type ImageEditRequest, type ImageGenerationReque
 export { parseEditJson, parseEditMultipart } from './client/parse-edit-request.js';
 export { openAIEditBody, openAIGenerationBody } from './passthrough.js';
 export { checkGeminiImageOptions, toGeminiImageRequest } from './upstream/convert-to-gemini-image-request.js';
-export { fromGeminiImageResponses, geminiImageResponseSchema, type GeminiImageResponse } from './upstream/convert-from-gemini-image-response.js';
+export { fromGeminiImageResponses, geminiImageResponseSchema, geminiImageTokens, type GeminiImageResponse } from './upstream/convert-from-gemini-image-response.js';

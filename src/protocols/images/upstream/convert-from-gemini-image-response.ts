@@ -65,23 +65,30 @@ function imagesOf(res: GeminiImageResponse, modelId: string): Array<{ mimeType: 
   throw new GatewayError('bad_gateway', `The image model '${modelId}' returned no image (finishReason ${finish ?? 'none'}).${said}`);
 }
 
-export function fromGeminiImageResponses(responses: GeminiImageResponse[], modelId: string, created: number): ImagesResponse {
-  const data: ImagesResponse['data'] = [];
-  let mime = 'image/png';
+/** The tokens of image calls summed (each call re-sends the prompt; the bill is per call, so inputs add up too). */
+export function geminiImageTokens(responses: readonly GeminiImageResponse[]): { input: number; inputImage: number; output: number } {
   let input = 0;
   let inputImage = 0;
   let output = 0;
+  for (const res of responses) {
+    const u = res.usageMetadata;
+    input += u?.promptTokenCount ?? 0;
+    inputImage += modalityTokens(u?.promptTokensDetails, 'IMAGE');
+    output += (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0);
+  }
+  return { input, inputImage, output };
+}
+
+export function fromGeminiImageResponses(responses: GeminiImageResponse[], modelId: string, created: number): ImagesResponse {
+  const data: ImagesResponse['data'] = [];
+  let mime = 'image/png';
   for (const res of responses) {
     for (const img of imagesOf(res, modelId)) {
       data.push({ b64_json: img.data });
       mime = img.mimeType;
     }
-    const u = res.usageMetadata;
-    // Each call re-sends the prompt; the bill is per call, so inputs add up too.
-    input += u?.promptTokenCount ?? 0;
-    inputImage += modalityTokens(u?.promptTokensDetails, 'IMAGE');
-    output += (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0);
   }
+  const { input, inputImage, output } = geminiImageTokens(responses);
   return {
     created,
     data,
