@@ -231,6 +231,7 @@ describe('POST /v1/images/edits', () => {
     const form = new FormData();
     form.append('model', 'gpt-image-1');
     form.append('prompt', 'Merge');
+    form.append('n', ' 2 ');
     form.append('image', new Blob([new Uint8Array(upload('x1'))], { type: 'image/png' }), 'x1.png');
     form.append('image', new Blob([new Uint8Array(upload('x2'))], { type: 'image/png' }), 'x2.png');
     const res = await fetch(`${server.url}/v1/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
@@ -240,6 +241,8 @@ describe('POST /v1/images/edits', () => {
       ['image[]', 'x1.png'],
       ['image[]', 'x2.png'],
     ]);
+    // A number goes on as it was validated.
+    expect(Object.fromEntries(sent.fields).n).toBe('2');
   });
 
   it('forwards JSON edits with image URLs', async () => {

@@ -57,8 +57,10 @@ export async function parseEditMultipart(bytes: Uint8Array, contentType: string)
       // A form field name is a key like a JSON body's: `__proto__` is refused as there (json-guard.ts).
       if (key === '__proto__') throw protoKeyError(key);
       if (Object.hasOwn(fields, key)) throw new GatewayError('invalid_request', `'${quoteInput(key)}' was sent more than once.`, { param: key });
-      fields[key] = coerce(key, value);
-      formFields.push([key, value]);
+      const coerced = coerce(key, value);
+      fields[key] = coerced;
+      // A number or a boolean is forwarded as it was validated (`n=" 2 "` goes on as "2").
+      formFields.push([key, typeof coerced === 'string' ? value : String(coerced)]);
     }
   }
   if (images.length === 0) throw new GatewayError('invalid_request', "At least one 'image' (or 'image[]') file is required.", { param: 'image' });
