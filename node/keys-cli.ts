@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import type { GatewayConfig } from '../src/config/schema.js';
 import { parseConfig, readConfigJson } from '../src/config/load.js';
 import type { KeysConfigView } from '../src/control/keys/key-service.js';
-import { createKeySchema, KEY_STATUSES, rotateKeySchema, updateKeySchema, type KeyRecord, type KeyStatus } from '../src/control/keys/key-wire.js';
+import { createKeySchema, KEY_STATUS_FILTERS, rotateKeySchema, updateKeySchema, type KeyRecord, type KeyStatus, type KeyStatusFilter } from '../src/control/keys/key-wire.js';
 import { parseOrThrow } from '../src/protocols/shared/zod-error.js';
 import { GatewayError } from '../src/core/errors.js';
 import { printable, table } from './cli-table.js';
@@ -22,7 +22,7 @@ const HELP = `modelgate keys - platform keys in the store
 
 Usage:
   modelgate keys create --name NAME [key options]
-  modelgate keys list [--search TEXT] [--status active|disabled|revoked] [--owner O]
+  modelgate keys list [--search TEXT] [--status active|disabled|revoked|expired] [--owner O]
                       [--source store|config] [--limit N] [--after CURSOR]
   modelgate keys show ID
   modelgate keys update ID [key options]
@@ -233,7 +233,7 @@ export const runKeys: Subcommand = async (args, env) => {
       }
       case 'list': {
         const status = v.status;
-        if (status !== undefined && !(KEY_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${KEY_STATUSES.join(', ')}`);
+        if (status !== undefined && !(KEY_STATUS_FILTERS as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${KEY_STATUS_FILTERS.join(', ')}`);
         if (v.source !== undefined && v.source !== 'store' && v.source !== 'config') throw new UsageError('--source must be store or config');
         const limit = num('limit', v.limit, true) ?? 50;
         if (limit > 100) throw new UsageError('--limit must be at most 100');
@@ -242,7 +242,7 @@ export const runKeys: Subcommand = async (args, env) => {
             limit,
             after: v.after,
             ...(v.search ? { search: v.search } : {}),
-            ...(status ? { status: status as KeyStatus } : {}),
+            ...(status ? { status: status as KeyStatusFilter } : {}),
             ...(v.owner ? { owner: v.owner } : {}),
             ...(v.source ? { source: v.source as 'store' | 'config' } : {}),
           },

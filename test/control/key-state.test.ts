@@ -62,6 +62,13 @@ describe('key state in the admin API (shipped server, SQLite file)', () => {
     expect(shown.json).toMatchObject({ id: created.id, status: 'active', expired: true, expiresAt });
     const listed = await adminCall(url, `/keys?search=short-lived`, { key: READER });
     expect(listed.json.data.map((k: { id: string; expired: boolean }) => [k.id, k.expired])).toEqual([[created.id, true]]);
+    // Filters: `expired` lists it, `active` leaves it out.
+    const expiredList = await adminCall(url, '/keys?status=expired', { key: READER });
+    expect(expiredList.json.data.map((k: { id: string }) => k.id)).toEqual([created.id]);
+    const activeList = await adminCall(url, '/keys?status=active&limit=100', { key: READER });
+    const activeIds = activeList.json.data.map((k: { id: string }) => k.id);
+    expect(activeIds).not.toContain(created.id);
+    expect(activeIds).toContain('from-config');
     // A config key has no expiry.
     const fromConfig = await adminCall(url, '/keys/from-config', { key: READER });
     expect(fromConfig.json).toMatchObject({ source: 'config', expired: false });

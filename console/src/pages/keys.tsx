@@ -80,7 +80,7 @@ export function KeysPage(props: PageProps) {
         }}
       >
         <TextField label="Search" value={search} onInput={setSearch} placeholder="name, owner or metadata" />
-        <SelectField label="Status" value={status} onChange={setStatus} options={[['', 'Any'], ['active', 'Active'], ['disabled', 'Disabled'], ['revoked', 'Revoked']]} />
+        <SelectField label="Status" value={status} onChange={setStatus} options={[['', 'Any'], ['active', 'Active'], ['expired', 'Expired'], ['disabled', 'Disabled'], ['revoked', 'Revoked']]} />
         <TextField label="Owner" value={owner} onInput={setOwner} />
         <button type="submit">Apply filters</button>
         {props.canWrite && (

@@ -3,7 +3,7 @@ import { GatewayError } from '../../core/errors.js';
 import { quoteInput } from '../../core/quote-input.js';
 import type { EndpointContext } from '../../endpoints/services.js';
 import type { KeysConfigView } from '../keys/key-service.js';
-import { createKeySchema, KEY_STATUSES, keyRecordSchema, keyWithSecretSchema, rotateKeySchema, updateKeySchema, type KeyStatus } from '../keys/key-wire.js';
+import { createKeySchema, KEY_STATUS_FILTERS, keyRecordSchema, keyWithSecretSchema, rotateKeySchema, updateKeySchema, type KeyStatus, type KeyStatusFilter } from '../keys/key-wire.js';
 import { adminJson, listQuery, readBody, readOptionalBody, type AdminRoute } from './http.js';
 
 export const KEY_LIST_FILTERS = ['search', 'status', 'owner', 'source'] as const;
@@ -16,12 +16,12 @@ function idempotencyKeyOf(ctx: EndpointContext): string | undefined {
   return ctx.request.headers.get('idempotency-key') ?? undefined;
 }
 
-function statusFilter(value: string | undefined): KeyStatus | undefined {
+function statusFilter(value: string | undefined): KeyStatusFilter | undefined {
   if (value === undefined) return undefined;
-  if (!(KEY_STATUSES as readonly string[]).includes(value)) {
-    throw new GatewayError('invalid_request', `The query parameter 'status' must be one of ${KEY_STATUSES.join(', ')}, got '${quoteInput(value, 40)}'.`, { param: 'status' });
+  if (!(KEY_STATUS_FILTERS as readonly string[]).includes(value)) {
+    throw new GatewayError('invalid_request', `The query parameter 'status' must be one of ${KEY_STATUS_FILTERS.join(', ')}, got '${quoteInput(value, 40)}'.`, { param: 'status' });
   }
-  return value as KeyStatus;
+  return value as KeyStatusFilter;
 }
 
 function sourceFilter(value: string | undefined): 'store' | 'config' | undefined {

@@ -18,7 +18,7 @@ import { idempotencyKey, remember, replayed, type StoredAnswer } from './idempot
 import type { KeyCache } from './key-cache.js';
 import { newSecret } from './key-secret.js';
 import type { ProviderKeyCipher, ProviderKeys } from './provider-key-cipher.js';
-import { recordOfConfigKey, recordOfRow, type CreateKeyInput, type KeyRecord, type KeyStatus, type KeyWithSecret, type UpdateKeyInput } from './key-wire.js';
+import { recordOfConfigKey, recordOfRow, type CreateKeyInput, type KeyRecord, type KeyStatus, type KeyStatusFilter, type KeyWithSecret, type UpdateKeyInput } from './key-wire.js';
 
 /** What the gateway's config adds: its read-only keys and the provider ids `providerKeys` may name (unchecked when absent). */
 export interface KeysConfigView {
@@ -31,7 +31,7 @@ export interface KeyListQuery {
   after?: string | undefined;
   /** Matches name, owner and metadata (case-insensitive substring). */
   search?: string;
-  status?: KeyStatus;
+  status?: KeyStatusFilter;
   owner?: string;
   source?: 'store' | 'config';
 }
@@ -145,7 +145,9 @@ export class KeyService {
     if (out.length < want && q.source !== 'config') {
       let query = this.db.selectFrom('api_keys').selectAll().orderBy('id', 'desc').limit(want - out.length);
       if (inStoreAlready) query = query.where('id', '<', q.after as string);
-      if (q.status) query = query.where('status', '=', q.status);
+      if (q.status === 'expired') query = query.where('status', '=', 'active').where('expires_at', 'is not', null).where('expires_at', '<=', this.now());
+      else if (q.status === 'active') query = query.where('status', '=', 'active').where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', this.now())]));
+      else if (q.status) query = query.where('status', '=', q.status);
       if (q.owner) query = query.where('owner', '=', q.owner);
       if (q.search) {
         const p = `%${q.search.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
@@ -263,6 +265,7 @@ export class KeyService {
 }
 
 function matchesConfig(r: KeyRecord, q: KeyListQuery): boolean {
+  // Config keys have no expiry: none is ever `expired`.
   if (q.status && r.status !== q.status) return false;
   if (q.owner) return false;
   if (q.search && !r.name.toLowerCase().includes(q.search.toLowerCase())) return false;

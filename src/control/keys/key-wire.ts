@@ -11,6 +11,9 @@ import { providerIdsOf } from './provider-key-cipher.js';
 
 export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
+/** What a key list filters on: a status, or `expired` (active, but past its expiry: refused); `active` then leaves expired keys out. */
+export const KEY_STATUS_FILTERS = [...KEY_STATUSES, 'expired'] as const;
+export type KeyStatusFilter = (typeof KEY_STATUS_FILTERS)[number];
 
 /** C0 and C1 control characters (newlines, ESC, BEL, ...) and DEL: they rewrite an operator's terminal (`modelgate keys list`) and break tables and logs. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
