@@ -7,14 +7,13 @@
  * `error`); GET /v1beta/files/{id}:download streams the video. Errors in Gemini's shape; another
  * key's operation is a 404.
  */
-import { GatewayError } from '../core/errors.js';
 import { parseJsonObject } from '../request/body.js';
 import { geminiIdOfTask, geminiVideoRequest, taskIdOfGeminiId } from '../protocols/videos/index.js';
 import type { VideoTask } from '../tasks/video/video-task.js';
 import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse } from './common.js';
 import { modelFromPath } from './gemini.js';
-import { getVideoContent, ownTask, submitVideo } from './videos.js';
+import { getVideoContent, ownTask, renamedParam, submitVideo } from './videos.js';
 import type { Reply } from '../reply/reply.js';
 
 /** The video job's field names in a refusal, as Gemini's caller sent them. */
@@ -28,13 +27,6 @@ const GEMINI_PARAMS: Record<string, string> = {
   'metadata.generateAudio': 'parameters.generateAudio',
 };
 
-function inGeminiTerms(err: unknown): unknown {
-  if (!(err instanceof GatewayError) || err.param === null) return err;
-  const param = GEMINI_PARAMS[err.param];
-  if (param === undefined) return err;
-  // Gemini's error body has no field of its own: the message names it.
-  return new GatewayError(err.code, `${err.message} (field: ${param})`, { param, ...(err.detail !== undefined ? { detail: err.detail } : {}), ...(err.retryAfter !== undefined ? { retryAfter: err.retryAfter } : {}) });
-}
 
 /**
  * The origin the caller reached the gateway at (its Host header; https when the request came over
@@ -74,7 +66,8 @@ export async function geminiPredictLongRunning(ctx: EndpointContext, params: Rec
   const principal = await authenticate(ctx);
   const req = geminiVideoRequest(modelFromPath(params.model), parseJsonObject(await ctx.body.text()));
   const result = await submitVideo(ctx, principal, req).catch((err: unknown) => {
-    throw inGeminiTerms(err);
+    // Gemini's error body has no field of its own: the message names it.
+    throw renamedParam(err, GEMINI_PARAMS, (message, param) => `${message} (field: ${param})`);
   });
   const task = await ctx.services.videoTasks.find(result.taskId, principal);
   return jsonResponse(ctx, operationOf(ctx, task), 200, result.replayed ? { 'idempotent-replayed': 'true' } : undefined);

@@ -1,6 +1,6 @@
 /**
  * OpenAI's Videos API, as the openai SDK's `client.videos` calls it, over the gateway's video tasks
- * (the same tasks as /v1/video/generations: any configured video vendor, polling, idempotency,
+ * (the same tasks as /v1/video/generations, for every configured video vendor, with polling, idempotency,
  * budgets): POST /v1/videos (create), GET /v1/videos/{id} (retrieve), GET /v1/videos (list, newest
  * first; needs the control plane's task records), DELETE /v1/videos/{id} (delete: a running job is
  * cancelled; afterwards 404 for the key), GET /v1/videos/{id}/content (the MP4). Answers are
@@ -13,7 +13,7 @@ import { openAIVideoForm, openAIVideoRequest, openAIVideoSize } from '../protoco
 import { toVideoTask, type VideoStatus, type VideoTask } from '../tasks/video/video-task.js';
 import type { EndpointContext } from './services.js';
 import { authenticate, jsonResponse } from './common.js';
-import { getVideoContent, ownTask, submitVideo } from './videos.js';
+import { getVideoContent, ownTask, renamedParam, submitVideo } from './videos.js';
 import type { Reply } from '../reply/reply.js';
 import { quoteInput } from '../core/quote-input.js';
 
@@ -52,13 +52,6 @@ export function openAIVideoObject(task: VideoTask): Record<string, unknown> {
 /** The video job's field names in a refusal, as this API's caller sent them (`seconds`, `size`). */
 const OPENAI_PARAMS: Record<string, string> = { duration: 'seconds', 'metadata.durationSeconds': 'seconds', 'metadata.aspectRatio': 'size', 'metadata.resolution': 'size' };
 
-function inOpenAITerms(err: unknown): unknown {
-  if (!(err instanceof GatewayError) || err.param === null) return err;
-  const param = OPENAI_PARAMS[err.param];
-  if (param === undefined) return err;
-  const message = param === 'size' ? `${err.message} (from 'size')` : err.message;
-  return new GatewayError(err.code, message, { param, ...(err.detail !== undefined ? { detail: err.detail } : {}), ...(err.retryAfter !== undefined ? { retryAfter: err.retryAfter } : {}) });
-}
 
 /** POST /v1/videos (multipart/form-data as the SDK sends it, or JSON) */
 export async function createVideo(ctx: EndpointContext): Promise<Reply> {
@@ -66,7 +59,7 @@ export async function createVideo(ctx: EndpointContext): Promise<Reply> {
   const contentType = ctx.request.headers.get('content-type') ?? '';
   const fields = /^multipart\/form-data/i.test(contentType) ? await openAIVideoForm(await ctx.body.bytes(), contentType) : parseJsonObject(await ctx.body.text());
   const result = await submitVideo(ctx, principal, openAIVideoRequest(fields)).catch((err: unknown) => {
-    throw inOpenAITerms(err);
+    throw renamedParam(err, OPENAI_PARAMS, (message, param) => (param === 'size' ? `${message} (from 'size')` : message));
   });
   const task = await ctx.services.videoTasks.find(result.taskId, principal);
   return jsonResponse(ctx, openAIVideoObject(task), 200, result.replayed ? { 'idempotent-replayed': 'true' } : undefined);

@@ -65,6 +65,18 @@ export async function submitVideo(ctx: EndpointContext, principal: Principal, re
   }
 }
 
+/**
+ * A refusal of the video job in the field names of the API the caller spoke (`duration` is OpenAI's
+ * `seconds`, Gemini's `parameters.durationSeconds`); `inMessage` adds the name to the message for
+ * an error shape without a field of its own (Gemini's).
+ */
+export function renamedParam(err: unknown, names: Readonly<Record<string, string>>, inMessage: (message: string, param: string) => string = (m) => m): unknown {
+  if (!(err instanceof GatewayError) || err.param === null) return err;
+  const param = names[err.param];
+  if (param === undefined) return err;
+  return new GatewayError(err.code, inMessage(err.message, param), { param, ...(err.detail !== undefined ? { detail: err.detail } : {}), ...(err.retryAfter !== undefined ? { retryAfter: err.retryAfter } : {}) });
+}
+
 /** The caller's own task (404 otherwise), named in the request's hook event. */
 export async function ownTask(ctx: EndpointContext, params: Record<string, string>): Promise<{ task: VideoTask; principal: Principal }> {
   const principal = await authenticate(ctx);

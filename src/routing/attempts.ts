@@ -125,9 +125,7 @@ export async function runAttempts<T>(
         return out;
       } catch (err) {
         const g = toGatewayError(err);
-        const status = upstreamStatusOf(g);
-        // A failure before any upstream call (e.g. a request the vendor's protocol cannot express) is no attempt.
-        if (status !== undefined) record(ctx, target, status, `${g.code}: ${scrubError(g, ctx.secrets).message}`);
+        recordUpstreamCall(ctx, target, g);
         if (!isRetryable(g)) {
           if (probing) health.release(key);
           throw err;
@@ -163,8 +161,10 @@ function nothingAfter(usable: readonly (readonly ResolvedDeployment[])[], i: num
 }
 
 /**
- * One upstream call made outside runAttempts (a video submission: one call, no retries), recorded
- * like an attempt: in x-modelgate-attempts, the hook events and the ledger.
+ * An upstream call as an attempt (x-modelgate-attempts, the hook events, the ledger): answered, or
+ * failed with the upstream's status. A failure before any upstream call (a request the vendor's
+ * protocol cannot express) is no attempt. runAttempts records each of its calls so; a video
+ * submission (one call, no retries) too.
  */
 export function recordUpstreamCall(ctx: RequestContext, target: ResolvedModel, err?: unknown): void {
   if (err === undefined) return record(ctx, target, 200);

@@ -9,6 +9,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { Provider, VideoAdapter } from '../types.js';
 import type { UpstreamVideoState, VideoJob, VideoLimits } from '../video-api.js';
 import { callUpstream, readUpstreamJson } from '../../upstream/call.js';
+import { OPENAI_VIDEO_SIZES, videoSize } from '../../protocols/videos/video-sizes.js';
 
 const videoObjectSchema = z.looseObject({
   id: z.string().min(1),
@@ -18,12 +19,6 @@ const videoObjectSchema = z.looseObject({
   error: z.looseObject({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 
-const OPENAI_SIZES: Record<string, string> = {
-  '16:9@720p': '1280x720',
-  '9:16@720p': '720x1280',
-  '16:9@1024p': '1792x1024',
-  '9:16@1024p': '1024x1792',
-};
 
 export function openAIVideoLimits(upstreamModel: string): VideoLimits {
   const pro = /pro/i.test(upstreamModel);
@@ -37,7 +32,7 @@ export function openAIVideoLimits(upstreamModel: string): VideoLimits {
     audio: 'always',
     negativePrompt: false,
     personGeneration: [],
-    sizes: OPENAI_SIZES,
+    sizes: { ...OPENAI_VIDEO_SIZES },
   };
 }
 
@@ -65,15 +60,11 @@ function mapOpenAIVideo(raw: Record<string, unknown>, providerId: string): Upstr
   }
 }
 
-/** OpenAI-style `WxH` for an aspect ratio and resolution: the table, else short side = resolution. */
+/** OpenAI-style `WxH` for an aspect ratio and resolution: the model's table, else short side = resolution. */
 function sizeFor(limits: VideoLimits, aspectRatio: string, resolution: string): string {
-  const known = limits.sizes[`${aspectRatio}@${resolution}`];
-  if (known) return known;
-  const [a, b] = aspectRatio.split(':').map(Number);
-  const short = Number.parseInt(resolution, 10);
-  if (!a || !b || !short) throw new GatewayError('invalid_request', `Cannot derive a size from aspect ratio '${aspectRatio}' and resolution '${resolution}'.`, { param: 'metadata.aspectRatio' });
-  const even = (n: number) => Math.round(n / 2) * 2;
-  return a >= b ? `${even((short * a) / b)}x${short}` : `${short}x${even((short * b) / a)}`;
+  const size = videoSize(aspectRatio, resolution, limits.sizes);
+  if (!size) throw new GatewayError('invalid_request', `Cannot derive a size from aspect ratio '${aspectRatio}' and resolution '${resolution}'.`, { param: 'metadata.aspectRatio' });
+  return size;
 }
 
 function videoPath(id: string): string {

@@ -10,6 +10,7 @@ import { quoteInput } from '../../../core/quote-input.js';
 import { protoKeyError } from '../../../wire/json-guard.js';
 import type { VideoRequest } from '../videos-api.js';
 import { parseForm } from '../../shared/multipart-parts.js';
+import { OPENAI_VIDEO_SIZES, videoSize } from '../video-sizes.js';
 
 /** More parts than a create has (its five fields): past it, no parsing at all. */
 const MAX_PARTS = 20;
@@ -19,13 +20,13 @@ export const DEFAULT_OPENAI_VIDEO_MODEL = 'sora-2';
 
 const FIELDS = new Set(['prompt', 'model', 'seconds', 'size', 'input_reference']);
 
-/** OpenAI's sizes and the gateway's aspect ratio and resolution for each (the Sora upstream maps them back). */
-const SIZES: Record<string, { aspectRatio: string; resolution: string }> = {
-  '1280x720': { aspectRatio: '16:9', resolution: '720p' },
-  '720x1280': { aspectRatio: '9:16', resolution: '720p' },
-  '1792x1024': { aspectRatio: '16:9', resolution: '1024p' },
-  '1024x1792': { aspectRatio: '9:16', resolution: '1024p' },
-};
+/** OpenAI's sizes -> the gateway's aspect ratio and resolution (the Sora upstream maps them back). */
+const SIZES: Record<string, { aspectRatio: string; resolution: string }> = Object.fromEntries(
+  Object.entries(OPENAI_VIDEO_SIZES).map(([key, size]) => {
+    const [aspectRatio = '', resolution = ''] = key.split('@');
+    return [size, { aspectRatio, resolution }];
+  }),
+);
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
@@ -43,12 +44,7 @@ function sizeSettings(size: string): { aspectRatio: string; resolution: string }
 
 /** A job's aspect ratio and resolution as OpenAI's `WxH` (the short side is the resolution). */
 export function openAIVideoSize(aspectRatio: string, resolution: string): string {
-  for (const [size, s] of Object.entries(SIZES)) if (s.aspectRatio === aspectRatio && s.resolution === resolution) return size;
-  const [a, b] = aspectRatio.split(':').map(Number);
-  const short = Number.parseInt(resolution, 10);
-  if (!a || !b || !short) return `${aspectRatio}@${resolution}`;
-  const even = (n: number): number => Math.round(n / 2) * 2;
-  return a >= b ? `${even((short * a) / b)}x${short}` : `${short}x${even((short * b) / a)}`;
+  return videoSize(aspectRatio, resolution) ?? `${aspectRatio}@${resolution}`;
 }
 
 function text(fields: Record<string, unknown>, name: string): string | undefined {
