@@ -73,3 +73,10 @@ export function withoutReasoningIfOff(req: IRChatRequest, upstreamModel: string,
   const { reasoning: _dropped, ...rest } = req;
   return rest;
 }
+
+/**
+ * The refusal of n > 1 on a translated request: the IR carries one answer, so extra candidates
+ * would be generated (and billed) upstream and then lost. Pass-through routes keep n as it is.
+ */
+export const ONE_ANSWER =
+  'This request is translated to another API, and a translated request returns one answer; ask for one (n or candidateCount 1), or call a model of your own API for several.';

@@ -1,7 +1,7 @@
 /** IR -> Gemini generateContent request body (the model travels in the URL, not the body). */
 import { GatewayError } from '../../../core/errors.js';
 import type { IRChatRequest, IRWarning } from '../../../ir/types.js';
-import { dropped, droppedForeignOptions, withoutReasoningIfOff } from '../../shared/dropped-settings.js';
+import { dropped, droppedForeignOptions, ONE_ANSWER, withoutReasoningIfOff } from '../../shared/dropped-settings.js';
 import type { UpstreamTarget } from '../../types.js';
 import { convertToGeminiContents } from './convert-to-gemini-contents.js';
 import { quoteInput } from '../../../core/quote-input.js';
@@ -85,7 +85,7 @@ export function encodeGeminiRequest(request: IRChatRequest, upstreamModel: strin
     if (req.stop.length > 5) throw new GatewayError('unsupported', 'Gemini models accept at most 5 stop sequences.', { param: 'stop' });
     g.stopSequences = req.stop;
   }
-  if (req.n !== undefined && req.n !== 1) g.candidateCount = req.n;
+  if (req.n !== undefined && req.n !== 1) throw new GatewayError('unsupported', ONE_ANSWER, { param: 'n' });
   if (req.presencePenalty !== undefined) g.presencePenalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) g.frequencyPenalty = req.frequencyPenalty;
   if (req.seed !== undefined) g.seed = req.seed;

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../../core/errors.js';
 import { dataUrl, toStandardBase64 } from '../../../ir/media.js';
 import type { IRChatRequest, IRContentPart, IRMessage, IRWarning } from '../../../ir/types.js';
-import { dropped, droppedForeignOptions, noReasoning } from '../../shared/dropped-settings.js';
+import { dropped, droppedForeignOptions, noReasoning, ONE_ANSWER } from '../../shared/dropped-settings.js';
 import { quoteInput } from '../../../core/quote-input.js';
 import type { UpstreamTarget } from '../../types.js';
 
@@ -18,7 +18,7 @@ export function encodeOpenAIChatRequest(req: IRChatRequest, upstreamModel: strin
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.topK !== undefined) warnings.push(dropped('topK', 'openai-chat', 'OpenAI models have no top_k; ignored.'));
-  if (req.n !== undefined && req.n !== 1) body.n = req.n;
+  if (req.n !== undefined && req.n !== 1) throw new GatewayError('unsupported', ONE_ANSWER, { param: 'n' });
   if (req.stop?.length) {
     if (req.stop.length > 4) throw new GatewayError('unsupported', 'OpenAI upstreams accept at most 4 stop sequences.', { param: 'stop' });
     body.stop = req.stop;
