@@ -5,7 +5,7 @@ import { GatewayError } from '../core/errors.js';
 import { appendTopLevelField } from '../wire/json-splice.js';
 import { Reply } from '../reply/reply.js';
 import { ReplyHeaders } from '../reply/reply-headers.js';
-import { errorBodyFor } from '../protocols/shared/error-bodies.js';
+import { errorBodyFor, statusInShape } from '../protocols/shared/error-bodies.js';
 import { scrubContent, scrubError as scrubGatewayError } from '../core/redact.js';
 import type { ResolvedModel } from '../routing/model-registry.js';
 import { escapeControls, modelIdProblem } from '../routing/model-id.js';
@@ -123,7 +123,7 @@ export function errorResponse(ctx: EndpointContext, err: GatewayError): Reply {
   const safe = scrubError(ctx, err);
   const headers = new ReplyHeaders({ 'content-type': 'application/json' });
   if (safe.retryAfter !== undefined) headers.set('retry-after', String(Math.max(1, Math.ceil(safe.retryAfter))));
-  return new Reply(safe.status, headers, JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)));
+  return new Reply(statusInShape(ctx.errorShape, safe), headers, JSON.stringify(errorBodyFor(ctx.errorShape, safe, ctx.traceId)));
 }
 
 /** The gateway's secrets plus this caller's own upstream credentials (EndpointContext.secrets). */

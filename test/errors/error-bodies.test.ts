@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { codeForStatus, GatewayError, type GatewayErrorCode } from '../../src/core/errors.js';
 
 const statusOf = (code: GatewayErrorCode): number => new GatewayError(code, 'x').status;
-import { anthropicErrorBody, errorBodyFor, geminiErrorBody, openAIErrorObject } from '../../src/protocols/shared/error-bodies.js';
+import { anthropicErrorBody, errorBodyFor, geminiErrorBody, openAIErrorObject, statusInShape } from '../../src/protocols/shared/error-bodies.js';
 import { upstreamErrorMessage } from '../../src/protocols/shared/upstream-error-message.js';
 
 describe('the code -> status table', () => {
@@ -15,6 +15,15 @@ describe('the code -> status table', () => {
     expect([statusOf('conflict'), statusOf('gone'), statusOf('client_closed')]).toEqual([409, 410, 499]);
     expect(new GatewayError('gone', 'expired').status).toBe(410);
     expect([codeForStatus(409), codeForStatus(410), codeForStatus(422), codeForStatus(500), codeForStatus(529)]).toEqual(['conflict', 'gone', 'invalid_request', 'upstream_error', 'unavailable']);
+  });
+});
+
+describe("Anthropic's 529 in other shapes", () => {
+  it('is a 503 for OpenAI and Gemini clients, a 529 for Anthropic ones', () => {
+    const overloaded = new GatewayError('unavailable', 'Overloaded', { status: 529 });
+    expect([statusInShape('openai', overloaded), statusInShape('gemini', overloaded), statusInShape('anthropic', overloaded)]).toEqual([503, 503, 529]);
+    expect(geminiErrorBody(overloaded).error).toEqual({ code: 503, message: 'Overloaded', status: 'UNAVAILABLE' });
+    expect(statusInShape('openai', new GatewayError('upstream_error', 'x', { status: 500 }))).toBe(500);
   });
 });
 

@@ -253,7 +253,7 @@ describe('retries before the first byte', () => {
     await h.gateway.close();
   });
 
-  it('a burst of 500s is ridden out; a burst of 529s longer than the attempts ends in 529 with every attempt listed', async () => {
+  it('a burst of 500s is ridden out; a burst of 529s longer than the attempts ends in a 503 (529 is Anthropic\'s own status) with every attempt listed', async () => {
     reset();
     const h = harness({});
     a.script = [{ kind: 'status', status: 500 }, { kind: 'status', status: 500 }];
@@ -263,7 +263,7 @@ describe('retries before the first byte', () => {
 
     a.script = [{ kind: 'status', status: 529 }, { kind: 'status', status: 529 }, { kind: 'status', status: 529 }, { kind: 'status', status: 529 }];
     const res = await h.gateway.handle(chat('m'));
-    expect(res.status).toBe(529);
+    expect(res.status).toBe(503);
     expect(res.headers.get('x-modelgate-attempts')).toBe('3');
     expect(res.headers.get('x-modelgate-provider')).toBe('a');
     const body = (await res.json()) as { error: { message: string } };

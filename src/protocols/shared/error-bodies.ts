@@ -123,7 +123,16 @@ export function googleStatus(err: GatewayError): string {
 
 /** `{"error":{"code","message","status"}}`, with the trace id when it is known. */
 export function geminiErrorBody(err: GatewayError, traceId?: string): { error: { code: number; message: string; status: string }; traceId?: string } {
-  return { error: { code: err.status, message: err.message, status: googleStatus(err) }, ...(traceId ? { traceId } : {}) };
+  return { error: { code: statusInShape('gemini', err), message: err.message, status: googleStatus(err) }, ...(traceId ? { traceId } : {}) };
+}
+
+/**
+ * The HTTP status an error answers with in a shape: its own, except Anthropic's 529 ("overloaded",
+ * not a standard status, which some HTTP stacks and proxies treat as fatal or unknown) is a 503
+ * for every client but an Anthropic one (retryable the same way).
+ */
+export function statusInShape(shape: ErrorShape, err: GatewayError): number {
+  return err.status === 529 && shape !== 'anthropic' ? 503 : err.status;
 }
 
 const BODIES: Record<ErrorShape, (err: GatewayError, traceId: string) => unknown> = {

@@ -177,5 +177,11 @@ describe('errors in Anthropic shape', () => {
     const body = await limited.text();
     expect(body).not.toContain(h.anthropic.apiKey);
     expect(JSON.parse(body)).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+
+    // Anthropic's own 529 reaches an Anthropic client as it is (other clients get a 503).
+    h.anthropic.failNext(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    const overloaded = await postRaw(h, '/v1/messages', JSON.stringify({ model: 'claude-pass', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }));
+    expect(overloaded.status).toBe(529);
+    expect(await overloaded.json()).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: expect.stringContaining('Overloaded') } });
   });
 });

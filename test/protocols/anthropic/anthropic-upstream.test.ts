@@ -107,7 +107,9 @@ describe('OpenAI client -> Anthropic upstream', () => {
     h.anthropic.failNext(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
     const err = await client.chat.completions.create({ model: 'claude-pass', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(529);
+    // 529 is Anthropic's own status: an OpenAI client gets the standard 503.
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    expect((err as InstanceType<typeof OpenAI.APIError>).type).toBe('server_error');
     expect((err as InstanceType<typeof OpenAI.APIError>).message).toContain('Overloaded');
     const hot = await client.chat.completions.create({ model: 'claude-pass', temperature: 1.7, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(hot).toBeInstanceOf(OpenAI.BadRequestError);
