@@ -6,6 +6,7 @@
  * planned on an index: SQLite's EXPLAIN QUERY PLAN shows no full scan of a table and no sort of a
  * whole table for a paged list. No timed assertion: the query plans are what keeps pages fast.
  */
+import { keySearchText } from '../../src/control/keys/key-search.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,8 +45,8 @@ async function seed(): Promise<void> {
   const s = h.database;
   h.exec('PRAGMA journal_mode = WAL');
   h.exec('PRAGMA synchronous = OFF');
-  const insertKey = s.prepare(`insert into api_keys (id, name, owner, models, limits, metadata, provider_keys, expires_at, status, prefix, last4, created_at, updated_at, revoked_at, last_used_at, revision)
-    values (?, ?, ?, '["*"]', null, ?, null, null, ?, 'mg-Ab3d', ?, ?, ?, null, null, ?)`);
+  const insertKey = s.prepare(`insert into api_keys (id, name, owner, models, limits, metadata, provider_keys, expires_at, status, prefix, last4, created_at, updated_at, revoked_at, last_used_at, revision, search_text)
+    values (?, ?, ?, '["*"]', null, ?, null, null, ?, 'mg-Ab3d', ?, ?, ?, null, null, ?, ?)`);
   // Store version 6: a row's repeated strings are ids of ledger_names lines.
   const insertName = s.prepare('insert into ledger_names (id, name) values (?, ?)');
   const nameIds = new Map<string, number>();
@@ -71,7 +72,8 @@ async function seed(): Promise<void> {
       const created = NOW - 400 * DAY + i * 60_000;
       const id = timeOrderedId('key_', created);
       keyIds.push(id);
-      insertKey.run([id, `team-${i}`, `owner-${i % 500}`, JSON.stringify({ plan: i % 7 === 0 ? 'pro' : 'free' }), i % 50 === 0 ? 'disabled' : 'active', String(i).padStart(4, '0').slice(-4), created, created, i + 1]);
+      const metadata = { plan: i % 7 === 0 ? 'pro' : 'free' };
+      insertKey.run([id, `team-${i}`, `owner-${i % 500}`, JSON.stringify(metadata), i % 50 === 0 ? 'disabled' : 'active', String(i).padStart(4, '0').slice(-4), created, created, i + 1, keySearchText(`team-${i}`, `owner-${i % 500}`, metadata)]);
     }
     for (let i = 0; i < ROWS; i++) {
       const [model, provider] = MODELS[i % 3] as (typeof MODELS)[number];

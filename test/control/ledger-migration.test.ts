@@ -89,7 +89,8 @@ describe.each(testDatabaseKinds())('ledger rows keyed by (time, trace_id), their
     const before = await textRows(db, 'ledger_rows');
     expect(before).toHaveLength(300);
 
-    const up = await t.migrator.migrateToLatest();
+    // Up to the ledger's last migration (later ones are about other tables).
+    const up = await t.migrator.migrateTo('0006_ledger_names');
     expect(up.error).toBeUndefined();
     expect(up.results?.map((r) => [r.migrationName, r.status])).toEqual([['0005_ledger_time_key', 'Success'], ['0006_ledger_names', 'Success']]);
     expect(await textRows(db, 'ledger_requests')).toEqual(before);

@@ -28,6 +28,8 @@ export interface ApiKeysTable {
   last_used_at: number | null;
   /** The `control_state.keys_revision` of the change that last wrote this row: instances reload rows newer than what they hold. */
   revision: number;
+  /** Name, owner and metadata labels and values, case-folded: what a list's `search` matches (keys/key-search.ts). */
+  search_text: string;
 }
 
 /** `api_key_secrets`: the SHA-256 digests of a key's secrets; several while a rotation's grace period runs. */

@@ -5,6 +5,7 @@
  * its audit entry; then every instance is told (this one's cache at once, the others through the
  * notifier or their next refresh). Keys from the config file are listed read-only.
  */
+import { foldForSearch, keySearchText, searchPattern } from './key-search.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { KeyConfig } from '../../config/schema.js';
 import { GatewayError } from '../../core/errors.js';
@@ -110,6 +111,7 @@ export class KeyService {
         revoked_at: null,
         last_used_at: null,
         revision,
+        search_text: keySearchText(input.name, input.owner ?? null, input.metadata ?? {}),
       };
       await trx.insertInto('api_keys').values(row).execute();
       await trx.insertInto('api_key_secrets').values({ digest: secret.digest, key_id: row.id, prefix: secret.prefix, last4: secret.last4, created_at: now, expires_at: null }).execute();
@@ -149,10 +151,7 @@ export class KeyService {
       else if (q.status === 'active') query = query.where('status', '=', 'active').where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', this.now())]));
       else if (q.status) query = query.where('status', '=', q.status);
       if (q.owner) query = query.where('owner', '=', q.owner);
-      if (q.search) {
-        const p = `%${q.search.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
-        query = query.where(sql<boolean>`(lower(name) like ${p} escape '!' or lower(coalesce(owner, '')) like ${p} escape '!' or lower(metadata) like ${p} escape '!')`);
-      }
+      if (q.search) query = query.where(sql<boolean>`search_text like ${searchPattern(q.search)} escape '!'`);
       for (const row of await query.execute()) out.push({ record: recordOfRow(row), cursor: row.id });
     }
     const page = pageOf(out, q.limit, (e) => e.cursor);
@@ -236,7 +235,8 @@ export class KeyService {
     return row;
   }
 
-  private async save(trx: Transaction<Database>, action: string, actor: string, before: ApiKeysTable, next: ApiKeysTable, details?: Record<string, unknown>): Promise<KeyRecord> {
+  private async save(trx: Transaction<Database>, action: string, actor: string, before: ApiKeysTable, changed: ApiKeysTable, details?: Record<string, unknown>): Promise<KeyRecord> {
+    const next: ApiKeysTable = { ...changed, search_text: keySearchText(changed.name, changed.owner, JSON.parse(changed.metadata) as Record<string, string>) };
     await trx.updateTable('api_keys').set(next).where('id', '=', next.id).execute();
     const after = recordOfRow(next);
     await recordAudit(trx, { actor, action, targetType: 'key', targetId: next.id, before: recordOfRow(before), after: details ? { ...after, ...details } : after }, this.now());
@@ -268,7 +268,7 @@ function matchesConfig(r: KeyRecord, q: KeyListQuery): boolean {
   // Config keys have no expiry: none is ever `expired`.
   if (q.status && r.status !== q.status) return false;
   if (q.owner) return false;
-  if (q.search && !r.name.toLowerCase().includes(q.search.toLowerCase())) return false;
+  if (q.search && !foldForSearch(r.name).includes(foldForSearch(q.search))) return false;
   return true;
 }
 

@@ -9,6 +9,7 @@ import * as m0003 from './0003_console.js';
 import * as m0004 from './0004_ordered_indexes.js';
 import * as m0005 from './0005_ledger_time_key.js';
 import * as m0006 from './0006_ledger_names.js';
+import * as m0007 from './0007_key_search.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_keys_and_audit': m0001,
@@ -17,6 +18,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004_ordered_indexes': m0004,
   '0005_ledger_time_key': m0005,
   '0006_ledger_names': m0006,
+  '0007_key_search': m0007,
 };
 
 /** A static provider for Kysely's Migrator (no file system: the same list on every runtime). */
