@@ -73,13 +73,15 @@ function streamOf(
 }
 
 /**
- * A stream request answered with a JSON body instead of an event stream (an error object sent with
- * 200): a 502 with the upstream's message before anything reaches the client, retried and failed
- * over, instead of JSON relayed as if it were events. Gemini's streams come as SSE (alt=sse) too.
+ * A stream request answered with a document instead of an event stream (a JSON error object, a
+ * proxy's or CDN's HTML page, XML, sent with 200): a 502 with the upstream's message before
+ * anything reaches the client, retried and failed over, instead of a body relayed as if it were
+ * events. Gemini's streams come as SSE (alt=sse) too. A missing or other type (text/plain from a
+ * lax compatible server) is read as the stream it should be.
  */
 async function refuseJsonForStream(ctx: EndpointContext, call: ChatCall, upstream: UpstreamResult, protocol: ProtocolName): Promise<void> {
   const type = responseHeader(upstream.response, 'content-type');
-  if (type === null || !type.toLowerCase().includes('application/json')) return;
+  if (type === null || !isDocumentType(type)) return;
   const raw = { text: '' };
   try {
     await readUpstreamJson(upstream, call.model.provider.id, raw);
@@ -87,6 +89,12 @@ async function refuseJsonForStream(ctx: EndpointContext, call: ChatCall, upstrea
     // Not JSON after all: what came is still no stream.
   }
   throw notAnAnswer(call.model.provider.id, protocol, raw.text, requestSecrets(ctx));
+}
+
+/** A media type that is a document, never an event stream: JSON, HTML or XML of any flavour. */
+function isDocumentType(contentType: string): boolean {
+  const media = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return media !== 'text/event-stream' && /json|html|xml/.test(media);
 }
 
 /** Admits a chat call against the key's and the model's limits (429 when one has no room). */

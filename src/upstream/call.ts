@@ -21,8 +21,13 @@ export interface UpstreamResult {
   /** Aborts the upstream request (client gone, idle timeout). */
   abort: (reason?: unknown) => void;
   signal: AbortSignal;
-  /** Restarts the idle timer; call on every chunk of a stream. */
+  /** Restarts the idle timer; called before every read of a stream's body. */
   touch: () => void;
+  /**
+   * Stops counting the idle time until the next touch: the stream is not reading because its
+   * client has not taken the last text yet (backpressure), which is not the upstream's silence.
+   */
+  pauseIdle?: () => void;
   /** Stops timers and lets go of the caller's signal once the exchange is over. */
   done: () => void;
   /** Which timeout cut the exchange, if one did. */
@@ -143,6 +148,8 @@ class Exchange implements UpstreamResult {
   /** When the total time runs out (Date.now() ms), while the timer still counts the headers timeout. */
   #totalAt: number | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set while the stream waits on its client (see pauseIdle): an idle timer that fires then does not cut it. */
+  #idlePaused = false;
   readonly #idleMs: number | undefined;
   readonly #attempt: UpstreamAttempt | undefined;
 
@@ -227,6 +234,7 @@ class Exchange implements UpstreamResult {
   touch(): void {
     const idleMs = this.#idleMs;
     if (idleMs === undefined) return;
+    this.#idlePaused = false;
     // One idle timer per stream, restarted in place where the runtime can (Node, Bun: refresh()).
     const running = this.#idleTimer as { refresh?: () => unknown } | undefined;
     if (typeof running?.refresh === 'function') {
@@ -234,7 +242,20 @@ class Exchange implements UpstreamResult {
       return;
     }
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => this.#expire('idle'), idleMs);
+    this.#idleTimer = setTimeout(() => this.#onIdle(), idleMs);
+  }
+
+  pauseIdle(): void {
+    this.#idlePaused = true;
+  }
+
+  /** The idle time ran out: the stream is cut, unless it was waiting on its client (then the next read starts a new timer). */
+  #onIdle(): void {
+    if (this.#idlePaused) {
+      this.#idleTimer = undefined;
+      return;
+    }
+    this.#expire('idle');
   }
 
   /** Stops the timers and lets go of the caller (without ending the attempt: see done). */

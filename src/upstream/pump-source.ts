@@ -58,6 +58,8 @@ export function pumpSource(o: PumpOptions, reader: BodyReader, cancelled: () => 
   };
   const yielded = (text: string, next: Phase): Result => {
     phase = next;
+    // Until the client asks for more, the stream is held back by it, not waiting on the upstream.
+    if (next === 'reading') o.upstream.pauseIdle?.();
     busy = false;
     onChunk?.();
     return { done: false, value: text };
@@ -124,7 +126,6 @@ export function pumpSource(o: PumpOptions, reader: BodyReader, cancelled: () => 
     try {
       if (signal?.aborted) throw signal.reason ?? new DOMException('Aborted', 'AbortError');
       if (r.done) return end();
-      o.upstream.touch();
       try {
         o.transform.push(r.value, emit);
       } catch (err) {
@@ -137,18 +138,21 @@ export function pumpSource(o: PumpOptions, reader: BodyReader, cancelled: () => 
     }
     return read();
   };
-  const read = (): Promise<Result> => reader.read().then(onRead, fail);
+  // The idle time is the wait for each read: it restarts here, not while the client holds the stream back.
+  const read = (): Promise<Result> => {
+    try {
+      o.upstream.touch();
+    } catch (err) {
+      return Promise.resolve(fail(err));
+    }
+    return reader.read().then(onRead, fail);
+  };
   const step = (): Promise<Result> => {
     switch (phase) {
       case 'idle':
         phase = 'reading';
         if (signal?.aborted) onAbort();
         else signal?.addEventListener('abort', onAbort, { once: true });
-        try {
-          o.upstream.touch();
-        } catch (err) {
-          return Promise.resolve(fail(err));
-        }
         return read();
       case 'reading':
         return read();
