@@ -1,4 +1,5 @@
 import { createParser, type EventSourceParser } from 'eventsource-parser';
+import { GatewayError } from '../core/errors.js';
 
 export interface SSEEvent {
   event?: string;
@@ -53,12 +54,37 @@ const CR = 13;
 const NONE: SSEEvent[] = [];
 
 /**
+ * The most text one event of an upstream stream may hold (64 Mi characters: a Gemini image
+ * stream carries an image's base64 in one event, several MB). An event still open past it (a
+ * stream that never sends the blank line) ends the stream with a 502, so a hostile or broken
+ * upstream cannot grow the gateway's memory without bound.
+ */
+export const MAX_SSE_EVENT_CHARS = 64 * 1024 * 1024;
+
+function eventTooLarge(): GatewayError {
+  return new GatewayError('bad_gateway', `The upstream sent a stream event larger than ${MAX_SSE_EVENT_CHARS / (1024 * 1024)} Mi characters; the stream was cut off.`);
+}
+
+/** The index just past the last line end (LF or CR) of `text`, 0 when it has none. */
+function afterLastLineEnd(text: string): number {
+  return Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1;
+}
+
+/**
  * The event-stream parser of the HTML standard, from eventsource-parser, for what the gateway
  * reads: `data` and `event` fields (`id` and `retry` are ignored), comments skipped, lines ended by
  * CRLF, LF or CR (also split across chunks). Text in, the events it completes out.
  */
 export class SSEParser {
   #out = NONE;
+  /**
+   * The line the text so far ended inside, held here until its end arrives: the parser is given
+   * whole lines only, so a long line costs its length once (the parser joins what it holds to each
+   * chunk and scans it all again: quadratic in a line's length). `#open` counts the characters
+   * since an event last completed, for MAX_SSE_EVENT_CHARS.
+   */
+  #line = '';
+  #open = 0;
   readonly #parser: EventSourceParser = createParser({
     onEvent: (m) => {
       if (this.#out === NONE) this.#out = [];
@@ -76,11 +102,22 @@ export class SSEParser {
     return last.length ? last.filter((e) => isWholeData(e.data)) : last;
   }
 
-  /** The events completed by `text` (the same empty array when none). */
+  /** The events completed by `text` (the same empty array when none); throws a 502 for an event past MAX_SSE_EVENT_CHARS. */
   feed(text: string): SSEEvent[] {
-    this.#parser.feed(text);
+    this.#open += text.length;
+    const cut = afterLastLineEnd(text);
+    if (cut === 0) {
+      this.#line += text;
+      if (this.#open > MAX_SSE_EVENT_CHARS) throw eventTooLarge();
+      return NONE;
+    }
+    const whole = cut === text.length ? text : text.slice(0, cut);
+    this.#parser.feed(this.#line ? this.#line + whole : whole);
+    this.#line = cut === text.length ? '' : text.slice(cut);
     const out = this.#out;
     this.#out = NONE;
+    if (out !== NONE) this.#open = this.#line.length;
+    else if (this.#open > MAX_SSE_EVENT_CHARS) throw eventTooLarge();
     return out;
   }
 }
@@ -98,6 +135,8 @@ const CR_LINE_ENDS = /\r\n?/g;
  */
 export class SSEEventSplitter {
   #pending = '';
+  /** `#pending` ends with LF (a blank line may start with the next chunk's first character). */
+  #heldEndsLF = false;
   #afterCR = false;
 
   /** The whole events completed by `text`, with what was held back before them ('' when none). */
@@ -111,17 +150,28 @@ export class SSEEventSplitter {
       this.#afterCR = t.charCodeAt(t.length - 1) === CR;
       t = t.replace(CR_LINE_ENDS, '\n');
     }
-    const buf = this.#pending ? this.#pending + t : t;
-    const cut = buf.lastIndexOf('\n\n') + 2;
-    if (cut === 1) {
+    // Only the new text is searched (and the one place where it joins what was held): a long
+    // event costs its length once, not once per chunk.
+    // (Whether the held text ends with LF is kept aside: reading its last character would flatten
+    // the joined string, a copy of it all, on every chunk.)
+    const held = this.#pending;
+    const inNew = t.lastIndexOf('\n\n');
+    const atJoin = inNew === -1 && this.#heldEndsLF && t.charCodeAt(0) === LF;
+    const buf = held ? held + t : t;
+    if (inNew === -1 && !atJoin) {
+      if (buf.length > MAX_SSE_EVENT_CHARS) throw eventTooLarge();
       this.#pending = buf;
+      this.#heldEndsLF = t.length > 0 ? t.charCodeAt(t.length - 1) === LF : this.#heldEndsLF;
       return '';
     }
+    const cut = atJoin ? held.length + 1 : held.length + inNew + 2;
     if (cut === buf.length) {
       this.#pending = '';
+      this.#heldEndsLF = false;
       return buf;
     }
     this.#pending = buf.slice(cut);
+    this.#heldEndsLF = t.charCodeAt(t.length - 1) === LF;
     return buf.slice(0, cut);
   }
 
@@ -135,6 +185,7 @@ export class SSEEventSplitter {
   end(): string {
     const rest = this.#pending;
     this.#pending = '';
+    this.#heldEndsLF = false;
     if (!rest.trim() || !isWholeEvent(rest)) return '';
     return rest.endsWith('\n') ? `${rest}\n` : `${rest}\n\n`;
   }

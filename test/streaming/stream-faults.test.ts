@@ -15,11 +15,15 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type ResponseEvent } from '../../src/index.js';
 import { createUndiciFetch } from '../../node/upstream-fetch.js';
+import { MAX_SSE_EVENT_CHARS } from '../../src/wire/sse.js';
 
 const KEY = 'mg-stream-faults-key-0001';
 const IDLE_MS = 300;
 const BIG_EVENTS = 2000;
 const PAD = 'x'.repeat(4000);
+/** One event of more than MAX_SSE_EVENT_CHARS, never ended, in 64 KiB writes. */
+const ENDLESS_PART = 'C'.repeat(64 * 1024);
+const ENDLESS_PARTS = Math.ceil(MAX_SSE_EVENT_CHARS / ENDLESS_PART.length) + 16;
 
 let upstream: Server;
 let gateway: Gateway;
@@ -54,7 +58,7 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (model === 'big') return void writeAll(res, bigStream(model));
       if (model === 'malformed') return void writeAll(res, [chunk(model, { role: 'assistant', content: 'hel' }), 'data: {"candid\n\n', chunk(model, { content: 'lo' }), chunk(model, {}, 'stop'), 'data: [DONE]\n\n']);
-      if (model === 'endless-event') return void writeAll(res, [chunk(model, { role: 'assistant', content: 'a' }), 'data: {"x":"', ...Array.from({ length: 600 }, () => 'C'.repeat(64 * 1024))]);
+      if (model === 'endless-event') return void writeAll(res, [chunk(model, { role: 'assistant', content: 'a' }), 'data: {"x":"', ...Array.from({ length: ENDLESS_PARTS }, () => ENDLESS_PART)]);
       void writeAll(res, [chunk(model, { role: 'assistant', content: 'hello' }), chunk(model, {}, 'stop'), 'data: [DONE]\n\n']);
     });
   });
@@ -95,6 +99,16 @@ const chat = (model: string): Promise<Response> =>
     }),
   );
 
+/** The same stream asked for by an Anthropic client: translated from the OpenAI upstream. */
+const messages = (model: string): Promise<Response> =>
+  gateway.handle(
+    new Request('http://gw/v1/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model, stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }),
+    }),
+  );
+
 const lastEvent = async (traceId: string | null): Promise<ResponseEvent> => {
   await expect.poll(() => responses.find((e) => e.traceId === traceId)).toBeDefined();
   return responses.find((e) => e.traceId === traceId) as ResponseEvent;
@@ -129,4 +143,18 @@ describe('stream faults', () => {
     expect(ev.streamCompleted).toBe(true);
     expect(ev.error).toBeUndefined();
   });
+
+  it('an event that never ends is cut past MAX_SSE_EVENT_CHARS: the in-band error, pass-through and translated', async () => {
+    const relayed = await chat('endless-event');
+    const relayedText = await relayed.text();
+    expect(relayedText).toContain('"content":"a"');
+    expect(relayedText.trimEnd().split('\n\n').at(-1)).toMatch(/^data: \{"error":\{"message":"The upstream sent a stream event larger than 64 Mi characters/);
+    expect((await lastEvent(relayed.headers.get('x-trace-id'))).error?.code).toBe('bad_gateway');
+
+    const translated = await messages('endless-event');
+    const translatedText = await translated.text();
+    expect(translatedText).toContain('event: message_start');
+    expect(translatedText.trimEnd().split('\n\n').at(-1)).toMatch(/^event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"The upstream sent a stream event larger than/);
+    expect((await lastEvent(translated.headers.get('x-trace-id'))).error?.code).toBe('bad_gateway');
+  }, 60_000);
 });
