@@ -53,6 +53,8 @@ export interface ResponseEnd {
   cacheHit?: boolean | undefined;
 }
 
+const CLIENT_LEFT = { code: 'client_closed', message: 'The client left before the stream ended.' } as const;
+
 /** The ResponseEnd of a finished request (see ResponseEnd). */
 export function responseEndOf(status: number, latencyMs: number, o: RequestOutcome, facts: AnswerFacts): ResponseEnd {
   return {
@@ -62,7 +64,8 @@ export function responseEndOf(status: number, latencyMs: number, o: RequestOutco
     costUsd: o.costUsd,
     pricing: o.pricing,
     media: o.media,
-    error: o.error,
+    // A stream its client left (no failure of the gateway's or the upstream's) is not a success in the ledger.
+    error: o.error ?? (o.streamCompleted === false ? CLIENT_LEFT : undefined),
     resolvedModel: facts.resolvedModel,
     protocol: facts.protocol,
     ttftMs: facts.ttftMs,

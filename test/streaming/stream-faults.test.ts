@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type ResponseEvent } from '../../src/index.js';
 import { createUndiciFetch } from '../../node/upstream-fetch.js';
 import { MAX_SSE_EVENT_CHARS } from '../../src/wire/sse.js';
+import type { LedgerRow } from '../../src/control/ledger/ledger-row.js';
 
 const KEY = 'mg-stream-faults-key-0001';
 const IDLE_MS = 300;
@@ -29,6 +30,7 @@ let upstream: Server;
 let gateway: Gateway;
 const seen: string[] = [];
 const responses: ResponseEvent[] = [];
+const ledgerRows: LedgerRow[] = [];
 const sockets = new Set<Socket>();
 
 const chunk = (model: string, delta: Record<string, unknown>, finish: string | null = null): string =>
@@ -81,7 +83,7 @@ beforeAll(async () => {
       keys: [{ id: 'faults', key: KEY }],
       timeouts: { streamIdleMs: IDLE_MS },
     },
-    { fetch: createUndiciFetch({ bodyTimeoutMs: IDLE_MS }), hooks: { onResponse: (e) => void responses.push(e) } },
+    { fetch: createUndiciFetch({ bodyTimeoutMs: IDLE_MS }), hooks: { onResponse: (e) => void responses.push(e) }, ledger: { enqueue: (row) => ledgerRows.push(row) > 0 } },
   );
 });
 afterAll(async () => {
@@ -142,6 +144,17 @@ describe('stream faults', () => {
     const ev = await lastEvent(res.headers.get('x-trace-id'));
     expect(ev.streamCompleted).toBe(true);
     expect(ev.error).toBeUndefined();
+    await expect.poll(() => ledgerRows.find((r) => r.traceId === res.headers.get('x-trace-id'))).toMatchObject({ status: 200, errorCode: null });
+  });
+
+  it('a stream its client left is client_closed in the ledger, not a clean 200', async () => {
+    const res = await chat('big');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+    const traceId = res.headers.get('x-trace-id');
+    expect((await lastEvent(traceId)).streamCompleted).toBe(false);
+    await expect.poll(() => ledgerRows.find((r) => r.traceId === traceId)).toMatchObject({ status: 200, errorCode: 'client_closed' });
   });
 
   it('an event that never ends is cut past MAX_SSE_EVENT_CHARS: the in-band error, pass-through and translated', async () => {
