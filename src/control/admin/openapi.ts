@@ -4,6 +4,8 @@ import { ADMIN_PREFIX, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type AdminRoute } from 
 
 const errorSchema = z.object({
   error: z.object({ type: z.string(), code: z.string().nullable(), message: z.string(), param: z.string().nullable() }),
+  /** The request's trace id, as in its x-trace-id header (every gateway error body has it). */
+  traceId: z.string(),
 });
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

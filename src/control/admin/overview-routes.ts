@@ -53,7 +53,7 @@ export const instanceSchema = z.object({
   lastSeenAt: z.string(),
   health: z.enum(['healthy', 'degraded', 'stale']),
   reason: z.string(),
-  stats: z.object({ ledger: z.object({ queued: int, written: int, dropped: int, failures: int }) }),
+  stats: z.object({ ledger: z.object({ queued: int, written: int, dropped: int, failures: int, timeouts: int }) }),
 });
 
 export const OVERVIEW_ROUTES: readonly AdminRoute[] = [
