@@ -76,4 +76,12 @@ describe('admin answers conform to /admin/v1/openapi.json', () => {
     await conforms('PATCH', '/keys/config-key', '/keys/{id}', 409, { name: 'x' });
     await conforms('GET', '/keys?bogus=1', '/keys', 400);
   });
+
+  it('an unknown body field is a 400 naming it (also nested)', async () => {
+    const top = (await conforms('POST', '/keys', '/keys', 400, { name: 'x', bogus: 1 })) as { error: { param: string; message: string } };
+    expect(top.error.param).toBe('bogus');
+    expect(top.error.message).toContain('bogus');
+    const nested = (await conforms('POST', '/keys', '/keys', 400, { name: 'x', limits: { requestsPerMinute: 5, nope: 2 } })) as { error: { param: string } };
+    expect(nested.error.param).toBe('limits.nope');
+  });
 });

@@ -17,7 +17,9 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, pre
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = pickIssue(result.error.issues);
-  const path = [...(prefix ? [prefix] : []), ...(issue?.path ?? [])];
+  // A field the schema does not know is named itself, not the object holding it.
+  const unknownKey = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+  const path = [...(prefix ? [prefix] : []), ...(issue?.path ?? []), ...(unknownKey !== undefined ? [unknownKey] : [])];
   // Paths hold caller-chosen keys and zod messages can quote input: both are cut to a readable length.
   const fullParam = formatPath(path);
   const param = fullParam ? quoteInput(fullParam) : null;
