@@ -23,12 +23,13 @@ export async function getOwnKey(ctx: EndpointContext): Promise<Reply> {
   const day = periodBounds('day', now);
   const period = budget ? periodBounds(budget.period, now) : day;
   let spendUsd: number | null = null;
+  let used: number | undefined;
   if (budget) {
     // A budget check with no ceiling takes nothing: it reads the period's total (which starts
     // from the ledger's spend when the store has none yet, as a model call's check does).
     const seed = await ctx.services.admission.budgetSeeds?.spent(principal.id, period.start);
     const read = await ctx.services.rateLimiter.acquire([{ kind: 'budget', name: keyBudgetName(principal.id, budget.period), limit: Number.MAX_SAFE_INTEGER, resetAt: period.end, ...(seed ? { seed } : {}) }], now);
-    const used = read.states[0]?.used;
+    used = read.states[0]?.used;
     if (used !== undefined) spendUsd = used / NANO_PER_USD;
   }
   const count = ctx.services.control?.requestCount;
@@ -47,9 +48,14 @@ export async function getOwnKey(ctx: EndpointContext): Promise<Reply> {
     usage: {
       periodStart: new Date(period.start).toISOString(),
       spendUsd,
-      budgetRemainingUsd: budget && spendUsd !== null ? Math.max(0, budget.usd - spendUsd) : null,
+      budgetRemainingUsd: budget && used !== undefined ? budgetRemainingUsd(budget.usd, used) : null,
       requestsToday,
     },
     rateLimit: { requests: rpm ? { limit: rpm.limit, remaining: rpm.remaining, resetAt: new Date(rpm.resetAt).toISOString() } : null },
   });
+}
+
+/** What is left of a budget of `usd` after `usedNano` nano-dollars, counted in whole nano-dollars as spend is (3.3 spent of 4 leaves 0.7, not 0.7000000000000002). */
+export function budgetRemainingUsd(usd: number, usedNano: number): number {
+  return Math.max(0, Math.round(usd * NANO_PER_USD) - usedNano) / NANO_PER_USD;
 }

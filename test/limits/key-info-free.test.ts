@@ -44,3 +44,13 @@ describe('GET /v1/key and the requests-per-minute limit', () => {
     expect(await ownKey()).toEqual({ status: 200, remaining: 0, limit: 2 });
   });
 });
+
+describe('budgetRemainingUsd', () => {
+  it('is counted in whole nano-dollars: no binary floating-point noise on the wire', async () => {
+    const { budgetRemainingUsd } = await import('../../src/endpoints/key-info.js');
+    expect(4 - 3.3).not.toBe(0.7);
+    expect(budgetRemainingUsd(4, 3_300_000_000)).toBe(0.7);
+    expect(budgetRemainingUsd(0.3, 100_000_000)).toBe(0.2);
+    expect(budgetRemainingUsd(1, 2_000_000_000)).toBe(0);
+  });
+});
