@@ -77,6 +77,16 @@ describe('admin answers conform to /admin/v1/openapi.json', () => {
     await conforms('GET', '/keys?bogus=1', '/keys', 400);
   });
 
+  it('an empty PATCH changes nothing: same record, no audit entry', async () => {
+    const created = (await conforms('POST', '/keys', '/keys', 201, { name: 'untouched' })) as { id: string; updatedAt: string };
+    const audited = async (): Promise<number> => ((await (await call('GET', `/audit?targetId=${created.id}`)).json()) as { data: unknown[] }).data.length;
+    const before = await audited();
+    await new Promise((r) => setTimeout(r, 5));
+    const same = (await conforms('PATCH', `/keys/${created.id}`, '/keys/{id}', 200, {})) as { updatedAt: string };
+    expect(same.updatedAt).toBe(created.updatedAt);
+    expect(await audited()).toBe(before);
+  });
+
   it('an unknown body field is a 400 naming it (also nested)', async () => {
     const top = (await conforms('POST', '/keys', '/keys', 400, { name: 'x', bogus: 1 })) as { error: { param: string; message: string } };
     expect(top.error.param).toBe('bogus');

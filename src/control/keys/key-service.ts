@@ -168,6 +168,8 @@ export class KeyService {
 
   async update(id: string, patch: UpdateKeyInput, actor: string, view: KeysConfigView): Promise<KeyRecord> {
     readOnlyIfConfig(id, view, 'changed');
+    // Nothing to change: the key as it is, with no write and no audit entry.
+    if (Object.values(patch).every((v) => v === undefined)) return this.get(id, view);
     checkProviders(patch.providerKeys ?? undefined, view);
     const expiresAt = patch.expiresAt === undefined ? undefined : futureInstant(patch.expiresAt, this.now());
     if (patch.providerKeys && !this.cipher) await this.sealed(id, patch.providerKeys);
