@@ -204,6 +204,7 @@ async function passthrough(ctx: EndpointContext, call: ChatCall, codec: Passthro
   const recording = call.cache ? { decoder: codecFor(codec.protocol).upstream.createStreamDecoder(provider.chatDialect), recorder: new ChatAnswerRecorder(call.model.upstreamModel) } : undefined;
   const nextLook = recording ? undefined : relay.nextLook?.bind(relay);
   const transform = sseTransform({
+    refuseCutJson: true,
     first: (ev) => ctx.obs.answer(() => streamStartFacts(ev.data)),
     event: (ev, raw) => {
       if (recording) for (const e of recording.decoder.event(ev)) recording.recorder.record(e);

@@ -5,7 +5,7 @@
  * the idle timer, the client leaving, the in-band error and the end-of-stream bookkeeping.
  */
 import { GatewayError, toGatewayError } from '../core/errors.js';
-import { forEachRawEvent, SSEEventSplitter, SSEParser, type SSEEvent } from '../wire/sse.js';
+import { firstCutJsonEvent, forEachRawEvent, isCutJson, SSEEventSplitter, SSEParser, type SSEEvent } from '../wire/sse.js';
 import { textStreamReply, type Reply } from '../reply/reply.js';
 import { utf8Stream } from '../wire/utf8-stream.js';
 import { isBodyTimeout, type UpstreamResult } from './call.js';
@@ -54,6 +54,16 @@ export interface SSEHandlers {
    * gives its wire text.
    */
   nextLook?(events: string, from: number): number;
+  /**
+   * Pass-through: an event whose JSON data was cut short (`data: {"candid`) ends the stream with
+   * the client's in-band 502 before it is relayed, as a translated stream's decoder refuses it,
+   * instead of reaching the client's JSON parser as it came.
+   */
+  refuseCutJson?: boolean;
+}
+
+function cutJson(): GatewayError {
+  return new GatewayError('bad_gateway', 'The upstream sent a malformed stream event (its JSON data was cut short); the stream was cut off.');
 }
 
 /**
@@ -72,8 +82,10 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
   const error = handlers.error ? { error: handlers.error } : {};
   const nextLook = handlers.nextLook;
   if (!nextLook) {
+    const refuse = handlers.refuseCutJson === true;
     const flush = (events: SSEEvent[], emit: Emit): void => {
       for (const ev of events) {
+        if (refuse && isCutJson(ev.data)) throw cutJson();
         if (first) seeFirst(ev);
         emit(handlers.event(ev));
       }
@@ -92,6 +104,14 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
     };
   }
   const splitter = new SSEEventSplitter();
+  const refuse = handlers.refuseCutJson === true;
+  const checked = (text: string, emit: Emit): void => {
+    const bad = refuse ? firstCutJsonEvent(text) : -1;
+    if (bad === -1) return relay(text, emit);
+    // The whole events before it still go out.
+    relay(text.slice(0, bad), emit);
+    throw cutJson();
+  };
   const relay = (text: string, emit: Emit): void => {
     if (!text) return;
     if (first) forEachRawEvent(text, (raw) => {
@@ -116,10 +136,10 @@ export function sseTransform(handlers: SSEHandlers): StreamTransform {
   };
   return {
     push(chunk, emit) {
-      relay(splitter.feed(decoder.decode(chunk)), emit);
+      checked(splitter.feed(decoder.decode(chunk)), emit);
     },
     end(emit) {
-      relay(splitter.feed(decoder.end()) + splitter.end(), emit);
+      checked(splitter.feed(decoder.end()) + splitter.end(), emit);
       emit(handlers.end());
     },
     ...error,

@@ -201,6 +201,53 @@ function isWholeEvent(text: string): boolean {
   return data.length > 0 && isWholeData(data.join('\n'));
 }
 
+/**
+ * Whether an event's JSON data was cut short, judged by its ends only (no parse, for the relay's
+ * hot path): data that starts as a JSON object or array must end as one. Plain text, `[DONE]`
+ * and empty data pass.
+ */
+export function isCutJson(data: string): boolean {
+  const t = data.trim();
+  const open = t.charCodeAt(0);
+  if (open !== 123 && open !== 91) return false;
+  const close = t.charCodeAt(t.length - 1);
+  return t.length < 2 || (close !== 125 && close !== 93);
+}
+
+/**
+ * Where the first event of whole-event text (SSEEventSplitter's, LF line ends) whose data is JSON
+ * cut short (see isCutJson) starts; -1 when none. One pass over the text: the first and the last
+ * `data` line of each event are looked at.
+ */
+export function firstCutJsonEvent(text: string): number {
+  let pos = 0;
+  while (pos < text.length) {
+    const blank = text.indexOf('\n\n', pos);
+    const end = blank === -1 ? text.length : blank;
+    let first = -1;
+    let last = -1;
+    for (let line = pos; line < end; ) {
+      const next = text.indexOf('\n', line);
+      const lineEnd = next === -1 || next > end ? end : next;
+      if (text.startsWith('data:', line)) {
+        if (first === -1) first = line;
+        last = line;
+      }
+      line = lineEnd + 1;
+    }
+    if (first !== -1) {
+      const firstEnd = text.indexOf('\n', first);
+      const firstData = text.slice(first + 5, firstEnd === -1 || firstEnd > end ? end : firstEnd);
+      const lastEnd = text.indexOf('\n', last);
+      const lastData = last === first ? firstData : text.slice(last + 5, lastEnd === -1 || lastEnd > end ? end : lastEnd);
+      const t = firstData.trimStart();
+      if ((t.charCodeAt(0) === 123 || t.charCodeAt(0) === 91) && isCutJson(first === last ? firstData : `${t.charAt(0)}${lastData.trimEnd().slice(-1)}`)) return pos;
+    }
+    pos = blank === -1 ? text.length : blank + 2;
+  }
+  return -1;
+}
+
 /** Calls `each` with every event of whole-event text from SSEEventSplitter, as it came, until it returns false. */
 export function forEachRawEvent(text: string, each: (raw: string) => boolean | void): void {
   let pos = 0;

@@ -1,7 +1,8 @@
 /** The gateway's own SSE parser (src/wire/sse.ts) against eventsource-parser, on fixed and random streams split anywhere. */
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { forEachRawEvent, readSSE, SSEEventSplitter, SSEParser, sseFrame, type SSEEvent } from '../../src/wire/sse.js';
+import { firstCutJsonEvent, forEachRawEvent, isCutJson, readSSE, SSEEventSplitter, SSEParser, sseFrame, type SSEEvent } from '../../src/wire/sse.js';
+import { sseTransform } from '../../src/upstream/stream-pump.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 function reference(chunks: string[]): SSEEvent[] {
@@ -157,5 +158,26 @@ describe('SSEEventSplitter', () => {
       expect(events, JSON.stringify(chunks)).toEqual(referenceAtEnd(chunks));
       for (const piece of pieces) expect(piece.endsWith('\n\n')).toBe(true);
     }
+  });
+});
+
+describe('JSON cut short in a relayed stream', () => {
+  it('isCutJson looks at the ends only: objects and arrays must close; text and [DONE] pass', () => {
+    expect(['{"a":1}', ' [1] ', '[DONE]', 'hello', '', '{"a":"}"}'].map(isCutJson)).toEqual([false, false, false, false, false, false]);
+    expect(['{"candid', '[1,', '{', '{"a":{"b":1}'].map(isCutJson)).toEqual([true, true, true, false]);
+  });
+
+  it('firstCutJsonEvent finds where the first such event starts (multi-line data judged by its first and last lines)', () => {
+    expect(firstCutJsonEvent('data: {"a":1}\n\nevent: x\ndata: {"b":2}\n\n')).toBe(-1);
+    expect(firstCutJsonEvent('data: {"a":1}\n\ndata: {"candid\n\ndata: {"c":3}\n\n')).toBe(15);
+    expect(firstCutJsonEvent('data: {"a":\ndata: 1}\n\n: comment\n\ndata: [DONE]\n\n')).toBe(-1);
+    expect(firstCutJsonEvent('event: e\ndata: {"a":\ndata: 1\n\n')).toBe(0);
+  });
+
+  it('a parsing relay refuses it too, after the events before it', () => {
+    const t = sseTransform({ refuseCutJson: true, event: (ev) => `[${ev.data}]`, end: () => '' });
+    const out: string[] = [];
+    expect(() => t.push(new TextEncoder().encode('data: {"a":1}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","ind\n\n'), (s) => out.push(s))).toThrow(/malformed stream event/);
+    expect(out.join('')).toBe('[{"a":1}]');
   });
 });

@@ -147,6 +147,18 @@ describe('stream faults', () => {
     await expect.poll(() => ledgerRows.find((r) => r.traceId === res.headers.get('x-trace-id'))).toMatchObject({ status: 200, errorCode: null });
   });
 
+  it('a pass-through event whose JSON was cut short ends the stream with the in-band error; what came before goes out', async () => {
+    const res = await chat('malformed');
+    const text = await res.text();
+    expect(text).toContain('"content":"hel"');
+    expect(text).not.toContain('{"candid');
+    expect(text).not.toContain('"content":"lo"');
+    expect(text.trimEnd().split('\n\n').at(-1)).toMatch(/^data: \{"error":\{"message":"The upstream sent a malformed stream event/);
+    const traceId = res.headers.get('x-trace-id');
+    expect((await lastEvent(traceId)).error?.code).toBe('bad_gateway');
+    await expect.poll(() => ledgerRows.find((r) => r.traceId === traceId)).toMatchObject({ status: 200, errorCode: 'bad_gateway' });
+  });
+
   it('a stream its client left is client_closed in the ledger, not a clean 200', async () => {
     const res = await chat('big');
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
