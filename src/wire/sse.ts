@@ -214,35 +214,48 @@ export function isCutJson(data: string): boolean {
   return t.length < 2 || (close !== 125 && close !== 93);
 }
 
+/** The first character at or after `from` (before `to`) that is not a space or tab; -1 when none. */
+function firstNonBlank(text: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9) return c;
+  }
+  return -1;
+}
+
+/** The last character before `to` (at or after `from`) that is not a space, tab or CR; -1 when none. */
+function lastNonBlank(text: string, from: number, to: number): number {
+  for (let i = to - 1; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13) return c;
+  }
+  return -1;
+}
+
 /**
  * Where the first event of whole-event text (SSEEventSplitter's, LF line ends) whose data is JSON
- * cut short (see isCutJson) starts; -1 when none. One pass over the text: the first and the last
- * `data` line of each event are looked at.
+ * cut short (see isCutJson) starts; -1 when none. One pass over the text with no copies (it runs on
+ * every relayed chunk): the first character of an event's first `data` line and the last of its
+ * last one are looked at.
  */
 export function firstCutJsonEvent(text: string): number {
   let pos = 0;
   while (pos < text.length) {
     const blank = text.indexOf('\n\n', pos);
     const end = blank === -1 ? text.length : blank;
-    let first = -1;
-    let last = -1;
+    let open = -1;
+    let close = -1;
     for (let line = pos; line < end; ) {
       const next = text.indexOf('\n', line);
       const lineEnd = next === -1 || next > end ? end : next;
-      if (text.startsWith('data:', line)) {
-        if (first === -1) first = line;
-        last = line;
+      // `data:` (100 97 116 97 58)
+      if (text.charCodeAt(line) === 100 && text.startsWith('data:', line)) {
+        if (open === -1) open = firstNonBlank(text, line + 5, lineEnd);
+        close = lastNonBlank(text, line + 5, lineEnd);
       }
       line = lineEnd + 1;
     }
-    if (first !== -1) {
-      const firstEnd = text.indexOf('\n', first);
-      const firstData = text.slice(first + 5, firstEnd === -1 || firstEnd > end ? end : firstEnd);
-      const lastEnd = text.indexOf('\n', last);
-      const lastData = last === first ? firstData : text.slice(last + 5, lastEnd === -1 || lastEnd > end ? end : lastEnd);
-      const t = firstData.trimStart();
-      if ((t.charCodeAt(0) === 123 || t.charCodeAt(0) === 91) && isCutJson(first === last ? firstData : `${t.charAt(0)}${lastData.trimEnd().slice(-1)}`)) return pos;
-    }
+    if ((open === 123 || open === 91) && close !== 125 && close !== 93) return pos;
     pos = blank === -1 ? text.length : blank + 2;
   }
   return -1;
