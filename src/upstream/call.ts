@@ -21,12 +21,8 @@ export interface UpstreamResult {
   /** Aborts the upstream request (client gone, idle timeout). */
   abort: (reason?: unknown) => void;
   signal: AbortSignal;
-  /** Restarts the idle timer; called before every read of a stream's body. */
+  /** Restarts the idle timer (before every read of a stream's body); pauseIdle stops it counting while the client holds the stream back. */
   touch: () => void;
-  /**
-   * Stops counting the idle time until the next touch: the stream is not reading because its
-   * client has not taken the last text yet (backpressure), which is not the upstream's silence.
-   */
   pauseIdle?: () => void;
   /** Stops timers and lets go of the caller's signal once the exchange is over. */
   done: () => void;
@@ -148,7 +144,7 @@ class Exchange implements UpstreamResult {
   /** When the total time runs out (Date.now() ms), while the timer still counts the headers timeout. */
   #totalAt: number | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Set while the stream waits on its client (see pauseIdle): an idle timer that fires then does not cut it. */
+  /** The stream waits on its client (pauseIdle): an idle timer firing now does not cut it. */
   #idlePaused = false;
   readonly #idleMs: number | undefined;
   readonly #attempt: UpstreamAttempt | undefined;
@@ -249,13 +245,10 @@ class Exchange implements UpstreamResult {
     this.#idlePaused = true;
   }
 
-  /** The idle time ran out: the stream is cut, unless it was waiting on its client (then the next read starts a new timer). */
+  /** Idle time ran out: the stream is cut, unless it waits on its client (the next read starts a new timer). */
   #onIdle(): void {
-    if (this.#idlePaused) {
-      this.#idleTimer = undefined;
-      return;
-    }
-    this.#expire('idle');
+    if (this.#idlePaused) this.#idleTimer = undefined;
+    else this.#expire('idle');
   }
 
   /** Stops the timers and lets go of the caller (without ending the attempt: see done). */
