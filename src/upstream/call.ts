@@ -303,7 +303,7 @@ async function callOnce(provider: UpstreamEndpoint, req: UpstreamRequest, attemp
       const timedOut = x.timedOut();
       if (timedOut === 'total') throw fromUpstream(new GatewayError('upstream_timeout', `The request's total time ran out before the upstream provider '${provider.id}' answered.`));
       if (timedOut) throw fromUpstream(new GatewayError('upstream_timeout', `The upstream provider '${provider.id}' did not answer within ${provider.timeoutMs} ms.`));
-      if (x.clientGone || req.signal?.aborted || isAbortError(err)) throw new GatewayError('client_closed', 'The request was cancelled.');
+      if (x.clientGone || req.signal?.aborted || isAbortError(err)) throw fromUpstream(new GatewayError('client_closed', 'The request was cancelled.'));
       throw fromUpstream(new GatewayError('bad_gateway', `The upstream provider '${provider.id}' could not be reached.`, { cause: err }));
     }
     x.answered();

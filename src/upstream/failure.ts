@@ -33,7 +33,11 @@ function hasInvalidKeyReason(bodyText: string): boolean {
   }
 }
 
-/** Marks `err` as raised by an upstream exchange, with the upstream's HTTP status (0: no answer came). */
+/**
+ * Marks `err` as raised by an upstream exchange, with the upstream's HTTP status (0: no answer
+ * came). A call its client left before the answer is one too: the call was made, so it counts as
+ * an attempt (never retried: client_closed is no retryable status).
+ */
 export function fromUpstream(err: GatewayError, status = 0): GatewayError {
   err.upstreamStatus = status;
   return err;

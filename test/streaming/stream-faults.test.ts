@@ -56,6 +56,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const model = (JSON.parse(raw) as { model: string }).model;
       seen.push(model);
+      if (model === 'stall-head') return; // never answers
       if (model === 'html') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>502 Bad Gateway from the CDN</body></html>');
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (model === 'big') return void writeAll(res, bigStream(model));
@@ -79,6 +80,7 @@ beforeAll(async () => {
         { id: 'big', provider: 'up' },
         { id: 'malformed', provider: 'up' },
         { id: 'endless-event', provider: 'up' },
+        { id: 'stall-head', provider: 'up' },
       ],
       keys: [{ id: 'faults', key: KEY }],
       timeouts: { streamIdleMs: IDLE_MS },
@@ -157,6 +159,24 @@ describe('stream faults', () => {
     const traceId = res.headers.get('x-trace-id');
     expect((await lastEvent(traceId)).error?.code).toBe('bad_gateway');
     await expect.poll(() => ledgerRows.find((r) => r.traceId === traceId)).toMatchObject({ status: 200, errorCode: 'bad_gateway' });
+  });
+
+  it('a client that leaves before the upstream answers: its call still counts as an attempt', async () => {
+    const before = seen.length;
+    const abort = new AbortController();
+    const pending = gateway.handle(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        signal: abort.signal,
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'stall-head', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      }),
+    );
+    await expect.poll(() => seen.length).toBe(before + 1);
+    abort.abort();
+    const res = await pending.catch(() => undefined);
+    const traceId = res?.headers.get('x-trace-id');
+    await expect.poll(() => ledgerRows.find((r) => r.model === 'stall-head' && (traceId === undefined || traceId === null || r.traceId === traceId))).toMatchObject({ status: 499, errorCode: 'client_closed', attempts: 1 });
   });
 
   it('a stream its client left is client_closed in the ledger, not a clean 200', async () => {
