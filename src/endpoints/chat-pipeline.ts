@@ -79,7 +79,7 @@ function streamOf(
  * events. Gemini's streams come as SSE (alt=sse) too. A missing or other type (text/plain from a
  * lax compatible server) is read as the stream it should be.
  */
-async function refuseJsonForStream(ctx: EndpointContext, call: ChatCall, upstream: UpstreamResult, protocol: ProtocolName): Promise<void> {
+async function refuseDocumentForStream(ctx: EndpointContext, call: ChatCall, upstream: UpstreamResult, protocol: ProtocolName): Promise<void> {
   const type = responseHeader(upstream.response, 'content-type');
   if (type === null || !isDocumentType(type)) return;
   const raw = { text: '' };
@@ -198,7 +198,7 @@ async function passthrough(ctx: EndpointContext, call: ChatCall, codec: Passthro
     if (call.cache) await keepChatAnswer(ctx, call.cache, codecFor(codec.protocol).upstream.decodeResponse(json), costUsd);
     return asSent ? upstreamJsonTextResponse(ctx, raw.text, out) : upstreamJsonResponse(ctx, out);
   }
-  await refuseJsonForStream(ctx, call, upstream, codec.protocol);
+  await refuseDocumentForStream(ctx, call, upstream, codec.protocol);
   const relay = codec.createRelay({ clientWantsUsage: call.clientWantsUsage === true, options: call.clientOptions ?? {}, traceId: ctx.traceId, target: provider.chatDialect });
   // A call whose answer is kept reads every event into the IR as it passes (the bytes still go as they came).
   const recording = call.cache ? { decoder: codecFor(codec.protocol).upstream.createStreamDecoder(provider.chatDialect), recorder: new ChatAnswerRecorder(call.model.upstreamModel) } : undefined;
@@ -272,7 +272,7 @@ async function translate(ctx: EndpointContext, call: ChatCall, ir: IRChatRequest
     await keepChatAnswer(ctx, call.cache, res, costUsd);
     return upstreamJsonResponse(ctx, call.client.encodeResponse(res, m, warnings), 200, headers);
   }
-  await refuseJsonForStream(ctx, call, upstream, provider.chatProtocol);
+  await refuseDocumentForStream(ctx, call, upstream, provider.chatProtocol);
   const decoder = upstreamCodec.createStreamDecoder(provider.chatDialect);
   const encoder = call.client.createStreamEncoder(m);
   let usage: IRUsage | undefined;

@@ -207,27 +207,30 @@ function isWholeEvent(text: string): boolean {
  * and empty data pass.
  */
 export function isCutJson(data: string): boolean {
-  const t = data.trim();
-  const open = t.charCodeAt(0);
-  if (open !== 123 && open !== 91) return false;
-  const close = t.charCodeAt(t.length - 1);
-  return t.length < 2 || (close !== 125 && close !== 93);
+  return cutShort(firstNonBlank(data, 0, data.length), lastNonBlank(data, 0, data.length));
 }
 
-/** The first character at or after `from` (before `to`) that is not a space or tab; -1 when none. */
+/** Data that opens as a JSON object or array (`open`, its first character) and does not close as one (`close`, its last). */
+function cutShort(open: number, close: number): boolean {
+  return (open === 123 || open === 91) && close !== 125 && close !== 93;
+}
+
+const isBlank = (c: number): boolean => c === 32 || c === 9 || c === 13 || c === 10;
+
+/** The first character of text[from, to) that is not blank (space, tab, CR, LF); -1 when none. */
 function firstNonBlank(text: string, from: number, to: number): number {
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 9) return c;
+    if (!isBlank(c)) return c;
   }
   return -1;
 }
 
-/** The last character before `to` (at or after `from`) that is not a space, tab or CR; -1 when none. */
+/** The last character of text[from, to) that is not blank; -1 when none. */
 function lastNonBlank(text: string, from: number, to: number): number {
   for (let i = to - 1; i >= from; i--) {
     const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 9 && c !== 13) return c;
+    if (!isBlank(c)) return c;
   }
   return -1;
 }
@@ -255,7 +258,7 @@ export function firstCutJsonEvent(text: string): number {
       }
       line = lineEnd + 1;
     }
-    if ((open === 123 || open === 91) && close !== 125 && close !== 93) return pos;
+    if (cutShort(open, close)) return pos;
     pos = blank === -1 ? text.length : blank + 2;
   }
   return -1;
